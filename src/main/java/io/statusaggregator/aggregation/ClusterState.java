@@ -1,0 +1,93 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.model.CapiCluster;
+import io.statusaggregator.model.ClusterMember;
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.CniObservation;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EtcdadmCluster;
+import io.statusaggregator.model.KubeadmControlPlane;
+import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.Machine;
+import io.statusaggregator.model.MachineDeployment;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.EksaVersion;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The objects of one workload cluster as far as they have been seen: the EKS-A Cluster (once it has been seen)
+ * and its members from the CAPI namespace. Not thread-safe: one cluster's events are applied in order by one thread.
+ */
+public final class ClusterState {
+    private final String clusterName;
+    private EksaCluster cluster;
+    private final Map<ObjectKind, Map<ObjectKey, ClusterMember>> members = new EnumMap<>(ObjectKind.class);
+
+    public ClusterState(String clusterName) {
+        this.clusterName = clusterName;
+    }
+
+    public String clusterName() {
+        return clusterName;
+    }
+
+    public Optional<EksaCluster> cluster() {
+        return Optional.ofNullable(cluster);
+    }
+
+    /** Adds or replaces an object of this cluster. */
+    public void put(KubernetesObject object) {
+        if (object instanceof EksaCluster eksa) {
+            cluster = eksa;
+        } else if (object instanceof ClusterMember member) {
+            members.computeIfAbsent(member.kind(), k -> new LinkedHashMap<>()).put(member.key(), member);
+        }
+    }
+
+    /** Forgets a deleted object. */
+    public void remove(ObjectKind kind, ObjectKey key) {
+        if (kind == ObjectKind.EKSA_CLUSTER) {
+            if (cluster != null && cluster.key().equals(key)) {
+                cluster = null;
+            }
+        } else {
+            Map<ObjectKey, ClusterMember> ofKind = members.get(kind);
+            if (ofKind != null) {
+                ofKind.remove(key);
+            }
+        }
+    }
+
+    public boolean isEmpty() {
+        return cluster == null && members.values().stream().allMatch(Map::isEmpty);
+    }
+
+    /** The input of the rules; empty until the EKS-A Cluster itself has been seen. */
+    public Optional<ClusterSnapshot> snapshot(Compatibility compatibility) {
+        if (cluster == null) {
+            return Optional.empty();
+        }
+        Optional<String> expectedCilium = cluster.spec().eksaVersion()
+                .flatMap(EksaVersion::parse)
+                .flatMap(compatibility::ciliumFor);
+        return Optional.of(new ClusterSnapshot(
+                cluster,
+                of(ObjectKind.CAPI_CLUSTER, CapiCluster.class).stream().findFirst(),
+                of(ObjectKind.KUBEADM_CONTROL_PLANE, KubeadmControlPlane.class),
+                of(ObjectKind.MACHINE_DEPLOYMENT, MachineDeployment.class),
+                of(ObjectKind.MACHINE, Machine.class),
+                of(ObjectKind.ETCDADM_CLUSTER, EtcdadmCluster.class),
+                of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
+                expectedCilium));
+    }
+
+    private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {
+        return members.getOrDefault(kind, Map.of()).values().stream().map(type::cast).toList();
+    }
+}

@@ -1,0 +1,185 @@
+package io.statusaggregator.cli;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.quarkus.arc.Unremovable;
+import io.statusaggregator.aggregation.ClusterState;
+import io.statusaggregator.model.ClusterMember;
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.model.json.StatusEncoder;
+import io.statusaggregator.rules.StatusRules;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.CompatibilityReader;
+import jakarta.enterprise.context.Dependent;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Dependent
+@Unremovable
+@Command(name = "compute",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Computes the status of every EKS Anywhere Cluster in FILE from the Cluster API objects beside it,",
+                "and prints one YAML document per Cluster, in input order: apiVersion, kind, metadata",
+                "(namespace, name, generation) and the computed status.",
+                "",
+                "FILE holds Kubernetes objects as multi-document YAML (or kind: List, as kubectl get -o yaml",
+                "prints): EKS-A Clusters (a previous status on a Cluster is an input: it keeps transition",
+                "times and foreign failure reasons), and KubeadmControlPlanes, MachineDeployments, Machines,",
+                "CAPI Clusters, EtcdadmClusters and CNIObservations (statusaggregator.io/v1alpha1) in the CAPI",
+                "namespace. Objects of other kinds are skipped with a warning; so is an object whose cluster",
+                "is not in FILE.",
+                "",
+                "Exit status: 0 when every Cluster was computed; 2 on bad input (not YAML, or an object with",
+                "a field of the wrong type, a negative count, a bad version), with each problem on standard",
+                "error naming the document and the field, and nothing on standard output."})
+public class ComputeCommand implements Callable<Integer> {
+    static final int BAD_INPUT = 2;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "The objects, as YAML; - reads standard input.")
+    String file;
+
+    @Option(names = "--capi-namespace", paramLabel = "NAMESPACE",
+            description = "Namespace of the Cluster API objects (default: aggregator.capi-namespace, eksa-system).")
+    String capiNamespace;
+
+    @Option(names = "--now", paramLabel = "TIME",
+            description = "Time stamped on conditions that change, RFC 3339 (default: the current time).")
+    Instant now;
+
+    @ConfigProperty(name = "aggregator.capi-namespace", defaultValue = "eksa-system")
+    String configuredCapiNamespace;
+
+    @Override
+    public Integer call() throws IOException {
+        if (capiNamespace == null) {
+            capiNamespace = configuredCapiNamespace;
+        }
+        if ("-".equals(file)) {
+            return compute(System.in, System.out, System.err);
+        }
+        try (InputStream in = new FileInputStream(file)) {
+            return compute(in, System.out, System.err);
+        } catch (java.io.FileNotFoundException e) {
+            System.err.println("error: cannot read " + file + ": " + e.getMessage());
+            return BAD_INPUT;
+        }
+    }
+
+    int compute(InputStream in, PrintStream out, PrintStream err) throws IOException {
+        List<YamlDocuments.Document> documents;
+        try {
+            documents = YamlDocuments.read(in);
+        } catch (YamlDocuments.NotYaml e) {
+            err.println("error: " + e.getMessage());
+            return BAD_INPUT;
+        }
+
+        List<String> errors = new ArrayList<>();
+        List<KubernetesObject> objects = new ArrayList<>();
+        Map<String, Integer> skippedKinds = new TreeMap<>();
+        for (YamlDocuments.Document document : documents) {
+            try {
+                var decoded = ObjectDecoder.decode(document.node());
+                if (decoded.isPresent()) {
+                    objects.add(decoded.get());
+                } else {
+                    skippedKinds.merge(document.node().path("kind").asText(), 1, Integer::sum);
+                }
+            } catch (MalformedObjectException e) {
+                errors.add("error: " + document.label() + describe(document) + ": " + e.getMessage());
+            }
+        }
+        if (!errors.isEmpty()) {
+            errors.forEach(err::println);
+            return BAD_INPUT;
+        }
+        skippedKinds.forEach((kind, count) -> err.println(
+                "warning: skipped " + count + " object(s) of kind " + kind + ", which the status rules do not read"));
+
+        Map<String, ClusterState> clusters = new LinkedHashMap<>();
+        for (KubernetesObject object : objects) {
+            if (object instanceof EksaCluster cluster) {
+                ClusterState state = clusters.computeIfAbsent(cluster.key().name(), ClusterState::new);
+                state.cluster().ifPresent(seen -> err.println("warning: EKS-A Clusters " + seen.key() + " and " + cluster.key()
+                        + " share a name, so their CAPI objects cannot be told apart; only " + cluster.key() + " is computed"));
+                state.put(cluster);
+            }
+        }
+        for (KubernetesObject object : objects) {
+            if (object instanceof ClusterMember member) {
+                ClusterState state = clusters.get(member.clusterName());
+                if (!member.key().namespace().equals(capiNamespace)) {
+                    err.println("warning: skipped " + member.kind().kind() + " " + member.key() + ": not in the CAPI namespace "
+                            + capiNamespace);
+                } else if (state == null) {
+                    err.println("warning: skipped " + member.kind().kind() + " " + member.key() + ": its cluster "
+                            + member.clusterName() + " is not in the input");
+                } else {
+                    state.put(member);
+                }
+            }
+        }
+
+        Compatibility compatibility = CompatibilityReader.builtIn();
+        Instant at = now != null ? now : Clock.systemUTC().instant();
+        // Strings quoted, as kubectl and the proposal's examples write them (a bare time is a YAML 1.1 timestamp).
+        YAMLMapper yaml = YAMLMapper.builder()
+                .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
+                .build();
+        StringBuilder printed = new StringBuilder();
+        for (ClusterState state : clusters.values()) {
+            ClusterSnapshot snapshot = state.snapshot(compatibility).orElseThrow();
+            ClusterStatus status = StatusRules.compute(snapshot, at);
+            printed.append("---\n").append(yaml.writeValueAsString(document(snapshot.cluster(), status)));
+        }
+        out.print(printed);
+        out.flush();
+        return 0;
+    }
+
+    private static ObjectNode document(EksaCluster cluster, ClusterStatus status) {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        node.put("apiVersion", cluster.apiVersion());
+        node.put("kind", cluster.kind().kind());
+        ObjectNode metadata = node.putObject("metadata");
+        metadata.put("namespace", cluster.key().namespace());
+        metadata.put("name", cluster.key().name());
+        metadata.put("generation", cluster.generation());
+        node.set("status", StatusEncoder.encode(status));
+        return node;
+    }
+
+    /** " (KubeadmControlPlane eksa-system/c1)" where the document says what it is. */
+    private static String describe(YamlDocuments.Document document) {
+        var node = document.node();
+        String kind = node.path("kind").asText("");
+        String name = node.path("metadata").path("name").asText("");
+        if (kind.isEmpty() || name.isEmpty()) {
+            return "";
+        }
+        String namespace = node.path("metadata").path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE);
+        return " (" + kind + " " + namespace + "/" + name + ")";
+    }
+}

@@ -1,0 +1,29 @@
+package io.statusaggregator.model;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything known about one workload cluster at one moment: the input of the status rules. The lists hold the
+ * cluster's objects from the CAPI namespace; which of them the rules use (the control plane the CAPI Cluster
+ * names, say) is the rules' decision.
+ *
+ * @param expectedCiliumVersion the Cilium version the cluster's EKS-A release ships, from compatibility data;
+ *                              empty when the release or its Cilium version is unknown
+ */
+public record ClusterSnapshot(
+        EksaCluster cluster,
+        Optional<CapiCluster> capiCluster,
+        List<KubeadmControlPlane> controlPlanes,
+        List<MachineDeployment> machineDeployments,
+        List<Machine> machines,
+        List<EtcdadmCluster> etcdClusters,
+        Optional<CniObservation> cni,
+        Optional<String> expectedCiliumVersion) {
+    public ClusterSnapshot {
+        controlPlanes = List.copyOf(controlPlanes);
+        machineDeployments = List.copyOf(machineDeployments);
+        machines = List.copyOf(machines);
+        etcdClusters = List.copyOf(etcdClusters);
+    }
+}

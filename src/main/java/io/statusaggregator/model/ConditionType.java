@@ -1,0 +1,27 @@
+package io.statusaggregator.model;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The conditions this aggregator owns, in the order the contract writes them. */
+public enum ConditionType {
+    CONTROL_PLANE_INITIALIZED("ControlPlaneInitialized"),
+    CONTROL_PLANE_READY("ControlPlaneReady"),
+    WORKERS_READY("WorkersReady"),
+    DEFAULT_CNI_CONFIGURED("DefaultCNIConfigured"),
+    READY("Ready");
+
+    private final String wireName;
+
+    ConditionType(String wireName) {
+        this.wireName = wireName;
+    }
+
+    public String wireName() {
+        return wireName;
+    }
+
+    public static Optional<ConditionType> of(String wireName) {
+        return Arrays.stream(values()).filter(t -> t.wireName.equals(wireName)).findFirst();
+    }
+}

@@ -1,0 +1,19 @@
+package io.statusaggregator.model;
+
+import java.util.Map;
+
+/**
+ * The user-facing EKS Anywhere {@code Cluster}: its spec, its generation, and the status it shows now (written
+ * by this aggregator or by another controller), which is an input of the rules.
+ */
+public record EksaCluster(ObjectKey key, String apiVersion, long generation, Map<String, String> annotations,
+        EksaClusterSpec spec, ClusterStatus status) implements KubernetesObject {
+    public EksaCluster {
+        annotations = Map.copyOf(annotations);
+    }
+
+    @Override
+    public ObjectKind kind() {
+        return ObjectKind.EKSA_CLUSTER;
+    }
+}

@@ -1,0 +1,23 @@
+package io.statusaggregator.model;
+
+import io.statusaggregator.versions.KubernetesVersion;
+import java.util.List;
+import java.util.Optional;
+
+/** The parts of an EKS-A Cluster's spec that the status rules read. */
+public record EksaClusterSpec(
+        int controlPlaneCount,
+        List<WorkerNodeGroup> workerNodeGroups,
+        Optional<KubernetesVersion> kubernetesVersion,
+        Optional<String> eksaVersion,
+        Optional<String> bundlesRef,
+        boolean externalEtcd,
+        CniConfig cni) {
+    public EksaClusterSpec {
+        workerNodeGroups = List.copyOf(workerNodeGroups);
+    }
+
+    /** How the cluster's default CNI is configured: which one, and whether EKS-A's upgrades of it are skipped. */
+    public record CniConfig(Cni cni, boolean skipUpgrade) {
+    }
+}

@@ -1,0 +1,277 @@
+package io.statusaggregator.model.json;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.statusaggregator.model.CapiCluster;
+import io.statusaggregator.model.Cni;
+import io.statusaggregator.model.CniObservation;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ClusterStatus.CniState;
+import io.statusaggregator.model.ClusterStatus.DefaultCni;
+import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.Condition;
+import io.statusaggregator.model.ConditionStatus;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaClusterSpec;
+import io.statusaggregator.model.EksaClusterSpec.CniConfig;
+import io.statusaggregator.model.EtcdadmCluster;
+import io.statusaggregator.model.KubeadmControlPlane;
+import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.Machine;
+import io.statusaggregator.model.MachineDeployment;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.ObservedCondition;
+import io.statusaggregator.model.ObservedConditions;
+import io.statusaggregator.model.Severity;
+import io.statusaggregator.model.WorkerNodeGroup;
+import io.statusaggregator.versions.KubernetesVersion;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Reads Kubernetes objects (full, as the API serves them, or reduced to the fields below) into the model. Missing
+ * optional fields are normal: a new object has no status. A field of the wrong type, a negative count or a
+ * version that does not parse is a {@link MalformedObjectException} that names the field.
+ */
+public final class ObjectDecoder {
+    public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
+    public static final String DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name";
+    /** Kubernetes puts an object without a namespace into this one. */
+    public static final String DEFAULT_NAMESPACE = "default";
+
+    private ObjectDecoder() {
+    }
+
+    /** The kind of an object, if the rules read it; empty for any other kind. */
+    public static Optional<ObjectKind> kindOf(JsonNode node) throws MalformedObjectException {
+        JsonFields root = JsonFields.root(node);
+        return ObjectKind.of(root.requiredString("apiVersion"), root.requiredString("kind"));
+    }
+
+    /** Decodes an object of a kind the rules read; empty for any other kind. */
+    public static Optional<KubernetesObject> decode(JsonNode node) throws MalformedObjectException {
+        Optional<ObjectKind> kind = kindOf(node);
+        if (kind.isEmpty()) {
+            return Optional.empty();
+        }
+        JsonFields root = JsonFields.root(node);
+        JsonFields metadata = root.object("metadata");
+        ObjectKey key = new ObjectKey(metadata.string("namespace").orElse(DEFAULT_NAMESPACE), metadata.requiredString("name"));
+        return Optional.of(switch (kind.get()) {
+            case EKSA_CLUSTER -> eksaCluster(root, metadata, key);
+            case CAPI_CLUSTER -> capiCluster(root, key);
+            case KUBEADM_CONTROL_PLANE -> kubeadmControlPlane(root, metadata, key);
+            case MACHINE_DEPLOYMENT -> machineDeployment(root, metadata, key);
+            case MACHINE -> machine(root, metadata, key);
+            case ETCDADM_CLUSTER -> etcdadmCluster(root, metadata, key);
+            case CNI_OBSERVATION -> cniObservation(root, key);
+        });
+    }
+
+    private static EksaCluster eksaCluster(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
+        JsonFields spec = root.object("spec");
+        List<WorkerNodeGroup> groups = new ArrayList<>();
+        for (JsonFields group : spec.objects("workerNodeGroupConfigurations")) {
+            groups.add(workerNodeGroup(group));
+        }
+        JsonFields controlPlane = spec.object("controlPlaneConfiguration");
+        int controlPlaneCount = controlPlane.count("count")
+                .orElseThrow(() -> new MalformedObjectException(controlPlane.pathOf("count"), "required"));
+        boolean externalEtcd = spec.has("externalEtcdConfiguration");
+        if (externalEtcd) {
+            spec.object("externalEtcdConfiguration").count("count");
+        }
+        EksaClusterSpec clusterSpec = new EksaClusterSpec(
+                controlPlaneCount,
+                groups,
+                specVersion(spec, "kubernetesVersion"),
+                spec.string("eksaVersion"),
+                spec.object("bundlesRef").string("name"),
+                externalEtcd,
+                cniConfig(spec.object("clusterNetwork")));
+        return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
+                metadata.stringMap("annotations"), clusterSpec, status(root.object("status")));
+    }
+
+    private static WorkerNodeGroup workerNodeGroup(JsonFields group) throws MalformedObjectException {
+        Optional<WorkerNodeGroup.Autoscaling> autoscaling = Optional.empty();
+        if (group.has("autoscalingConfiguration")) {
+            JsonFields bounds = group.object("autoscalingConfiguration");
+            int min = bounds.countOrZero("minCount");
+            int max = bounds.count("maxCount").orElseThrow(() -> new MalformedObjectException(bounds.pathOf("maxCount"), "required"));
+            if (min > max) {
+                throw new MalformedObjectException(bounds.pathOf("minCount"), "must not be greater than maxCount (" + max + "), got " + min);
+            }
+            autoscaling = Optional.of(new WorkerNodeGroup.Autoscaling(min, max));
+        }
+        // EKS-A defaults a group without a count to one node.
+        int count = group.count("count").orElse(1);
+        return new WorkerNodeGroup(group.requiredString("name"), count, autoscaling, specVersion(group, "kubernetesVersion"));
+    }
+
+    private static Optional<KubernetesVersion> specVersion(JsonFields fields, String field) throws MalformedObjectException {
+        Optional<String> text = fields.string(field);
+        if (text.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(KubernetesVersion.parseSpec(text.get()).orElseThrow(() -> new MalformedObjectException(
+                fields.pathOf(field), "not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): \"" + text.get() + "\"")));
+    }
+
+    /** {@code clusterNetwork.cniConfig} names one CNI; the older {@code clusterNetwork.cni} string too; Cilium by default. */
+    private static CniConfig cniConfig(JsonFields network) throws MalformedObjectException {
+        JsonFields config = network.object("cniConfig");
+        boolean cilium = config.has("cilium");
+        boolean kindnetd = config.has("kindnetd");
+        if (cilium && kindnetd) {
+            throw new MalformedObjectException(config.path(), "names both cilium and kindnetd; a cluster has one CNI");
+        }
+        if (cilium) {
+            return new CniConfig(Cni.CILIUM, config.object("cilium").bool("skipUpgrade"));
+        }
+        if (kindnetd) {
+            return new CniConfig(Cni.KINDNETD, false);
+        }
+        Optional<String> legacy = network.string("cni");
+        if (legacy.isPresent()) {
+            Cni cni = legacy.get().startsWith("cilium") ? Cni.CILIUM : Cni.of(legacy.get()).orElseThrow(
+                    () -> new MalformedObjectException(network.pathOf("cni"), "unknown CNI \"" + legacy.get() + "\""));
+            return new CniConfig(cni, false);
+        }
+        return new CniConfig(Cni.CILIUM, false);
+    }
+
+    private static CapiCluster capiCluster(JsonFields root, ObjectKey key) throws MalformedObjectException {
+        JsonFields spec = root.object("spec");
+        return new CapiCluster(key, spec.object("controlPlaneRef").string("name"),
+                spec.object("managedExternalEtcdRef").string("name"));
+    }
+
+    private static KubeadmControlPlane kubeadmControlPlane(JsonFields root, JsonFields metadata, ObjectKey key)
+            throws MalformedObjectException {
+        JsonFields status = root.object("status");
+        // CAPI v1beta1 says status.initialized; v1beta2 says status.initialization.controlPlaneInitialized.
+        boolean initialized = status.bool("initialized") || status.object("initialization").bool("controlPlaneInitialized");
+        return new KubeadmControlPlane(key,
+                clusterName(root, metadata).orElse(key.name()),
+                generation(metadata),
+                status.generation("observedGeneration").orElse(0L),
+                status.countOrZero("replicas"),
+                status.countOrZero("readyReplicas"),
+                status.countOrZero("updatedReplicas"),
+                status.countOrZero("unavailableReplicas"),
+                initialized,
+                conditions(status));
+    }
+
+    private static MachineDeployment machineDeployment(JsonFields root, JsonFields metadata, ObjectKey key)
+            throws MalformedObjectException {
+        JsonFields status = root.object("status");
+        return new MachineDeployment(key,
+                requiredClusterName(root, metadata),
+                generation(metadata),
+                status.generation("observedGeneration").orElse(0L),
+                status.countOrZero("replicas"),
+                status.countOrZero("readyReplicas"),
+                status.countOrZero("updatedReplicas"),
+                conditions(status));
+    }
+
+    private static Machine machine(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
+        JsonFields spec = root.object("spec");
+        Optional<String> text = spec.string("version");
+        Optional<KubernetesVersion> version = Optional.empty();
+        if (text.isPresent()) {
+            version = Optional.of(KubernetesVersion.parseMachine(text.get()).orElseThrow(() -> new MalformedObjectException(
+                    spec.pathOf("version"), "not a Kubernetes version (like \"v1.27.4-eks-1-27-11\"): \"" + text.get() + "\"")));
+        }
+        return new Machine(key, requiredClusterName(root, metadata),
+                Optional.ofNullable(metadata.stringMap("labels").get(DEPLOYMENT_NAME_LABEL)), version);
+    }
+
+    private static EtcdadmCluster etcdadmCluster(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
+        String fallback = key.name().endsWith("-etcd") ? key.name().substring(0, key.name().length() - "-etcd".length()) : key.name();
+        return new EtcdadmCluster(key, clusterName(root, metadata).orElse(fallback), root.object("status").bool("ready"));
+    }
+
+    private static CniObservation cniObservation(JsonFields root, ObjectKey key) throws MalformedObjectException {
+        JsonFields spec = root.object("spec");
+        String name = spec.requiredString("cni");
+        Cni cni = Cni.of(name).orElseThrow(() -> new MalformedObjectException(spec.pathOf("cni"),
+                "unknown CNI \"" + name + "\" (cilium or kindnetd)"));
+        return new CniObservation(key, spec.requiredString("clusterName"), cni,
+                spec.string("version").filter(v -> !v.isEmpty()), spec.bool("ready"));
+    }
+
+    /** The server sets {@code metadata.generation} to 1 on create; a hand-written object without one is taken as new. */
+    private static long generation(JsonFields metadata) throws MalformedObjectException {
+        return metadata.generation("generation").orElse(1L);
+    }
+
+    private static Optional<String> clusterName(JsonFields root, JsonFields metadata) throws MalformedObjectException {
+        Optional<String> fromSpec = root.object("spec").string("clusterName").filter(n -> !n.isEmpty());
+        if (fromSpec.isPresent()) {
+            return fromSpec;
+        }
+        return Optional.ofNullable(metadata.stringMap("labels").get(CLUSTER_NAME_LABEL)).filter(n -> !n.isEmpty());
+    }
+
+    private static String requiredClusterName(JsonFields root, JsonFields metadata) throws MalformedObjectException {
+        return clusterName(root, metadata).orElseThrow(() -> new MalformedObjectException("spec.clusterName",
+                "required (or the label " + CLUSTER_NAME_LABEL + ")"));
+    }
+
+    private static ObservedConditions conditions(JsonFields status) throws MalformedObjectException {
+        List<ObservedCondition> conditions = new ArrayList<>();
+        for (JsonFields condition : status.objects("conditions")) {
+            conditions.add(new ObservedCondition(condition.requiredString("type"), condition.string("status").orElse(""),
+                    condition.string("reason").orElse(""), condition.string("message").orElse("")));
+        }
+        return new ObservedConditions(conditions);
+    }
+
+    /**
+     * The status an EKS-A Cluster shows. Conditions of types this aggregator does not own, and ones without a
+     * transition time, say nothing the rules use and are skipped.
+     */
+    private static ClusterStatus status(JsonFields status) throws MalformedObjectException {
+        Optional<String> reason = status.string("failureReason").filter(r -> !r.isEmpty());
+        Optional<String> message = status.string("failureMessage").filter(m -> !m.isEmpty());
+        Optional<Failure> failure = reason.isPresent() || message.isPresent()
+                ? Optional.of(new Failure(reason.orElse(""), message.orElse("")))
+                : Optional.empty();
+        Optional<DefaultCni> defaultCni = Optional.empty();
+        if (status.has("defaultCNI")) {
+            JsonFields cni = status.object("defaultCNI");
+            Optional<Cni> name = cni.string("name").flatMap(Cni::of);
+            if (name.isPresent()) {
+                CniState state = "Applied".equals(cni.string("status").orElse("")) ? CniState.APPLIED : CniState.NOT_APPLIED;
+                defaultCni = Optional.of(new DefaultCni(name.get(), cni.string("version").orElse(""), state));
+            }
+        }
+        List<Condition> conditions = new ArrayList<>();
+        for (JsonFields condition : status.objects("conditions")) {
+            Optional<ConditionType> type = condition.string("type").flatMap(ConditionType::of);
+            Optional<ConditionStatus> conditionStatus = condition.string("status").flatMap(ConditionStatus::of);
+            Optional<String> since = condition.string("lastTransitionTime");
+            if (type.isEmpty() || conditionStatus.isEmpty() || since.isEmpty()) {
+                continue;
+            }
+            Instant lastTransitionTime;
+            try {
+                lastTransitionTime = Instant.parse(since.get());
+            } catch (DateTimeParseException e) {
+                throw new MalformedObjectException(condition.pathOf("lastTransitionTime"),
+                        "not an RFC 3339 time (like 2023-06-05T21:58:57Z): \"" + since.get() + "\"");
+            }
+            conditions.add(new Condition(type.get(), conditionStatus.get(), condition.string("reason").orElse(""),
+                    condition.string("message").orElse(""),
+                    condition.string("severity").flatMap(Severity::of).orElse(Severity.NONE), lastTransitionTime));
+        }
+        return new ClusterStatus(status.generation("observedGeneration").orElse(0L), failure, defaultCni, conditions);
+    }
+}

@@ -1,0 +1,47 @@
+package io.statusaggregator.model.json;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.Condition;
+
+/**
+ * Writes a status as the EKS-A Cluster's {@code .status} holds it: fields in the contract's order, empty strings
+ * left out as Kubernetes does ({@code omitempty}).
+ */
+public final class StatusEncoder {
+    private StatusEncoder() {
+    }
+
+    public static ObjectNode encode(ClusterStatus status) {
+        ObjectNode node = JsonNodeFactory.instance.objectNode();
+        node.put("observedGeneration", status.observedGeneration());
+        status.failure().ifPresent(f -> {
+            putIfNotEmpty(node, "failureReason", f.reason());
+            putIfNotEmpty(node, "failureMessage", f.message());
+        });
+        status.defaultCni().ifPresent(cni -> {
+            ObjectNode defaultCni = node.putObject("defaultCNI");
+            defaultCni.put("name", cni.name().wireName());
+            putIfNotEmpty(defaultCni, "version", cni.version());
+            defaultCni.put("status", cni.status().wireName());
+        });
+        var conditions = node.putArray("conditions");
+        for (Condition condition : status.conditions()) {
+            ObjectNode c = conditions.addObject();
+            c.put("type", condition.type().wireName());
+            c.put("status", condition.status().wireName());
+            putIfNotEmpty(c, "reason", condition.reason());
+            putIfNotEmpty(c, "message", condition.message());
+            putIfNotEmpty(c, "severity", condition.severity().wireName());
+            c.put("lastTransitionTime", condition.lastTransitionTime().toString());
+        }
+        return node;
+    }
+
+    private static void putIfNotEmpty(ObjectNode node, String field, String value) {
+        if (!value.isEmpty()) {
+            node.put(field, value);
+        }
+    }
+}

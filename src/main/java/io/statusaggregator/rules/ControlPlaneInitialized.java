@@ -1,0 +1,27 @@
+package io.statusaggregator.rules;
+
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.Condition;
+import io.statusaggregator.model.ConditionStatus;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.KubeadmControlPlane;
+
+/** {@code ControlPlaneInitialized}: the first control plane node is up. A latch: once True, True for good. */
+public final class ControlPlaneInitialized {
+    private ControlPlaneInitialized() {
+    }
+
+    public static Verdict evaluate(ClusterSnapshot snapshot) {
+        boolean wasInitialized = snapshot.cluster().status().condition(ConditionType.CONTROL_PLANE_INITIALIZED)
+                .map(Condition::status)
+                .filter(s -> s == ConditionStatus.TRUE)
+                .isPresent();
+        boolean initialized = ControlPlaneReady.kubeadmControlPlane(snapshot)
+                .map(kcp -> kcp.initialized() || kcp.conditions().isTrue(KubeadmControlPlane.AVAILABLE))
+                .orElse(false);
+        if (wasInitialized || initialized) {
+            return Verdict.TRUE;
+        }
+        return Verdict.notMet("WaitingForControlPlaneInitialized", "First control plane not ready yet");
+    }
+}

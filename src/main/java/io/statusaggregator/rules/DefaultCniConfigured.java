@@ -1,0 +1,46 @@
+package io.statusaggregator.rules;
+
+import io.statusaggregator.model.Cni;
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.ClusterStatus.CniState;
+import io.statusaggregator.model.ClusterStatus.DefaultCni;
+import io.statusaggregator.model.CniObservation;
+import io.statusaggregator.model.EksaClusterSpec.CniConfig;
+import io.statusaggregator.model.Severity;
+import java.util.Optional;
+
+/** {@code DefaultCNIConfigured} and {@code defaultCNI}: the managed CNI runs, at the version the release ships. */
+public final class DefaultCniConfigured {
+    public static final String SKIP_UPGRADES = "SkipUpgradesForDefaultCNIConfigured";
+
+    private DefaultCniConfigured() {
+    }
+
+    public static Verdict evaluate(ClusterSnapshot snapshot) {
+        CniConfig config = snapshot.cluster().spec().cni();
+        if (config.skipUpgrade()) {
+            return Verdict.notMet(SKIP_UPGRADES, "Configured to skip default Cilium CNI upgrades", Severity.WARNING);
+        }
+        Optional<CniObservation> observed = observation(snapshot);
+        if (observed.isEmpty() || !observed.get().ready()) {
+            return Verdict.notMet("WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+        }
+        if (config.cni() == Cni.CILIUM && snapshot.expectedCiliumVersion().isPresent()
+                && !snapshot.expectedCiliumVersion().equals(observed.get().version())) {
+            return Verdict.notMet("DefaultCNIUpgradeInProgress", "Cilium version upgrade needed");
+        }
+        return Verdict.TRUE;
+    }
+
+    /** {@code status.defaultCNI}: Applied exactly when the condition is True. */
+    public static DefaultCni summary(ClusterSnapshot snapshot, Verdict verdict) {
+        String version = observation(snapshot).flatMap(CniObservation::version).orElse("");
+        return new DefaultCni(snapshot.cluster().spec().cni().cni(), version,
+                verdict.isTrue() ? CniState.APPLIED : CniState.NOT_APPLIED);
+    }
+
+    /** An observation of another CNI than the configured one (the spec changed since) says nothing about it. */
+    private static Optional<CniObservation> observation(ClusterSnapshot snapshot) {
+        return snapshot.cni().filter(o -> o.cni() == snapshot.cluster().spec().cni().cni());
+    }
+}

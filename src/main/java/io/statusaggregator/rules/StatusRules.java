@@ -1,0 +1,50 @@
+package io.statusaggregator.rules;
+
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.Condition;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.versions.KubernetesVersionSkew;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+
+/** The whole status of one cluster from its snapshot: every condition, the failure pair and {@code defaultCNI}. */
+public final class StatusRules {
+    private StatusRules() {
+    }
+
+    /**
+     * @param now the time a condition whose status changes is stamped with (Kubernetes keeps whole seconds)
+     */
+    public static ClusterStatus compute(ClusterSnapshot snapshot, Instant now) {
+        ClusterStatus previous = snapshot.cluster().status();
+        Verdict initialized = ControlPlaneInitialized.evaluate(snapshot);
+        Verdict controlPlane = ControlPlaneReady.evaluate(snapshot);
+        Verdict workers = WorkersReady.evaluate(snapshot, initialized.isTrue());
+        Verdict cni = DefaultCniConfigured.evaluate(snapshot);
+        Optional<Failure> failure = FailureState.resolve(KubernetesVersionSkew.check(snapshot.cluster().spec()), previous);
+        Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
+
+        Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);
+        List<Condition> conditions = List.of(
+                stamped(ConditionType.CONTROL_PLANE_INITIALIZED, initialized, previous, stamp),
+                stamped(ConditionType.CONTROL_PLANE_READY, controlPlane, previous, stamp),
+                stamped(ConditionType.WORKERS_READY, workers, previous, stamp),
+                stamped(ConditionType.DEFAULT_CNI_CONFIGURED, cni, previous, stamp),
+                stamped(ConditionType.READY, ready, previous, stamp));
+        return new ClusterStatus(snapshot.cluster().generation(), failure,
+                Optional.of(DefaultCniConfigured.summary(snapshot, cni)), conditions);
+    }
+
+    /** {@code lastTransitionTime} moves only when the condition's status changes. */
+    static Condition stamped(ConditionType type, Verdict verdict, ClusterStatus previous, Instant now) {
+        Instant since = previous.condition(type)
+                .filter(c -> c.status() == verdict.status())
+                .map(Condition::lastTransitionTime)
+                .orElse(now);
+        return new Condition(type, verdict.status(), verdict.reason(), verdict.message(), verdict.severity(), since);
+    }
+}

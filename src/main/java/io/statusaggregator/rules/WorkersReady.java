@@ -1,0 +1,127 @@
+package io.statusaggregator.rules;
+
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.EksaClusterSpec;
+import io.statusaggregator.model.MachineDeployment;
+import io.statusaggregator.model.Severity;
+import io.statusaggregator.model.WorkerNodeGroup;
+import io.statusaggregator.versions.KubernetesVersion;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code WorkersReady}: the worker node groups have their desired number of ready, up-to-date nodes. First rule
+ * wins. Counts are summed over the MachineDeployments of groups without autoscaling; a MachineDeployment that
+ * matches no group (one of a group being removed) is counted too, so that its nodes show as scaling down.
+ */
+public final class WorkersReady {
+    private WorkersReady() {
+    }
+
+    public static Verdict evaluate(ClusterSnapshot snapshot, boolean controlPlaneInitialized) {
+        EksaClusterSpec spec = snapshot.cluster().spec();
+        String clusterName = snapshot.cluster().key().name();
+        List<WorkerNodeGroup> groups = spec.workerNodeGroups();
+        List<MachineDeployment> deployments = inGroupOrder(snapshot.machineDeployments(), groups, clusterName);
+
+        int desired = groups.stream().filter(g -> g.autoscaling().isEmpty()).mapToInt(WorkerNodeGroup::count).sum();
+        if (!controlPlaneInitialized && desired > 0) {
+            return scalingUp(desired, 0);
+        }
+        for (MachineDeployment md : deployments) {
+            if (md.observedGeneration() != md.generation()) {
+                String group = groupOf(md, groups, clusterName).map(WorkerNodeGroup::name).orElse(md.key().name());
+                return Verdict.notMet("OutdatedInformation", "Worker node group %s status not up to date yet".formatted(group));
+            }
+        }
+
+        int replicas = 0;
+        int ready = 0;
+        int outdated = 0;
+        for (MachineDeployment md : deployments) {
+            Optional<WorkerNodeGroup> group = groupOf(md, groups, clusterName);
+            if (group.isPresent() && group.get().autoscaling().isPresent()) {
+                continue;
+            }
+            replicas += md.replicas();
+            ready += md.readyReplicas();
+            outdated += outdated(md, group.flatMap(g -> desiredVersion(g, spec)), snapshot);
+        }
+        if (outdated > 0) {
+            return Verdict.notMet("RollingUpgradeInProgress", "Worker nodes not up-to-date yet, %d upgrading (%d up to date)"
+                    .formatted(outdated, replicas - outdated));
+        }
+        if (replicas > desired) {
+            return Verdict.notMet("ScalingDown", "Scaling down worker nodes to %d replicas (actual %d)".formatted(desired, replicas));
+        }
+        if (ready < desired) {
+            return scalingUp(desired, ready);
+        }
+        for (WorkerNodeGroup group : groups) {
+            if (group.autoscaling().isEmpty()) {
+                continue;
+            }
+            WorkerNodeGroup.Autoscaling bounds = group.autoscaling().get();
+            int groupReady = deployments.stream()
+                    .filter(md -> md.key().name().equals(group.machineDeploymentName(clusterName)))
+                    .mapToInt(MachineDeployment::readyReplicas).sum();
+            if (groupReady < bounds.minCount() || groupReady > bounds.maxCount()) {
+                return Verdict.notMet("AutoscalerConstraintNotMet", "Worker nodes count for %s not between %d and %d yet (%d actual)"
+                        .formatted(group.name(), bounds.minCount(), bounds.maxCount(), groupReady));
+            }
+        }
+        for (MachineDeployment md : deployments) {
+            if (md.conditions().isFalse(MachineDeployment.READY)) {
+                return Verdict.notMet("MachineDeploymentNotReady", "Machine deployment %s not ready yet".formatted(md.key().name()),
+                        Severity.ERROR);
+            }
+        }
+        return Verdict.TRUE;
+    }
+
+    /** A group's desired Kubernetes version: its own, else the cluster's. */
+    public static Optional<KubernetesVersion> desiredVersion(WorkerNodeGroup group, EksaClusterSpec spec) {
+        return group.kubernetesVersion().or(spec::kubernetesVersion);
+    }
+
+    /**
+     * The outdated workers of one MachineDeployment: those it counts as not updated, or its Machines on another
+     * major.minor than the group's desired version, whichever is more (the two usually overlap: once the template
+     * carries the new version, the Machines on the old one are the ones not updated), never more than its replicas.
+     */
+    private static int outdated(MachineDeployment md, Optional<KubernetesVersion> desired, ClusterSnapshot snapshot) {
+        int notUpdated = Math.max(0, md.replicas() - md.updatedReplicas());
+        if (desired.isEmpty()) {
+            return notUpdated;
+        }
+        long onOtherVersion = snapshot.machines().stream()
+                .filter(m -> m.deploymentName().filter(md.key().name()::equals).isPresent())
+                .filter(m -> m.version().filter(v -> !v.equals(desired.get())).isPresent())
+                .count();
+        return Math.max(notUpdated, (int) Math.min(onOtherVersion, md.replicas()));
+    }
+
+    private static Optional<WorkerNodeGroup> groupOf(MachineDeployment md, List<WorkerNodeGroup> groups, String clusterName) {
+        return groups.stream().filter(g -> g.machineDeploymentName(clusterName).equals(md.key().name())).findFirst();
+    }
+
+    /** MachineDeployments in the order of their groups in the spec, then those of no group by name: first rule wins
+     * must pick the same one every time. */
+    private static List<MachineDeployment> inGroupOrder(List<MachineDeployment> deployments, List<WorkerNodeGroup> groups,
+            String clusterName) {
+        Comparator<MachineDeployment> byGroup = Comparator.comparingInt(md -> {
+            for (int i = 0; i < groups.size(); i++) {
+                if (groups.get(i).machineDeploymentName(clusterName).equals(md.key().name())) {
+                    return i;
+                }
+            }
+            return groups.size();
+        });
+        return deployments.stream().sorted(byGroup.thenComparing(md -> md.key().name())).toList();
+    }
+
+    private static Verdict scalingUp(int desired, int actual) {
+        return Verdict.notMet("ScalingUp", "Workers expected not ready yet, %d replicas (actual %d)".formatted(desired, actual));
+    }
+}
