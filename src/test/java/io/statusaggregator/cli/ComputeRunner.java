@@ -1,0 +1,51 @@
+package io.statusaggregator.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Runs the {@code compute} command in-process on a YAML text, for tests that feed it many inputs. */
+public final class ComputeRunner {
+    private ComputeRunner() {
+    }
+
+    public record Result(int exitCode, String out, String err) {
+        /** The printed documents, in order. */
+        public List<JsonNode> documents() throws IOException {
+            List<JsonNode> documents = new ArrayList<>();
+            try (MappingIterator<JsonNode> values = new YAMLMapper().readerFor(JsonNode.class).readValues(out)) {
+                while (values.hasNextValue()) {
+                    documents.add(values.nextValue());
+                }
+            }
+            return documents;
+        }
+
+        public Optional<JsonNode> statusOf(String clusterName) throws IOException {
+            return documents().stream()
+                    .filter(d -> d.path("metadata").path("name").asText().equals(clusterName))
+                    .map(d -> d.get("status"))
+                    .findFirst();
+        }
+    }
+
+    public static Result compute(String yaml, Instant now, String capiNamespace) throws IOException {
+        ComputeCommand command = new ComputeCommand();
+        command.now = now;
+        command.capiNamespace = capiNamespace;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int exitCode = command.compute(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)),
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Result(exitCode, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+}

@@ -1,0 +1,88 @@
+package io.statusaggregator.rules;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.cli.ComputeRunner;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Runs every scenario under {@code src/test/resources/scenarios}: objects in, expected status out, through the
+ * same path as the {@code compute} command (decode, group by cluster, rules, encode).
+ *
+ * <p>A scenario file holds {@code description}, {@code now} (the time of the computation), {@code objects} (the
+ * Kubernetes objects) and {@code expect}: the status of the cluster named by {@code cluster} (default: the first
+ * EKS-A Cluster). Each top-level field given in {@code expect} must equal the computed one ({@code null}: must be
+ * absent). Each condition given must be present with exactly the given type, status, reason, message and severity
+ * (a field left out must be absent, as reason, message and severity are on a True condition), and with the given
+ * {@code lastTransitionTime} where one is given; the conditions given must appear in the computed order.
+ */
+class ScenarioTest {
+
+    @TestFactory
+    Stream<DynamicTest> scenarios() throws IOException, URISyntaxException {
+        Path root = Path.of(getClass().getResource("/scenarios").toURI());
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(root)) {
+            files = walk.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+        }
+        assertTrue(files.size() > 0, "no scenarios found under " + root);
+        return files.stream().map(file -> DynamicTest.dynamicTest(root.relativize(file).toString(), file.toUri(),
+                () -> run(Scenario.load(file))));
+    }
+
+    private static void run(Scenario scenario) throws IOException {
+        ComputeRunner.Result result = ComputeRunner.compute(scenario.objectsYaml(), scenario.now(), scenario.capiNamespace());
+        assertEquals(0, result.exitCode(), () -> "compute failed: " + result.err());
+        JsonNode computed = result.statusOf(scenario.cluster())
+                .orElseThrow(() -> new AssertionError("no status computed for cluster " + scenario.cluster() + "\n" + result.out()));
+        assertStatus(scenario.expect(), computed);
+    }
+
+    static void assertStatus(JsonNode expected, JsonNode computed) {
+        Iterator<Map.Entry<String, JsonNode>> fields = expected.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            if (field.getKey().equals("conditions")) {
+                assertConditions(field.getValue(), computed.path("conditions"));
+            } else if (field.getValue().isNull()) {
+                assertTrue(!computed.has(field.getKey()), () -> field.getKey() + " must be absent, computed: " + computed);
+            } else {
+                assertEquals(field.getValue(), computed.get(field.getKey()), () -> field.getKey() + " in " + computed);
+            }
+        }
+    }
+
+    private static void assertConditions(JsonNode expected, JsonNode computed) {
+        List<String> computedOrder = new ArrayList<>();
+        computed.forEach(c -> computedOrder.add(c.path("type").asText()));
+        int lastIndex = -1;
+        for (JsonNode want : expected) {
+            String type = want.path("type").asText();
+            int index = computedOrder.indexOf(type);
+            if (index < 0) {
+                fail("condition " + type + " missing from " + computed);
+            }
+            assertTrue(index > lastIndex, () -> "condition " + type + " out of order in " + computedOrder);
+            lastIndex = index;
+            ObjectNode got = computed.get(index).deepCopy();
+            if (!want.has("lastTransitionTime")) {
+                got.remove("lastTransitionTime");
+            }
+            assertEquals(want, got, () -> "condition " + type);
+        }
+    }
+}
