@@ -4,6 +4,7 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import java.util.Optional;
 import java.util.Set;
+import io.statusaggregator.versions.KubernetesVersionSkew;
 
 /**
  * {@code failureReason}/{@code failureMessage}. The pair this aggregator raises is recomputed every time, so it
@@ -12,7 +13,7 @@ import java.util.Set;
  */
 public final class FailureState {
     /** The reasons this aggregator raises; any other reason on the Cluster was written by someone else. */
-    public static final Set<String> OWN_REASONS = Set.of("KubernetesVersionInvalid", "EksaVersionInvalid");
+    public static final Set<String> OWN_REASONS = Set.of(KubernetesVersionSkew.REASON);
 
     private FailureState() {
     }

@@ -1,0 +1,63 @@
+package io.statusaggregator.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged application exactly as the README runs it ({@code java -jar target/quarkus-app/quarkus-run.jar}),
+ * in its own process: standard input, standard output and exit codes are the real ones.
+ */
+class ComputeJarIT {
+    private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
+
+    record Run(int exitCode, String out, String err) {
+    }
+
+    private static Run run(byte[] stdin, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile("out", ".txt");
+        Path err = Files.createTempFile("err", ".txt");
+        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        process.getOutputStream().write(stdin);
+        process.getOutputStream().close();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "the command did not finish within 60 s");
+        return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @Test
+    void computesFromStandardInput() throws Exception {
+        Run fromFile = run(new byte[0], "compute", ComputeCommandTest.FLEET, "--now", "2026-11-22T10:00:00Z");
+        Run fromStdin = run(Files.readAllBytes(Path.of(ComputeCommandTest.FLEET)), "compute", "-", "--now", "2026-11-22T10:00:00Z");
+        assertEquals(0, fromStdin.exitCode(), fromStdin.err());
+        assertEquals(fromFile.out(), fromStdin.out());
+        assertTrue(fromStdin.out().startsWith("---\napiVersion: \"anywhere.eks.amazonaws.com/v1alpha1\"\nkind: \"Cluster\"\n"),
+                fromStdin.out());
+        assertEquals("", fromStdin.err(), "a clean run prints nothing on standard error");
+    }
+
+    @Test
+    void badInputExitsWithTwoAndPrintsNothingOnStandardOutput() throws Exception {
+        Run run = run("kind: [\n".getBytes(StandardCharsets.UTF_8), "compute", "-");
+        assertEquals(2, run.exitCode());
+        assertEquals("", run.out());
+        assertTrue(run.err().startsWith("error: document 1: not valid YAML"), run.err());
+    }
+
+    @Test
+    void withoutACommandItListsTheCommands() throws Exception {
+        Run run = run(new byte[0]);
+        assertEquals(2, run.exitCode());
+        assertTrue(run.err().contains("compute"), run.err());
+    }
+}
