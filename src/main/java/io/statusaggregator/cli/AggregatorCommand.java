@@ -10,16 +10,16 @@ import picocli.CommandLine.Spec;
         versionProvider = VersionProvider.class,
         description = {
                 "Computes the status of EKS Anywhere clusters from their Cluster API objects.",
+                "Without a command it runs the aggregator (the run command).",
                 "Run a command with --help for its options."},
-        subcommands = {ComputeCommand.class})
+        subcommands = {RunCommand.class, ComputeCommand.class})
 public class AggregatorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** Without a command there is nothing to do yet: say which commands there are. */
+    /** Without a command, the application runs the aggregator. */
     @Override
-    public Integer call() {
-        spec.commandLine().usage(spec.commandLine().getErr());
-        return 2;
+    public Integer call() throws Exception {
+        return spec.commandLine().getSubcommands().get("run").execute();
     }
 }

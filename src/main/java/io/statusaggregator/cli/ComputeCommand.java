@@ -1,7 +1,5 @@
 package io.statusaggregator.cli;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.quarkus.arc.Unremovable;
@@ -13,7 +11,7 @@ import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
-import io.statusaggregator.model.json.StatusEncoder;
+import io.statusaggregator.model.json.StatusDocument;
 import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.CompatibilityReader;
@@ -152,23 +150,11 @@ public class ComputeCommand implements Callable<Integer> {
         for (ClusterState state : clusters.values()) {
             ClusterSnapshot snapshot = state.snapshot(compatibility).orElseThrow();
             ClusterStatus status = StatusRules.compute(snapshot, at);
-            printed.append("---\n").append(yaml.writeValueAsString(document(snapshot.cluster(), status)));
+            printed.append("---\n").append(yaml.writeValueAsString(StatusDocument.of(snapshot.cluster(), status)));
         }
         out.print(printed);
         out.flush();
         return 0;
-    }
-
-    private static ObjectNode document(EksaCluster cluster, ClusterStatus status) {
-        ObjectNode node = JsonNodeFactory.instance.objectNode();
-        node.put("apiVersion", cluster.apiVersion());
-        node.put("kind", cluster.kind().kind());
-        ObjectNode metadata = node.putObject("metadata");
-        metadata.put("namespace", cluster.key().namespace());
-        metadata.put("name", cluster.key().name());
-        metadata.put("generation", cluster.generation());
-        node.set("status", StatusEncoder.encode(status));
-        return node;
     }
 
     /** " (KubeadmControlPlane eksa-system/c1)" where the document says what it is. */

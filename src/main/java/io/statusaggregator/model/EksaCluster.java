@@ -12,6 +12,11 @@ public record EksaCluster(ObjectKey key, String apiVersion, long generation, Map
         annotations = Map.copyOf(annotations);
     }
 
+    /** The same Cluster as if it showed {@code shown} as its status. */
+    public EksaCluster withStatus(ClusterStatus shown) {
+        return new EksaCluster(key, apiVersion, generation, annotations, spec, shown);
+    }
+
     @Override
     public ObjectKind kind() {
         return ObjectKind.EKSA_CLUSTER;

@@ -8,21 +8,48 @@ import java.util.Optional;
  * not part of it, so v1beta1 and later versions of the same kind decode alike.
  */
 public enum ObjectKind {
-    EKSA_CLUSTER("anywhere.eks.amazonaws.com", "Cluster"),
-    CAPI_CLUSTER("cluster.x-k8s.io", "Cluster"),
-    KUBEADM_CONTROL_PLANE("controlplane.cluster.x-k8s.io", "KubeadmControlPlane"),
-    MACHINE_DEPLOYMENT("cluster.x-k8s.io", "MachineDeployment"),
-    MACHINE("cluster.x-k8s.io", "Machine"),
-    ETCDADM_CLUSTER("etcdcluster.cluster.x-k8s.io", "EtcdadmCluster"),
+    EKSA_CLUSTER("anywhere.eks.amazonaws.com", "v1alpha1", "Cluster", "clusters"),
+    CAPI_CLUSTER("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters"),
+    KUBEADM_CONTROL_PLANE("controlplane.cluster.x-k8s.io", "v1beta1", "KubeadmControlPlane", "kubeadmcontrolplanes"),
+    MACHINE_DEPLOYMENT("cluster.x-k8s.io", "v1beta1", "MachineDeployment", "machinedeployments"),
+    MACHINE("cluster.x-k8s.io", "v1beta1", "Machine", "machines"),
+    ETCDADM_CLUSTER("etcdcluster.cluster.x-k8s.io", "v1beta1", "EtcdadmCluster", "etcdadmclusters"),
     /** Not a Kubernetes API kind: what the aggregator observed of a workload cluster's CNI. */
-    CNI_OBSERVATION("statusaggregator.io", "CNIObservation");
+    CNI_OBSERVATION("statusaggregator.io", "v1alpha1", "CNIObservation", "cniobservations");
 
     private final String group;
+    private final String version;
     private final String kind;
+    private final String plural;
 
-    ObjectKind(String group, String kind) {
+    ObjectKind(String group, String version, String kind, String plural) {
         this.group = group;
+        this.version = version;
         this.kind = kind;
+        this.plural = plural;
+    }
+
+    /** The API version the aggregator watches this kind at. */
+    public String version() {
+        return version;
+    }
+
+    public String apiVersion() {
+        return group + "/" + version;
+    }
+
+    /** The resource name in API paths, as in {@code /apis/cluster.x-k8s.io/v1beta1/machines}. */
+    public String plural() {
+        return plural;
+    }
+
+    /** {@code Kind.group}, unique among the kinds: how a record key names the kind. */
+    public String qualifiedName() {
+        return kind + "." + group;
+    }
+
+    public static Optional<ObjectKind> ofQualifiedName(String qualifiedName) {
+        return Arrays.stream(values()).filter(k -> k.qualifiedName().equals(qualifiedName)).findFirst();
     }
 
     public String group() {
@@ -42,6 +69,6 @@ public enum ObjectKind {
 
     @Override
     public String toString() {
-        return kind + "." + group;
+        return qualifiedName();
     }
 }

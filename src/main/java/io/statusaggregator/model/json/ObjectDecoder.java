@@ -52,6 +52,24 @@ public final class ObjectDecoder {
         return ObjectKind.of(root.requiredString("apiVersion"), root.requiredString("kind"));
     }
 
+    /**
+     * The name of the cluster an object of a known kind belongs to, read the way {@link #decode} reads it: what
+     * keeps all objects of one cluster together (on one Kafka partition, in one state). Empty when the object
+     * does not say.
+     */
+    public static Optional<String> clusterNameOf(ObjectKind kind, JsonNode node) throws MalformedObjectException {
+        JsonFields root = JsonFields.root(node);
+        JsonFields metadata = root.object("metadata");
+        String name = metadata.requiredString("name");
+        return switch (kind) {
+            case EKSA_CLUSTER, CAPI_CLUSTER -> Optional.of(name);
+            case KUBEADM_CONTROL_PLANE -> Optional.of(clusterName(root, metadata).orElse(name));
+            case ETCDADM_CLUSTER -> Optional.of(clusterName(root, metadata).orElse(etcdClusterName(name)));
+            case MACHINE_DEPLOYMENT, MACHINE -> clusterName(root, metadata);
+            case CNI_OBSERVATION -> root.object("spec").string("clusterName").filter(n -> !n.isEmpty());
+        };
+    }
+
     /** Decodes an object of a kind the rules read; empty for any other kind. */
     public static Optional<KubernetesObject> decode(JsonNode node) throws MalformedObjectException {
         Optional<ObjectKind> kind = kindOf(node);
@@ -194,8 +212,13 @@ public final class ObjectDecoder {
     }
 
     private static EtcdadmCluster etcdadmCluster(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
-        String fallback = key.name().endsWith("-etcd") ? key.name().substring(0, key.name().length() - "-etcd".length()) : key.name();
-        return new EtcdadmCluster(key, clusterName(root, metadata).orElse(fallback), root.object("status").bool("ready"));
+        return new EtcdadmCluster(key, clusterName(root, metadata).orElse(etcdClusterName(key.name())),
+                root.object("status").bool("ready"));
+    }
+
+    /** EKS-A names a cluster's external etcd {@code C-etcd}. */
+    private static String etcdClusterName(String name) {
+        return name.endsWith("-etcd") ? name.substring(0, name.length() - "-etcd".length()) : name;
     }
 
     private static CniObservation cniObservation(JsonFields root, ObjectKey key) throws MalformedObjectException {

@@ -1,0 +1,113 @@
+package io.statusaggregator;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** The application's settings ({@code aggregator.*}); every key is documented in the README. */
+@ConfigMapping(prefix = "aggregator")
+public interface AggregatorConfig {
+    /** Where EKS Anywhere keeps the CAPI objects of its clusters. */
+    @WithName("capi-namespace")
+    @WithDefault("eksa-system")
+    String capiNamespace();
+
+    /** Namespaces whose EKS-A Clusters are watched; every namespace when unset. */
+    @WithName("cluster-namespaces")
+    Optional<List<String>> clusterNamespaces();
+
+    /** The consumer group the aggregating instances share. */
+    @WithName("group-id")
+    @WithDefault("status-aggregator")
+    String groupId();
+
+    /** How long a cluster's events are gathered into one computation. */
+    @WithName("coalescing-window")
+    @WithDefault("100ms")
+    Duration coalescingWindow();
+
+    /** How long a written status counts as shown while the Cluster does not show it yet. */
+    @WithName("echo-timeout")
+    @WithDefault("10s")
+    Duration echoTimeout();
+
+    Topics topics();
+
+    Ingest ingest();
+
+    Write write();
+
+    Embedded embedded();
+
+    Table table();
+
+    interface Topics {
+        @WithName("object-states")
+        @WithDefault("capi-object-states")
+        String objectStates();
+
+        @WithDefault("cluster-statuses")
+        String statuses();
+
+        /** Create missing topics at start (compacted); off where an operator such as Strimzi owns them. */
+        @WithDefault("true")
+        boolean create();
+
+        @WithDefault("6")
+        int partitions();
+
+        @WithName("replication-factor")
+        @WithDefault("1")
+        short replicationFactor();
+    }
+
+    interface Ingest {
+        /** Whether this instance runs the informers and feeds the object-state topic. */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
+    interface Write {
+        /** Status writes in flight at once, across clusters. */
+        @WithDefault("4")
+        int concurrency();
+
+        @WithName("initial-backoff")
+        @WithDefault("200ms")
+        Duration initialBackoff();
+
+        @WithName("max-backoff")
+        @WithDefault("30s")
+        Duration maxBackoff();
+    }
+
+    interface Embedded {
+        /** Run the demo fleet on the embedded API server. */
+        @WithDefault("true")
+        boolean simulate();
+
+        /** Time between two steps of the demo fleet. */
+        @WithDefault("1s")
+        Duration tick();
+
+        /** Port of the embedded Kubernetes API on 127.0.0.1; 0 takes a free one. */
+        @WithName("api-port")
+        @WithDefault("0")
+        int apiPort();
+
+        /** Where the kubeconfig of the embedded API is written. */
+        @WithDefault("${java.io.tmpdir}/status-aggregator/kubeconfig")
+        String kubeconfig();
+    }
+
+    interface Table {
+        /** Print the fleet table on standard output; on by default only for the embedded default. */
+        Optional<Boolean> enabled();
+
+        @WithDefault("1s")
+        Duration interval();
+    }
+}

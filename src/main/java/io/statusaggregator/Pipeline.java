@@ -1,0 +1,172 @@
+package io.statusaggregator;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.ingest.ObjectStatePublisher;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.writeback.StatusWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.jboss.logging.Logger;
+
+/**
+ * The whole journey, wired: ingest (informers → object-state topic), aggregation (topic → per-cluster state →
+ * rules), write-back (status subresource) and the status topic. One instance of the application runs one pipeline;
+ * several instances share the aggregation work through the consumer group.
+ */
+public final class Pipeline implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Pipeline.class);
+
+    /**
+     * @param kafka        Kafka client properties shared by every client (bootstrap servers, security)
+     * @param ingest       whether this instance runs ingest (one instance feeds the topic; all aggregate)
+     */
+    public record Settings(
+            Map<String, Object> kafka,
+            String objectStatesTopic,
+            String statusesTopic,
+            boolean createTopics,
+            int partitions,
+            short replicationFactor,
+            String groupId,
+            boolean ingest,
+            ObjectIngest.Settings ingestSettings,
+            Aggregator.Settings aggregatorSettings,
+            StatusWriter.Settings writerSettings) {
+    }
+
+    private final Settings settings;
+    private final KubernetesClient client;
+    private final Compatibility compatibility;
+    private final Clock clock;
+    private final List<AutoCloseable> started = new ArrayList<>();
+    private ObjectIngest ingest;
+    private Aggregator aggregator;
+    private KafkaProducer<String, String> objectStates;
+
+    public Pipeline(Settings settings, KubernetesClient client, Compatibility compatibility, Clock clock) {
+        this.settings = settings;
+        this.client = client;
+        this.compatibility = compatibility;
+        this.clock = clock;
+    }
+
+    /** Starts every stage; returns when the topics exist, and ingest (if it runs here) has listed the objects. */
+    public void start(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
+        if (settings.createTopics()) {
+            createTopics(timeout);
+        }
+        KafkaProducer<String, String> statuses = new KafkaProducer<>(producerProperties("statuses", Optional.empty()));
+        started.add(statuses);
+        StatusFeed feed = new StatusFeed(statuses, settings.statusesTopic());
+
+        Map<String, Object> consumer = new HashMap<>(settings.kafka());
+        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
+        consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, true);
+        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + ProcessHandle.current().pid());
+        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibility,
+                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, clock);
+        started.add(aggregator);
+        aggregator.start();
+
+        if (settings.ingest()) {
+            objectStates = new KafkaProducer<>(producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
+            started.add(objectStates);
+            ingest = new ObjectIngest(client, settings.ingestSettings(),
+                    onFailure -> new ObjectStatePublisher(objectStates, settings.objectStatesTopic(), onFailure));
+            started.add(ingest);
+            CompletableFuture<Void> synced = ingest.start();
+            synced.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
+                    settings.ingestSettings().clusterNamespaces().isEmpty() ? "every namespace" : settings.ingestSettings().clusterNamespaces(),
+                    settings.ingestSettings().capiNamespace());
+        }
+    }
+
+    public Aggregator aggregator() {
+        return aggregator;
+    }
+
+    /** Ingest's publisher, for other sources of observations; empty when this instance does not ingest. */
+    public Optional<ObjectStatePublisher> publisher() {
+        return Optional.ofNullable(ingest).map(ObjectIngest::publisher);
+    }
+
+    public boolean ingestSynced() {
+        return ingest == null || ingest.synced();
+    }
+
+    private Map<String, Object> producerProperties(String name, Optional<Class<?>> partitioner) {
+        Map<String, Object> producer = new HashMap<>(settings.kafka());
+        producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        producer.put(ProducerConfig.ACKS_CONFIG, "all");
+        producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+        producer.put(ProducerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
+        partitioner.ifPresent(p -> producer.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, p.getName()));
+        return producer;
+    }
+
+    /** Both topics compacted: each holds the latest state per key, which is what a rebuild reads. */
+    private void createTopics(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
+        try (Admin admin = Admin.create(new HashMap<>(settings.kafka()))) {
+            Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            List<NewTopic> missing = new ArrayList<>();
+            for (String topic : List.of(settings.objectStatesTopic(), settings.statusesTopic())) {
+                if (!existing.contains(topic)) {
+                    missing.add(new NewTopic(topic, settings.partitions(), settings.replicationFactor())
+                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+                }
+            }
+            if (!missing.isEmpty()) {
+                try {
+                    admin.createTopics(missing).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    LOG.infof("created topics %s", missing.stream().map(NewTopic::name).toList());
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                LOG.debug("closing", e);
+            }
+        }
+        started.clear();
+    }
+}

@@ -1,0 +1,401 @@
+package io.statusaggregator.aggregation;
+
+import io.smallrye.mutiny.Multi;
+import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.rules.StatusRules;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.writeback.StatusWriter;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.jboss.logging.Logger;
+
+/**
+ * Aggregation: consumes the object-state topic in a consumer group and keeps, for the clusters on its partitions,
+ * their objects; computes their status with the rules and hands changed statuses to write-back.
+ *
+ * <p>On assignment, a partition is read from its beginning to the end offset it had then, without computing:
+ * the compacted topic holds the latest state of every object, so this rebuilds the clusters' state. Then every
+ * cluster of the partition is computed once, and from there on each event marks its cluster; a cluster is computed
+ * when its oldest uncomputed event is one coalescing window old, so a burst of events makes one computation.
+ *
+ * <p>A status is written only when it differs from the one the Cluster shows. After a write, the Cluster's next
+ * states may still show the older status (they were read before the write): until the Cluster shows the written
+ * status (its echo), the written one counts as shown. Everything runs on one thread, the consumer's.
+ */
+public final class Aggregator implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Aggregator.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * @param echoTimeout how long a written status counts as shown while the Cluster does not show it; after that
+     *                    the Cluster's own status is trusted again (another controller may have overwritten it)
+     */
+    public record Settings(String topic, Duration coalescingWindow, Duration echoTimeout) {
+    }
+
+    private final Consumer<String, String> consumer;
+    private final Settings settings;
+    private final Compatibility compatibility;
+    private final StatusWriter writer;
+    private final StatusFeed feed;
+    private final Clock clock;
+    private final Map<Integer, PartitionState> partitions = new HashMap<>();
+    private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
+    /** Clusters with a write whose echo has not arrived. */
+    private final Set<TrackedCluster> awaitingEcho = new java.util.HashSet<>();
+    private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "aggregation");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicLong events = new AtomicLong();
+    private final AtomicLong computations = new AtomicLong();
+    private final AtomicLong submitted = new AtomicLong();
+    private volatile boolean closed;
+    private volatile boolean live;
+    private volatile boolean settled;
+    private volatile int tracked;
+    private Cancellable subscription;
+
+    private static final class PartitionState {
+        final long rebuildUntil;
+        boolean live;
+        final Map<String, TrackedCluster> clusters = new HashMap<>();
+
+        PartitionState(long rebuildUntil) {
+            this.rebuildUntil = rebuildUntil;
+            this.live = rebuildUntil == 0;
+        }
+    }
+
+    public Aggregator(Consumer<String, String> consumer, Settings settings, Compatibility compatibility,
+            java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
+            StatusFeed feed, Clock clock) {
+        this.consumer = consumer;
+        this.settings = settings;
+        this.compatibility = compatibility;
+        this.writer = writers.apply(outcomes::add);
+        this.feed = feed;
+        this.clock = clock;
+    }
+
+    public void start() {
+        Duration poll = settings.coalescingWindow().compareTo(Duration.ofMillis(100)) < 0
+                ? settings.coalescingWindow() : Duration.ofMillis(100);
+        subscription = Multi.createBy().repeating()
+                .supplier(() -> {
+                    subscribeOnce();
+                    return consumer.poll(poll);
+                })
+                .until(records -> closed)
+                .runSubscriptionOn(thread)
+                .subscribe().with(this::process, failure -> {
+                    if (!closed) {
+                        LOG.error("aggregation stopped", failure);
+                    }
+                });
+    }
+
+    private boolean subscribed;
+
+    private void subscribeOnce() {
+        if (!subscribed) {
+            consumer.subscribe(List.of(settings.topic()), new Rebalance());
+            subscribed = true;
+        }
+    }
+
+    /**
+     * True when this instance has rebuilt its partitions, computed every event it consumed, and seen every status it
+     * wrote come back from the API server: nothing is left in flight.
+     */
+    public boolean settled() {
+        return settled;
+    }
+
+    /** True once every partition assigned to this instance has been rebuilt. */
+    public boolean live() {
+        return live;
+    }
+
+    public long events() {
+        return events.get();
+    }
+
+    public long computations() {
+        return computations.get();
+    }
+
+    /** Statuses handed to write-back. */
+    public long submitted() {
+        return submitted.get();
+    }
+
+    public StatusWriter writer() {
+        return writer;
+    }
+
+    public int clustersTracked() {
+        return tracked;
+    }
+
+    private void process(ConsumerRecords<String, String> records) {
+        drainOutcomes();
+        for (ConsumerRecord<String, String> record : records) {
+            apply(record);
+        }
+        for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
+            PartitionState partition = entry.getValue();
+            if (!partition.live && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= partition.rebuildUntil) {
+                partition.live = true;
+                LOG.debugf("partition %s rebuilt: %s clusters", (Object) entry.getKey(), (Object) partition.clusters.size());
+                long due = System.nanoTime() - settings.coalescingWindow().toNanos();
+                partition.clusters.values().forEach(c -> markDirty(c, due));
+            }
+        }
+        live = !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
+        tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
+        computeDue();
+        settled = live && dirty.isEmpty() && awaitingEcho.isEmpty();
+    }
+
+    private void apply(ConsumerRecord<String, String> record) {
+        events.incrementAndGet();
+        PartitionState partition = partitions.get(record.partition());
+        if (partition == null) {
+            return; // revoked while the batch was in flight
+        }
+        Optional<ObjectStateKey> parsed = ObjectStateKey.parse(record.key());
+        if (parsed.isEmpty()) {
+            LOG.warnf("skipped a record with a key this application does not write: %s (partition %d, offset %d)",
+                    record.key(), record.partition(), record.offset());
+            return;
+        }
+        ObjectStateKey key = parsed.get();
+        TrackedCluster cluster = partition.clusters.computeIfAbsent(key.clusterName(), TrackedCluster::new);
+        if (record.value() == null) {
+            removed(partition, cluster, key);
+        } else {
+            try {
+                Optional<KubernetesObject> object = ObjectDecoder.decode(JSON.readTree(record.value()));
+                if (object.isEmpty()) {
+                    LOG.warnf("skipped %s: not a kind the rules read", key.encode());
+                    return;
+                }
+                if (object.get() instanceof EksaCluster eksa) {
+                    shown(cluster, eksa);
+                }
+                cluster.state.put(object.get());
+            } catch (MalformedObjectException e) {
+                LOG.warnf("cluster %s: %s %s is malformed and left out: %s", key.clusterName(), key.kind().kind(), key.key(), e.getMessage());
+                cluster.state.remove(key.kind(), key.key());
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                LOG.warnf("cluster %s: the record of %s is not JSON and is left out: %s", key.clusterName(), key.encode(),
+                        e.getOriginalMessage());
+                cluster.state.remove(key.kind(), key.key());
+            }
+        }
+        if (partition.live) {
+            markDirty(cluster, System.nanoTime());
+        }
+    }
+
+    /** The Cluster shows a status: the echo of the pending write, an older one, or another writer's. */
+    private void shown(TrackedCluster cluster, EksaCluster eksa) {
+        if (cluster.pending != null && cluster.pending.equals(eksa.status())) {
+            clearPending(cluster);
+        }
+    }
+
+    private void removed(PartitionState partition, TrackedCluster cluster, ObjectStateKey key) {
+        Optional<EksaCluster> before = cluster.state.cluster();
+        cluster.state.remove(key.kind(), key.key());
+        if (key.kind() == ObjectKind.EKSA_CLUSTER && before.isPresent() && cluster.state.cluster().isEmpty()) {
+            clearPending(cluster);
+            if (partition.live) {
+                feed.tombstone(key.key());
+            }
+            cluster.published = null;
+        }
+        if (cluster.state.isEmpty()) {
+            partition.clusters.remove(cluster.state.clusterName());
+            dirty.remove(cluster);
+            awaitingEcho.remove(cluster);
+        }
+    }
+
+    private void clearPending(TrackedCluster cluster) {
+        cluster.pending = null;
+        awaitingEcho.remove(cluster);
+    }
+
+    private void markDirty(TrackedCluster cluster, long since) {
+        if (cluster.dirtySince == TrackedCluster.CLEAN) {
+            cluster.dirtySince = since;
+            dirty.add(cluster);
+        }
+    }
+
+    private void computeDue() {
+        long now = System.nanoTime();
+        long window = settings.coalescingWindow().toNanos();
+        Iterator<TrackedCluster> it = dirty.iterator();
+        while (it.hasNext()) {
+            TrackedCluster cluster = it.next();
+            if (now - cluster.dirtySince < window) {
+                continue;
+            }
+            it.remove();
+            cluster.dirtySince = TrackedCluster.CLEAN;
+            compute(cluster);
+        }
+    }
+
+    private void compute(TrackedCluster cluster) {
+        Optional<EksaCluster> eksa = cluster.state.cluster();
+        if (eksa.isEmpty()) {
+            return; // CAPI objects whose EKS-A Cluster has not been seen (yet)
+        }
+        if (cluster.pending != null && System.nanoTime() - cluster.pendingSince > settings.echoTimeout().toNanos()) {
+            LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
+                    eksa.get().key(), settings.echoTimeout());
+            clearPending(cluster);
+        }
+        ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
+        ClusterSnapshot snapshot = cluster.state.snapshot(compatibility).orElseThrow();
+        snapshot = new ClusterSnapshot(eksa.get().withStatus(shown), snapshot.capiCluster(), snapshot.controlPlanes(),
+                snapshot.machineDeployments(), snapshot.machines(), snapshot.etcdClusters(), snapshot.cni(),
+                snapshot.expectedCiliumVersion());
+        ClusterStatus computed = StatusRules.compute(snapshot, clock.instant());
+        computations.incrementAndGet();
+        if (computed.equals(shown)) {
+            if (cluster.pending == null && !computed.equals(cluster.published)) {
+                feed.publish(eksa.get(), computed);
+                cluster.published = computed;
+            }
+            return;
+        }
+        cluster.pending = computed;
+        cluster.pendingSince = System.nanoTime();
+        awaitingEcho.add(cluster);
+        submitted.incrementAndGet();
+        writer.submit(eksa.get().key(), computed);
+    }
+
+    /** Write-back's outcomes, applied on this thread. */
+    private void drainOutcomes() {
+        StatusWriter.Outcome outcome;
+        while ((outcome = outcomes.poll()) != null) {
+            TrackedCluster cluster = find(outcome.cluster());
+            if (cluster == null) {
+                continue;
+            }
+            if (outcome instanceof StatusWriter.Written written) {
+                if (cluster.state.cluster().isPresent() && !written.status().equals(cluster.published)) {
+                    feed.publish(cluster.state.cluster().get(), written.status());
+                    cluster.published = written.status();
+                }
+            } else if (outcome instanceof StatusWriter.Gone gone) {
+                // The Cluster was deleted; its tombstone follows on the topic. Stop computing it meanwhile.
+                cluster.state.remove(ObjectKind.EKSA_CLUSTER, gone.cluster());
+                clearPending(cluster);
+            } else {
+                clearPending(cluster); // refused for good: the Cluster's own status is the truth again
+            }
+        }
+    }
+
+    private TrackedCluster find(ObjectKey eksaCluster) {
+        for (PartitionState partition : partitions.values()) {
+            TrackedCluster cluster = partition.clusters.get(eksaCluster.name());
+            if (cluster != null && cluster.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
+                return cluster;
+            }
+        }
+        return null;
+    }
+
+    /** Rebuild on assignment; forget what is revoked or lost. Called by the consumer on the aggregation thread. */
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
+            if (assigned.isEmpty()) {
+                return;
+            }
+            consumer.seekToBeginning(assigned);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
+            for (TopicPartition tp : assigned) {
+                partitions.put(tp.partition(), new PartitionState(ends.getOrDefault(tp, 0L)));
+            }
+            live = false;
+            LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+            forget(revoked);
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> lost) {
+            forget(lost);
+        }
+
+        private void forget(Collection<TopicPartition> gone) {
+            for (TopicPartition tp : gone) {
+                PartitionState partition = partitions.remove(tp.partition());
+                if (partition != null) {
+                    dirty.removeAll(partition.clusters.values());
+                    awaitingEcho.removeAll(partition.clusters.values());
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        if (subscription != null) {
+            subscription.cancel();
+        }
+        thread.submit(() -> {
+            try {
+                consumer.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                LOG.debug("closing the consumer", e);
+            }
+        });
+        thread.shutdown();
+        writer.close();
+    }
+}

@@ -1,0 +1,137 @@
+package io.statusaggregator.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.arc.Unremovable;
+import io.quarkus.runtime.Quarkus;
+import io.statusaggregator.AggregatorConfig;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.FleetSimulator;
+import io.statusaggregator.embedded.LiveTable;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.writeback.StatusWriter;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.eclipse.microprofile.config.Config;
+import org.jboss.logging.Logger;
+import picocli.CommandLine.Command;
+
+@Dependent
+@Unremovable
+@Command(name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Runs the aggregator: informers on the EKS-A Clusters and their CAPI objects feed a Kafka topic,",
+                "aggregation computes each cluster's status and writes it back to the Cluster.",
+                "",
+                "Without kafka.bootstrap.servers it runs the embedded default: an in-process Kafka broker, an",
+                "in-process Kubernetes API and a simulated fleet, with a live table of the clusters.",
+                "With kafka.bootstrap.servers (and a kubeconfig or in-cluster config) it runs against them.",
+                "This is what the application does when it is started without a command."})
+public class RunCommand implements Callable<Integer> {
+    private static final Logger LOG = Logger.getLogger(RunCommand.class);
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    @Inject
+    AggregatorConfig config;
+
+    @Inject
+    Config rawConfig;
+
+    @Inject
+    Instance<KubernetesClient> configuredClient;
+
+    @Override
+    public Integer call() throws Exception {
+        Deque<AutoCloseable> running = new ArrayDeque<>();
+        try {
+            Map<String, Object> kafka = kafkaProperties();
+            boolean embedded = !kafka.containsKey("bootstrap.servers");
+            KubernetesClient client;
+            if (embedded) {
+                EmbeddedKafka broker = EmbeddedKafka.start();
+                running.push(broker);
+                kafka.put("bootstrap.servers", broker.bootstrapServers());
+                EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
+                running.push(api);
+                client = api.newClient();
+                Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
+                LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
+                        broker.bootstrapServers(), api.url(), kubeconfig);
+            } else {
+                client = configuredClient.get();
+                LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
+                        client.getConfiguration().getMasterUrl());
+            }
+            running.push(client);
+
+            Pipeline pipeline = new Pipeline(settings(kafka, embedded), client, CompatibilityReader.builtIn(), Clock.systemUTC());
+            running.push(pipeline);
+            pipeline.start(START_TIMEOUT);
+
+            if (embedded && config.embedded().simulate()) {
+                FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), pipeline.publisher().orElseThrow(
+                        () -> new IllegalStateException("the simulator needs ingest: aggregator.ingest.enabled=true")),
+                        config.embedded().tick());
+                running.push(simulator);
+                simulator.start();
+            }
+            if (config.table().enabled().orElse(embedded)) {
+                LiveTable table = new LiveTable(client, config.capiNamespace(), System.out, config.table().interval());
+                running.push(table);
+                table.start();
+            }
+            LOG.info("status aggregator running; Ctrl-C stops it");
+            Quarkus.waitForExit();
+            return 0;
+        } finally {
+            while (!running.isEmpty()) {
+                try {
+                    running.pop().close();
+                } catch (Exception e) {
+                    LOG.debug("stopping", e);
+                }
+            }
+        }
+    }
+
+    private Pipeline.Settings settings(Map<String, Object> kafka, boolean embedded) {
+        AggregatorConfig.Topics topics = config.topics();
+        return new Pipeline.Settings(
+                kafka,
+                topics.objectStates(),
+                topics.statuses(),
+                topics.create(),
+                topics.partitions(),
+                embedded ? 1 : topics.replicationFactor(),
+                config.groupId(),
+                config.ingest().enabled(),
+                new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of())),
+                new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.echoTimeout()),
+                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()));
+    }
+
+    /** Every {@code kafka.*} property, without the prefix: the Kafka clients' own settings (security included). */
+    private Map<String, Object> kafkaProperties() {
+        Map<String, Object> kafka = new HashMap<>();
+        for (String name : rawConfig.getPropertyNames()) {
+            if (name.startsWith("kafka.")) {
+                rawConfig.getOptionalValue(name, String.class).ifPresent(value -> kafka.put(name.substring("kafka.".length()), value));
+            }
+        }
+        return kafka;
+    }
+}

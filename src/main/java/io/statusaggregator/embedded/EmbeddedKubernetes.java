@@ -1,0 +1,173 @@
+package io.statusaggregator.embedded;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.statusaggregator.model.ObjectKind;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
+ * every kind the aggregator reads. Not a real API server (see README: no server-side apply, no schema validation,
+ * no discovery for CRDs), but informers, generations and the status subresource behave as on one, and so do JSON
+ * merge patches, which this class corrects (see {@link MergePatchingDispatcher}).
+ */
+public final class EmbeddedKubernetes implements AutoCloseable {
+    private final KubernetesMockServer server;
+    private final NamespacedKubernetesClient client;
+
+    private EmbeddedKubernetes(KubernetesMockServer server) {
+        this.server = server;
+        this.client = server.createClient();
+    }
+
+    /** @param port the port to listen on (loopback only), 0 for any free one */
+    public static EmbeddedKubernetes start(int port) {
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new MergePatchingDispatcher(), false);
+        server.init(InetAddress.getLoopbackAddress(), port);
+        EmbeddedKubernetes kubernetes = new EmbeddedKubernetes(server);
+        for (ObjectKind kind : ObjectKind.values()) {
+            if (kind != ObjectKind.CNI_OBSERVATION) {
+                kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(crd(kind)).create();
+            }
+        }
+        return kubernetes;
+    }
+
+    /** A client of this server; the caller closes it. */
+    public NamespacedKubernetesClient newClient() {
+        return server.createClient();
+    }
+
+    public NamespacedKubernetesClient client() {
+        return client;
+    }
+
+    public String url() {
+        return "http://" + server.getHostName() + ":" + server.getPort();
+    }
+
+    /** Writes a kubeconfig for this server, so that kubectl and other clients can reach it. */
+    public Path writeKubeconfig(Path file) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Files.writeString(file, """
+                apiVersion: v1
+                kind: Config
+                clusters:
+                - name: embedded
+                  cluster:
+                    server: %s
+                contexts:
+                - name: embedded
+                  context:
+                    cluster: embedded
+                    user: embedded
+                    namespace: default
+                current-context: embedded
+                users:
+                - name: embedded
+                  user:
+                    token: embedded
+                """.formatted(url()));
+        return file;
+    }
+
+    /**
+     * The CRUD dispatcher with a JSON merge patch as RFC 7386 and a real API server apply it. Fabric8's own (7.6.1)
+     * merges a patch with Jackson's readerForUpdating: it appends to lists instead of replacing them and keeps
+     * {@code null} fields instead of removing them, so a status patch could never shorten {@code conditions} or
+     * clear {@code failureReason}.
+     */
+    static final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
+        MergePatchingDispatcher() {
+            super(List.of());
+        }
+
+        /** Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs). */
+        @Override
+        public MockResponse handleGet(String path) {
+            String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+            return Discovery.answer(bare)
+                    .map(body -> new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body))
+                    .orElseGet(() -> super.handleGet(path));
+        }
+
+        @Override
+        public JsonNode merge(JsonNode baseResource, String patch) throws KubernetesCrudDispatcherException {
+            try {
+                return mergePatch(baseResource, JSON.readTree(patch));
+            } catch (JsonProcessingException e) {
+                throw new KubernetesCrudDispatcherException(e.getOriginalMessage(), 422);
+            }
+        }
+
+        static JsonNode mergePatch(JsonNode target, JsonNode patch) {
+            if (!patch.isObject()) {
+                return patch.deepCopy();
+            }
+            ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : JSON.createObjectNode();
+            patch.properties().forEach(field -> {
+                if (field.getValue().isNull()) {
+                    result.remove(field.getKey());
+                } else {
+                    result.set(field.getKey(), mergePatch(result.get(field.getKey()), field.getValue()));
+                }
+            });
+            return result;
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    static CustomResourceDefinition crd(ObjectKind kind) {
+        JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
+        var version = new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder()
+                .withName(kind.version())
+                .withServed(true)
+                .withStorage(true)
+                .withNewSchema().withOpenAPIV3Schema(anything).endSchema()
+                .withNewSubresources().withNewStatus().endStatus().endSubresources();
+        if (kind == ObjectKind.EKSA_CLUSTER) {
+            version.addNewAdditionalPrinterColumn().withName("Ready").withType("string")
+                    .withJsonPath(".status.conditions[?(@.type==\"Ready\")].status").endAdditionalPrinterColumn()
+                    .addNewAdditionalPrinterColumn().withName("Reason").withType("string")
+                    .withJsonPath(".status.conditions[?(@.type==\"Ready\")].reason").endAdditionalPrinterColumn()
+                    .addNewAdditionalPrinterColumn().withName("Age").withType("date")
+                    .withJsonPath(".metadata.creationTimestamp").endAdditionalPrinterColumn();
+        }
+        return new CustomResourceDefinitionBuilder()
+                .withNewMetadata().withName(kind.plural() + "." + kind.group()).endMetadata()
+                .withNewSpec()
+                .withGroup(kind.group())
+                .withScope("Namespaced")
+                .withNewNames().withKind(kind.kind()).withPlural(kind.plural())
+                .withSingular(kind.kind().toLowerCase()).endNames()
+                .withVersions(version.build())
+                .endSpec()
+                .build();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        server.destroy();
+    }
+}

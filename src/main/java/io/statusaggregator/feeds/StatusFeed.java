@@ -1,0 +1,50 @@
+package io.statusaggregator.feeds;
+
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.json.StatusDocument;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.jboss.logging.Logger;
+
+/**
+ * The status topic: the current status of every cluster, compacted, keyed {@code namespace/name}; a tombstone when
+ * the Cluster is deleted. The value is the document {@code compute} prints, as JSON.
+ */
+public final class StatusFeed {
+    private static final Logger LOG = Logger.getLogger(StatusFeed.class);
+
+    private final Producer<String, String> producer;
+    private final String topic;
+    private final AtomicLong published = new AtomicLong();
+
+    public StatusFeed(Producer<String, String> producer, String topic) {
+        this.producer = producer;
+        this.topic = topic;
+    }
+
+    public void publish(EksaCluster cluster, ClusterStatus status) {
+        send(cluster.key(), StatusDocument.of(cluster, status).toString());
+    }
+
+    public void tombstone(ObjectKey cluster) {
+        send(cluster, null);
+    }
+
+    public long published() {
+        return published.get();
+    }
+
+    private void send(ObjectKey cluster, String value) {
+        producer.send(new ProducerRecord<>(topic, cluster.toString(), value), (metadata, error) -> {
+            if (error == null) {
+                published.incrementAndGet();
+            } else {
+                // The next change of the cluster publishes its status again; the topic holds the newest one.
+                LOG.warnf("could not publish the status of %s: %s", cluster, error.toString());
+            }
+        });
+    }
+}

@@ -1,0 +1,149 @@
+package io.statusaggregator.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.statusaggregator.model.ObjectKind;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * Ingest: shared informers on the EKS-A Clusters and their CAPI objects, every add, update and delete sent to the
+ * object-state topic. Fabric8's informers relist when a watch breaks or expires (410) and report the deletions
+ * missed meanwhile, so the topic converges on the API server's state.
+ */
+public final class ObjectIngest implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ObjectIngest.class);
+    /** The kinds ingest watches in the CAPI namespace; the EKS-A Cluster is watched where the settings say. */
+    static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
+            ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE, ObjectKind.ETCDADM_CLUSTER);
+
+    /**
+     * @param clusterNamespaces where to watch EKS-A Clusters; empty for every namespace
+     */
+    public record Settings(String capiNamespace, List<String> clusterNamespaces) {
+    }
+
+    private final KubernetesClient client;
+    private final Settings settings;
+    private final ObjectStatePublisher publisher;
+    private final List<Watched> informers = new ArrayList<>();
+    private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ingest-resend");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private record Watched(ObjectKind kind, String namespace, SharedIndexInformer<GenericKubernetesResource> informer) {
+    }
+
+    public ObjectIngest(KubernetesClient client, Settings settings, ObjectStatePublisherFactory publishers) {
+        this.client = client;
+        this.settings = settings;
+        this.publisher = publishers.create(failed::add);
+    }
+
+    /** Makes the publisher once the failure callback exists. */
+    public interface ObjectStatePublisherFactory {
+        ObjectStatePublisher create(ObjectStatePublisher.FailedSend onFailure);
+    }
+
+    public ObjectStatePublisher publisher() {
+        return publisher;
+    }
+
+    /** Starts the informers; the future completes when every one has listed its objects. */
+    public CompletableFuture<Void> start() {
+        List<String> clusterNamespaces = settings.clusterNamespaces().isEmpty() ? java.util.Collections.singletonList(null)
+                : settings.clusterNamespaces();
+        for (String namespace : clusterNamespaces) {
+            watch(ObjectKind.EKSA_CLUSTER, namespace);
+        }
+        for (ObjectKind kind : CAPI_KINDS) {
+            watch(kind, settings.capiNamespace());
+        }
+        resender.scheduleWithFixedDelay(this::resendFailed, 1, 1, TimeUnit.SECONDS);
+        return CompletableFuture.allOf(informers.stream()
+                .map(w -> w.informer().start().toCompletableFuture())
+                .toArray(CompletableFuture[]::new));
+    }
+
+    public boolean synced() {
+        return !informers.isEmpty() && informers.stream().allMatch(w -> w.informer().hasSynced());
+    }
+
+    private void watch(ObjectKind kind, String namespace) {
+        var resources = client.genericKubernetesResources(context(kind));
+        var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
+        SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource object) {
+                publisher.publish(kind, json(object));
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+                if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
+                    publisher.publish(kind, json(after));
+                }
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
+                publisher.delete(kind, json(object));
+            }
+        });
+        informers.add(new Watched(kind, namespace, informer));
+    }
+
+    /** Sends again the current state (or the tombstone) of each object whose last send failed. */
+    private void resendFailed() {
+        for (ObjectStateKey f : List.copyOf(failed)) {
+            failed.remove(f);
+            GenericKubernetesResource current = informers.stream()
+                    .filter(w -> w.kind() == f.kind())
+                    .map(w -> w.informer().getStore().getByKey(f.key().namespace() + "/" + f.key().name()))
+                    .filter(Objects::nonNull)
+                    .findFirst().orElse(null);
+            if (current != null) {
+                publisher.publish(f.kind(), json(current));
+            } else {
+                publisher.tombstone(f);
+            }
+        }
+    }
+
+    private JsonNode json(GenericKubernetesResource object) {
+        return client.getKubernetesSerialization().convertValue(object, JsonNode.class);
+    }
+
+    public static ResourceDefinitionContext context(ObjectKind kind) {
+        return new ResourceDefinitionContext.Builder()
+                .withGroup(kind.group())
+                .withVersion(kind.version())
+                .withKind(kind.kind())
+                .withPlural(kind.plural())
+                .withNamespaced(true)
+                .build();
+    }
+
+    @Override
+    public void close() {
+        resender.shutdownNow();
+        informers.forEach(w -> w.informer().close());
+        LOG.debug("ingest stopped");
+    }
+}

@@ -1,0 +1,96 @@
+package io.statusaggregator.ingest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.ObjectDecoder;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Cuts a Kubernetes object down to the fields the rules read, keeping its shape, so that the same decoder reads
+ * full and reduced objects. The EKS-A Cluster keeps its whole spec and status: the status another controller wrote
+ * is an input, and version history hashes the spec as stored.
+ */
+public final class ObjectReduction {
+    private static final List<String> CONDITION_FIELDS = List.of("type", "status", "reason", "message", "severity", "lastTransitionTime");
+    private static final List<String> LABELS = List.of(ObjectDecoder.CLUSTER_NAME_LABEL, ObjectDecoder.DEPLOYMENT_NAME_LABEL);
+    /** The fields each kind keeps besides metadata; {@code status.conditions} keeps the condition fields above. */
+    private static final Map<ObjectKind, List<String>> FIELDS = Map.of(
+            ObjectKind.EKSA_CLUSTER, List.of("spec", "status"),
+            ObjectKind.CAPI_CLUSTER, List.of("spec.controlPlaneRef.name", "spec.managedExternalEtcdRef.name"),
+            ObjectKind.KUBEADM_CONTROL_PLANE, List.of("status.observedGeneration", "status.initialized",
+                    "status.initialization.controlPlaneInitialized", "status.replicas", "status.readyReplicas",
+                    "status.updatedReplicas", "status.unavailableReplicas", "status.conditions"),
+            ObjectKind.MACHINE_DEPLOYMENT, List.of("spec.clusterName", "status.observedGeneration", "status.replicas",
+                    "status.readyReplicas", "status.updatedReplicas", "status.conditions"),
+            ObjectKind.MACHINE, List.of("spec.clusterName", "spec.version"),
+            ObjectKind.ETCDADM_CLUSTER, List.of("spec.clusterName", "status.ready"),
+            ObjectKind.CNI_OBSERVATION, List.of("spec"));
+
+    private ObjectReduction() {
+    }
+
+    public static ObjectNode reduce(ObjectKind kind, JsonNode full) {
+        ObjectNode reduced = JsonNodeFactory.instance.objectNode();
+        reduced.set("apiVersion", full.get("apiVersion"));
+        reduced.set("kind", full.get("kind"));
+        JsonNode metadata = full.path("metadata");
+        ObjectNode meta = reduced.putObject("metadata");
+        for (String field : List.of("namespace", "name", "generation", "resourceVersion")) {
+            if (metadata.hasNonNull(field)) {
+                meta.set(field, metadata.get(field));
+            }
+        }
+        JsonNode labels = metadata.path("labels");
+        for (String label : LABELS) {
+            if (labels.hasNonNull(label)) {
+                meta.with("labels").set(label, labels.get(label));
+            }
+        }
+        if (kind == ObjectKind.EKSA_CLUSTER && metadata.path("annotations").isObject()) {
+            metadata.get("annotations").properties().forEach(e -> {
+                if (e.getKey().startsWith("anywhere.eks.amazonaws.com/")) {
+                    meta.with("annotations").set(e.getKey(), e.getValue());
+                }
+            });
+        }
+        for (String path : FIELDS.get(kind)) {
+            copy(full, reduced, path);
+        }
+        return reduced;
+    }
+
+    private static void copy(JsonNode from, ObjectNode to, String path) {
+        String[] steps = path.split("\\.");
+        JsonNode source = from;
+        ObjectNode target = to;
+        for (int i = 0; i < steps.length - 1; i++) {
+            source = source.path(steps[i]);
+            if (!source.isObject()) {
+                return;
+            }
+            target = target.with(steps[i]);
+        }
+        String last = steps[steps.length - 1];
+        JsonNode value = source.get(last);
+        if (value == null || value.isNull()) {
+            return;
+        }
+        if (last.equals("conditions") && value.isArray()) {
+            ArrayNode conditions = target.putArray(last);
+            for (JsonNode condition : value) {
+                ObjectNode kept = conditions.addObject();
+                CONDITION_FIELDS.forEach(f -> {
+                    if (condition.hasNonNull(f)) {
+                        kept.set(f, condition.get(f));
+                    }
+                });
+            }
+        } else {
+            target.set(last, value);
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package io.statusaggregator.writeback;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.StatusEncoder;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.jboss.logging.Logger;
+
+/**
+ * Write-back: a JSON merge patch of the EKS-A Cluster's status subresource. Writes of one cluster run one at a
+ * time, and a retry always writes the newest status submitted for it; a conflict or a transient failure retries
+ * with backoff on its own cluster's slot, so a slow or failing cluster holds up no other. A Cluster that is gone
+ * (404) is reported and not retried.
+ */
+public final class StatusWriter implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(StatusWriter.class);
+
+    /** What became of a submitted status; reported on a writer thread. */
+    public sealed interface Outcome {
+        ObjectKey cluster();
+    }
+
+    public record Written(ObjectKey cluster, ClusterStatus status) implements Outcome {
+    }
+
+    public record Gone(ObjectKey cluster) implements Outcome {
+    }
+
+    /** The API server refused the write for good (a bad request, or RBAC): logged, not retried. */
+    public record Refused(ObjectKey cluster, ClusterStatus status, String reason) implements Outcome {
+    }
+
+    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
+    }
+
+    private final KubernetesClient client;
+    private final Consumer<Outcome> outcomes;
+    private final Settings settings;
+    private final ExecutorService pool;
+    private final Map<ObjectKey, Slot> slots = new ConcurrentHashMap<>();
+    private final AtomicLong writes = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+
+    private static final class Slot {
+        ClusterStatus latest;
+        boolean running;
+        Cancellable attempt;
+    }
+
+    public StatusWriter(KubernetesClient client, Settings settings, Consumer<Outcome> outcomes) {
+        this.client = client;
+        this.settings = settings;
+        this.outcomes = outcomes;
+        AtomicInteger threads = new AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(settings.concurrency(), r -> {
+            Thread t = new Thread(r, "status-writer-" + threads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Writes {@code status} to the Cluster, or the newer one submitted before the write starts. */
+    public void submit(ObjectKey cluster, ClusterStatus status) {
+        Slot slot = slots.computeIfAbsent(cluster, k -> new Slot());
+        synchronized (slot) {
+            slot.latest = status;
+            if (slot.running) {
+                return;
+            }
+            slot.running = true;
+        }
+        start(cluster, slot);
+    }
+
+    /** Status writes that succeeded. */
+    public long writes() {
+        return writes.get();
+    }
+
+    /** Write attempts that failed (each retry counts). */
+    public long failures() {
+        return failures.get();
+    }
+
+    private void start(ObjectKey cluster, Slot slot) {
+        Cancellable attempt = Uni.createFrom().item(() -> write(cluster, slot))
+                .runSubscriptionOn(pool)
+                .onFailure(StatusWriter::retryable).invoke(e -> {
+                    failures.incrementAndGet();
+                    LOG.debugf("status write of %s failed, retrying: %s", cluster, e.getMessage());
+                })
+                .onFailure(StatusWriter::retryable).retry()
+                .withBackOff(settings.initialBackoff(), settings.maxBackoff()).withJitter(0.2).indefinitely()
+                .subscribe().with(written -> finished(cluster, slot, written), failure -> refused(cluster, slot, failure));
+        synchronized (slot) {
+            slot.attempt = attempt;
+        }
+    }
+
+    private ClusterStatus write(ObjectKey cluster, Slot slot) {
+        ClusterStatus status;
+        synchronized (slot) {
+            status = slot.latest;
+        }
+        client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+                .inNamespace(cluster.namespace())
+                .withName(cluster.name())
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status));
+        writes.incrementAndGet();
+        return status;
+    }
+
+    private void finished(ObjectKey cluster, Slot slot, ClusterStatus written) {
+        boolean again;
+        synchronized (slot) {
+            again = slot.latest != written;
+            slot.running = again;
+        }
+        outcomes.accept(new Written(cluster, written));
+        if (again) {
+            start(cluster, slot);
+        }
+    }
+
+    private void refused(ObjectKey cluster, Slot slot, Throwable failure) {
+        failures.incrementAndGet();
+        ClusterStatus status;
+        synchronized (slot) {
+            status = slot.latest;
+            slot.running = false;
+        }
+        slots.remove(cluster, slot);
+        if (failure instanceof KubernetesClientException e && e.getCode() == 404) {
+            LOG.debugf("cluster %s is gone; its status is not written", cluster);
+            outcomes.accept(new Gone(cluster));
+        } else {
+            LOG.errorf("the API server refused the status of cluster %s: %s", cluster, failure.getMessage());
+            outcomes.accept(new Refused(cluster, status, String.valueOf(failure.getMessage())));
+        }
+    }
+
+    /** Conflicts, throttling, server errors and connection failures pass; anything else is the request's fault. */
+    static boolean retryable(Throwable failure) {
+        if (failure instanceof KubernetesClientException e) {
+            int code = e.getCode();
+            return code == 0 || code == 409 || code == 429 || code >= 500;
+        }
+        return !(failure instanceof IllegalArgumentException);
+    }
+
+    /**
+     * The merge patch: every field this aggregator owns, with an explicit null for a failure pair that is cleared.
+     * {@code conditions} is a list, which a merge patch replaces whole.
+     */
+    static String mergePatch(ClusterStatus status) {
+        ObjectNode encoded = StatusEncoder.encode(status);
+        for (String field : new String[] {"failureReason", "failureMessage"}) {
+            if (!encoded.has(field)) {
+                encoded.putNull(field);
+            }
+        }
+        ObjectNode patch = JsonNodeFactory.instance.objectNode();
+        patch.set("status", encoded);
+        return patch.toString();
+    }
+
+    @Override
+    public void close() {
+        slots.values().forEach(slot -> {
+            synchronized (slot) {
+                if (slot.attempt != null) {
+                    slot.attempt.cancel();
+                }
+            }
+        });
+        pool.shutdown();
+    }
+}

@@ -1,0 +1,53 @@
+package io.statusaggregator.cli;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's run command: the packaged application without arguments runs the embedded default (in-process
+ * broker, API server and demo fleet) and its table shows every cluster of the fleet Ready; SIGTERM stops it cleanly.
+ */
+class RunJarIT {
+    private static final List<String> FLEET = List.of("default/alpha", "default/bravo", "default/charlie", "default/delta");
+
+    @Test
+    void theEmbeddedDefaultBringsTheDemoFleetToReady() throws Exception {
+        Path err = Files.createTempFile("run", ".err");
+        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                "target/quarkus-app/quarkus-run.jar")
+                .redirectError(err.toFile())
+                .start();
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            List<String> table = new ArrayList<>();
+            boolean allReady = false;
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while (!allReady && System.nanoTime() < deadline && (line = out.readLine()) != null) {
+                    if (line.isBlank()) {
+                        allReady = FLEET.stream().allMatch(name -> table.stream()
+                                .anyMatch(row -> row.startsWith(name + " ") && row.split("\\s+")[3].equals("True")));
+                        table.clear();
+                    } else {
+                        table.add(line);
+                    }
+                }
+            }
+            assertTrue(allReady, "the table never showed the whole fleet Ready; stderr:\n" + Files.readString(err));
+        } finally {
+            process.destroy(); // SIGTERM, as Ctrl-C or Kubernetes would stop it
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the application did not stop within 30 s of SIGTERM");
+        }
+        // A JVM stopped by SIGTERM exits with 143 (128 + 15) once its shutdown hooks have run.
+        assertTrue(process.exitValue() == 0 || process.exitValue() == 143, "exit code " + process.exitValue() + "\n" + Files.readString(err));
+    }
+}

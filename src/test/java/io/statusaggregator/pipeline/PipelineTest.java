@@ -1,0 +1,299 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.CAPI;
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.writeback.StatusWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The whole pipeline on a real in-process Kafka broker and the Fabric8 CRUD API server: objects written to the API
+ * reach the EKS-A Cluster's status through the object-state topic, aggregation and write-back.
+ */
+class PipelineTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static EmbeddedKafka kafka;
+
+    private EmbeddedKubernetes kubernetes;
+    private KubernetesClient client;
+    private Fleet fleet;
+    private String run;
+    private final List<Pipeline> pipelines = new java.util.ArrayList<>();
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
+
+    @BeforeEach
+    void apiServer() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        client = kubernetes.client();
+        fleet = new Fleet(client);
+        run = UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void stop() {
+        pipelines.forEach(Pipeline::close);
+        kubernetes.close();
+    }
+
+    private Pipeline start(boolean ingest) throws Exception {
+        Pipeline pipeline = new Pipeline(new Pipeline.Settings(
+                Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                "object-states-" + run, "statuses-" + run, true, 3, (short) 1, "aggregator-" + run, ingest,
+                new ObjectIngest.Settings(CAPI, List.of()),
+                new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), Duration.ofSeconds(10)),
+                new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2))),
+                kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
+        pipelines.add(pipeline);
+        pipeline.start(DEADLINE);
+        return pipeline;
+    }
+
+    private void createCluster(String name, int controlPlane, int workers) {
+        fleet.create(ObjectKind.EKSA_CLUSTER, """
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: Cluster
+                metadata: {namespace: default, name: %s}
+                spec:
+                  kubernetesVersion: "1.31"
+                  eksaVersion: v0.23.1
+                  controlPlaneConfiguration: {count: %d}
+                  workerNodeGroupConfigurations: [{name: md-0, count: %d}]
+                  clusterNetwork: {cniConfig: {cilium: {}}}
+                """.formatted(name, controlPlane, workers));
+        fleet.create(ObjectKind.KUBEADM_CONTROL_PLANE, """
+                apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+                kind: KubeadmControlPlane
+                metadata: {namespace: %s, name: %s, labels: {cluster.x-k8s.io/cluster-name: %s}}
+                spec: {replicas: %d}
+                """.formatted(CAPI, name, name, controlPlane));
+        fleet.create(ObjectKind.MACHINE_DEPLOYMENT, """
+                apiVersion: cluster.x-k8s.io/v1beta1
+                kind: MachineDeployment
+                metadata: {namespace: %s, name: %s-md-0}
+                spec: {clusterName: %s, replicas: %d}
+                """.formatted(CAPI, name, name, workers));
+    }
+
+    private void controlPlaneReady(String name, int replicas) {
+        fleet.patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, """
+                {"status": {"observedGeneration": 1, "initialized": true, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
+                 "conditions": [{"type": "Available", "status": "True"}]}}""".formatted(replicas, replicas, replicas));
+    }
+
+    private void workers(String name, long generation, int replicas, int updated, int ready) {
+        fleet.patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-md-0", """
+                {"status": {"observedGeneration": %d, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
+                 "conditions": [{"type": "Ready", "status": "%s"}]}}""".formatted(generation, replicas, updated, ready,
+                ready == replicas ? "True" : "False"));
+    }
+
+    private void cniReady(Pipeline pipeline, String name) {
+        pipeline.publisher().orElseThrow().publish(ObjectKind.CNI_OBSERVATION, client.getKubernetesSerialization().convertValue(Map.of(
+                "apiVersion", "statusaggregator.io/v1alpha1", "kind", "CNIObservation",
+                "metadata", Map.of("namespace", CAPI, "name", name),
+                "spec", Map.of("clusterName", name, "cni", "cilium", "version", "v1.15.16-eksa.1", "ready", true)),
+                com.fasterxml.jackson.databind.JsonNode.class));
+    }
+
+    private void awaitCondition(String name, String type, String status, String reason, String message) {
+        await(DEADLINE, () -> {
+            Map<String, Object> c = fleet.condition("default", name, type);
+            return status.equals(c.get("status")) && reason.equals(c.getOrDefault("reason", ""))
+                    && message.equals(c.getOrDefault("message", ""));
+        }, () -> name + " " + type + " should be " + status + " " + reason + " \"" + message + "\", is " + fleet.condition("default", name, type));
+    }
+
+    private void awaitReady(String name) {
+        awaitCondition(name, "Ready", "True", "", "");
+    }
+
+    @Test
+    void aClusterCreatedScaledUpAndUpgradedShowsTheContractsStatusAtEachStep() throws Exception {
+        Pipeline pipeline = start(true);
+        createCluster("alpha", 1, 1);
+        awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        assertEquals(1, fleet.observedGeneration("default", "alpha"));
+
+        controlPlaneReady("alpha", 1);
+        awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+        awaitCondition("alpha", "WorkersReady", "False", "OutdatedInformation", "Worker node group md-0 status not up to date yet");
+        workers("alpha", 1, 1, 1, 1);
+        awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+        cniReady(pipeline, "alpha");
+        awaitReady("alpha");
+
+        // Scale up: the user asks for 3 workers; CAPI has one ready so far.
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", """
+                {"spec": {"workerNodeGroupConfigurations": [{"name": "md-0", "count": 3}]}}""");
+        fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"replicas\": 3}}");
+        workers("alpha", 2, 3, 3, 1);
+        awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 3 replicas (actual 1)");
+        assertEquals(2, fleet.observedGeneration("default", "alpha"));
+        workers("alpha", 2, 3, 3, 3);
+        awaitReady("alpha");
+
+        // Rolling upgrade: a new template; one of three workers replaced so far.
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.32\"}}");
+        fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"version\": \"v1.32.1\"}}");
+        workers("alpha", 3, 3, 1, 3);
+        awaitCondition("alpha", "WorkersReady", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
+        awaitCondition("alpha", "Ready", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
+        assertEquals(3, fleet.observedGeneration("default", "alpha"));
+        workers("alpha", 3, 3, 3, 3);
+        awaitReady("alpha");
+    }
+
+    @Test
+    void aClusterDeletedMidStreamLeavesNoStateNoErrorLoopAndATombstone() throws Exception {
+        Pipeline pipeline = start(true);
+        createCluster("bravo", 1, 1);
+        createCluster("keep", 1, 1);
+        awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        awaitCondition("keep", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+
+        // Delete bravo while its CAPI objects are still changing.
+        controlPlaneReady("bravo", 1);
+        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "bravo");
+        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
+        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0");
+        await(DEADLINE, () -> pipeline.aggregator().clustersTracked() == 1,
+                () -> "tracked clusters: " + pipeline.aggregator().clustersTracked());
+
+        // The other cluster is served as before.
+        controlPlaneReady("keep", 1);
+        awaitCondition("keep", "ControlPlaneInitialized", "True", "", "");
+        long failures = pipeline.aggregator().writer().failures();
+        long computations = pipeline.aggregator().computations();
+        // An event that changes nothing the rules read lets time pass through the pipeline.
+        fleet.patch(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "keep", "{\"metadata\": {\"labels\": {\"touched\": \"yes\"}}}");
+        await(DEADLINE, () -> pipeline.aggregator().computations() > computations, () -> "no computation");
+        assertTrue(pipeline.aggregator().writer().failures() - failures <= 1,
+                "no retry loop on the deleted cluster: failures went from " + failures + " to " + pipeline.aggregator().writer().failures());
+
+        Map<String, String> statuses = latestValues("statuses-" + run);
+        assertTrue(statuses.containsKey("default/bravo") && statuses.get("default/bravo") == null,
+                "the status topic ends with a tombstone for the deleted cluster: " + statuses.keySet());
+        assertTrue(statuses.get("default/keep") != null, "and holds the status of the other");
+    }
+
+    @Test
+    void aRestartedAggregatorRebuildsAndWritesNothingWhenNothingChanged() throws Exception {
+        Pipeline first = start(true);
+        createCluster("charlie", 1, 1);
+        controlPlaneReady("charlie", 1);
+        workers("charlie", 1, 1, 1, 1);
+        cniReady(first, "charlie");
+        createCluster("waiting", 3, 2);
+        awaitReady("charlie");
+        awaitCondition("waiting", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance has writes in flight");
+        first.close();
+
+        Pipeline second = start(true);
+        await(DEADLINE, () -> second.aggregator().live() && second.aggregator().computations() >= 2,
+                () -> "rebuild: live=" + second.aggregator().live() + ", computations=" + second.aggregator().computations());
+        long computations = second.aggregator().computations();
+        // An event that changes nothing the rules read: a new label on a MachineDeployment.
+        fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "charlie-md-0", "{\"metadata\": {\"labels\": {\"touched\": \"yes\"}}}");
+        await(DEADLINE, () -> second.aggregator().computations() > computations, () -> "no computation after an event");
+        assertEquals(0, second.aggregator().submitted(), "nothing changed, so nothing is written");
+        assertEquals(0, second.aggregator().writer().writes());
+    }
+
+    @Test
+    void aBurstOfMachineUpdatesForOneClusterYieldsFarFewerWritesThanEvents() throws Exception {
+        Pipeline pipeline = start(true);
+        createCluster("delta", 1, 4);
+        controlPlaneReady("delta", 1);
+        workers("delta", 1, 4, 4, 4);
+        cniReady(pipeline, "delta");
+        for (int i = 0; i < 4; i++) {
+            fleet.create(ObjectKind.MACHINE, """
+                    apiVersion: cluster.x-k8s.io/v1beta1
+                    kind: Machine
+                    metadata: {namespace: %s, name: delta-md-0-%d, labels: {cluster.x-k8s.io/deployment-name: delta-md-0}}
+                    spec: {clusterName: delta, version: v1.31.2}
+                    """.formatted(CAPI, i));
+        }
+        awaitReady("delta");
+        long eventsBefore = pipeline.aggregator().events();
+        long writesBefore = pipeline.aggregator().writer().writes();
+
+        // 100 Machine updates, 25 rounds over the 4 machines: each round moves them all between 1.31 and 1.32 (so
+        // the status flips between Ready and a rolling upgrade); the last round leaves them on 1.31.
+        long burstStart = System.nanoTime();
+        for (int i = 0; i < 100; i++) {
+            int round = i / 4;
+            String version = ((24 - round) % 2 == 0 ? "v1.31." : "v1.32.") + i;
+            fleet.patch(ObjectKind.MACHINE, CAPI, "delta-md-0-" + (i % 4), "{\"spec\": {\"version\": \"" + version + "\"}}");
+        }
+        long burstMillis = Duration.ofNanos(System.nanoTime() - burstStart).toMillis();
+        await(DEADLINE, () -> pipeline.aggregator().events() - eventsBefore >= 100,
+                () -> "events seen: " + (pipeline.aggregator().events() - eventsBefore));
+        awaitReady("delta");
+        long writes = pipeline.aggregator().writer().writes() - writesBefore;
+        // Bound: at most one write per coalescing window (200 ms) the burst spans, plus the window after it and the
+        // final status; without coalescing, every round of the burst (25) would flip the status and write.
+        long bound = burstMillis / 200 + 2;
+        System.out.printf("burst: 100 Machine updates in %d ms -> %d status writes (bound %d)%n", burstMillis, writes, bound);
+        assertTrue(writes <= bound && writes < 25, "100 events in " + burstMillis + " ms made " + writes + " status writes");
+    }
+
+    /** The latest value of every key of a topic, read from the beginning to its end (null for a tombstone). */
+    private static Map<String, String> latestValues(String topic) {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Map<String, String> latest = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            await(DEADLINE, () -> {
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
+                    latest.put(record.key(), record.value());
+                }
+                return partitions.stream().allMatch(p -> consumer.position(p) >= ends.get(p));
+            }, () -> "reading " + topic + " to its end");
+        }
+        return latest;
+    }
+}
