@@ -1,5 +1,6 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.statusaggregator.feeds.StatusFeed;
@@ -73,11 +74,7 @@ public final class Aggregator implements AutoCloseable {
     /** Clusters with a write whose echo has not arrived. */
     private final Set<TrackedCluster> awaitingEcho = new java.util.HashSet<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
-    private final ExecutorService thread = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "aggregation");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
     private final AtomicLong events = new AtomicLong();
     private final AtomicLong computations = new AtomicLong();
     private final AtomicLong submitted = new AtomicLong();

@@ -1,5 +1,6 @@
 package io.statusaggregator.embedded;
 
+import io.statusaggregator.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -233,11 +234,7 @@ public final class FleetSimulator implements AutoCloseable {
         if (scheduler != null) {
             return;
         }
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "fleet-simulator");
-            t.setDaemon(true);
-            return t;
-        });
+        scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-simulator"));
         scheduler.scheduleWithFixedDelay(this::stepLogged, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
         LOG.infof("fleet simulator started: one step every %s, CAPI objects in namespace %s", tick, capiNamespace);
     }

@@ -1,5 +1,6 @@
 package io.statusaggregator.embedded;
 
+import io.statusaggregator.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -75,11 +76,7 @@ public final class LiveTable implements AutoCloseable {
         if (scheduler != null) {
             return;
         }
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "live-table");
-            t.setDaemon(true);
-            return t;
-        });
+        scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("live-table"));
         scheduler.scheduleWithFixedDelay(this::refreshLogged, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 

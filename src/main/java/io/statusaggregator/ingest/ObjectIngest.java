@@ -1,5 +1,6 @@
 package io.statusaggregator.ingest;
 
+import io.statusaggregator.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -40,11 +41,7 @@ public final class ObjectIngest implements AutoCloseable {
     private final ObjectStatePublisher publisher;
     private final List<Watched> informers = new ArrayList<>();
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ingest-resend");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
 
     private record Watched(ObjectKind kind, String namespace, SharedIndexInformer<GenericKubernetesResource> informer) {
     }

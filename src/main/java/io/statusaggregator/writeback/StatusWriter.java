@@ -1,5 +1,6 @@
 package io.statusaggregator.writeback;
 
+import io.statusaggregator.DaemonThreads;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jboss.logging.Logger;
@@ -68,12 +68,7 @@ public final class StatusWriter implements AutoCloseable {
         this.client = client;
         this.settings = settings;
         this.outcomes = outcomes;
-        AtomicInteger threads = new AtomicInteger();
-        this.pool = Executors.newFixedThreadPool(settings.concurrency(), r -> {
-            Thread t = new Thread(r, "status-writer-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = Executors.newFixedThreadPool(settings.concurrency(), DaemonThreads.named("status-writer"));
     }
 
     /** Writes {@code status} to the Cluster, or the newer one submitted before the write starts. */
