@@ -42,6 +42,8 @@ public interface AggregatorConfig {
 
     Embedded embedded();
 
+    Cni cni();
+
     Table table();
 
     interface Topics {
@@ -82,6 +84,28 @@ public interface AggregatorConfig {
         @WithName("max-backoff")
         @WithDefault("30s")
         Duration maxBackoff();
+    }
+
+    interface Cni {
+        /** At most this many workload clusters are connected to at once; further ones are reported, not observed. */
+        @WithName("max-connections")
+        @WithDefault("500")
+        int maxConnections();
+
+        /** A workload API that has not answered for this long makes its cluster's status say so. */
+        @WithName("stale-after")
+        @WithDefault("30s")
+        Duration staleAfter();
+
+        /** How often the workload connections are checked. */
+        @WithName("check-interval")
+        @WithDefault("5s")
+        Duration checkInterval();
+
+        /** Connect and request timeout towards a workload API. */
+        @WithName("request-timeout")
+        @WithDefault("10s")
+        Duration requestTimeout();
     }
 
     interface Embedded {

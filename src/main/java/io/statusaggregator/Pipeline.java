@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.versions.Compatibility;
@@ -55,7 +56,8 @@ public final class Pipeline implements AutoCloseable {
             boolean ingest,
             ObjectIngest.Settings ingestSettings,
             Aggregator.Settings aggregatorSettings,
-            StatusWriter.Settings writerSettings) {
+            StatusWriter.Settings writerSettings,
+            CniObserver.Settings cniSettings) {
     }
 
     private final Settings settings;
@@ -101,6 +103,10 @@ public final class Pipeline implements AutoCloseable {
             ingest = new ObjectIngest(client, settings.ingestSettings(),
                     onFailure -> new ObjectStatePublisher(objectStates, settings.objectStatesTopic(), onFailure));
             started.add(ingest);
+            CniObserver cni = new CniObserver(client, settings.cniSettings(), ingest.publisher(), clock);
+            started.add(cni);
+            ingest.addListener(cni);
+            cni.start();
             CompletableFuture<Void> synced = ingest.start();
             synced.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",

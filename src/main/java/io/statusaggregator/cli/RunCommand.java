@@ -10,6 +10,7 @@ import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
+import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.versions.CompatibilityReader;
 import io.statusaggregator.writeback.StatusWriter;
@@ -121,7 +122,9 @@ public class RunCommand implements Callable<Integer> {
                 config.ingest().enabled(),
                 new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of())),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.echoTimeout()),
-                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()));
+                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()),
+                new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
+                        config.cni().checkInterval(), config.cni().requestTimeout()));
     }
 
     /** Every {@code kafka.*} property, without the prefix: the Kafka clients' own settings (security included). */

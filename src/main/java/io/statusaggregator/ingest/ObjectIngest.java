@@ -46,10 +46,23 @@ public final class ObjectIngest implements AutoCloseable {
     private record Watched(ObjectKind kind, String namespace, SharedIndexInformer<GenericKubernetesResource> informer) {
     }
 
+    /** Told of every object ingest sees, after it went to the topic: for sources that follow the management cluster. */
+    public interface Listener {
+        void changed(ObjectKind kind, JsonNode object);
+
+        void deleted(ObjectKind kind, JsonNode lastKnown);
+    }
+
+    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public ObjectIngest(KubernetesClient client, Settings settings, ObjectStatePublisherFactory publishers) {
         this.client = client;
         this.settings = settings;
         this.publisher = publishers.create(failed::add);
+    }
+
+    public void addListener(Listener listener) {
+        listeners.add(listener);
     }
 
     /** Makes the publisher once the failure callback exists. */
@@ -88,22 +101,29 @@ public final class ObjectIngest implements AutoCloseable {
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource object) {
-                publisher.publish(kind, json(object));
+                changed(kind, json(object));
             }
 
             @Override
             public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
                 if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
-                    publisher.publish(kind, json(after));
+                    changed(kind, json(after));
                 }
             }
 
             @Override
             public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                publisher.delete(kind, json(object));
+                JsonNode lastKnown = json(object);
+                publisher.delete(kind, lastKnown);
+                listeners.forEach(l -> l.deleted(kind, lastKnown));
             }
         });
         informers.add(new Watched(kind, namespace, informer));
+    }
+
+    private void changed(ObjectKind kind, JsonNode object) {
+        publisher.publish(kind, object);
+        listeners.forEach(l -> l.changed(kind, object));
     }
 
     /** Sends again the current state (or the tombstone) of each object whose last send failed. */

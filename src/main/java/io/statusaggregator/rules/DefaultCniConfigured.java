@@ -22,6 +22,11 @@ public final class DefaultCniConfigured {
             return Verdict.notMet(SKIP_UPGRADES, "Configured to skip default Cilium CNI upgrades", Severity.WARNING);
         }
         Optional<CniObservation> observed = observation(snapshot);
+        if (observed.isPresent() && observed.get().problem().isPresent()) {
+            // Refines rule 2 (issue [3]): the CNI cannot be observed, so it is not known to be configured; say why.
+            return Verdict.notMet("WaitingForDefaultCNIConfigured", "Managed CNI state unknown: " + observed.get().problem().get(),
+                    Severity.WARNING);
+        }
         if (observed.isEmpty() || !observed.get().ready()) {
             return Verdict.notMet("WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
         }

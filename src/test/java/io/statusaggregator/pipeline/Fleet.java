@@ -1,10 +1,28 @@
 package io.statusaggregator.pipeline;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.List;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.writeback.StatusWriter;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
 import java.util.Map;
@@ -12,13 +30,46 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /** Test-side hands on the API server: objects as CAPI and users write them, and waiting on what they show. */
-final class Fleet {
+final class Fleet implements AutoCloseable {
     static final String CAPI = "eksa-system";
+    static final Duration DEADLINE = Duration.ofSeconds(30);
     private final KubernetesClient client;
+
+    /** The workload clusters' API servers, by cluster. */
+    private final Map<String, KubernetesMockServer> workloads = new java.util.concurrent.ConcurrentHashMap<>();
 
     Fleet(KubernetesClient client) {
         this.client = client;
     }
+
+    KubernetesMockServer workloadServer(String cluster) {
+        return workloads.get(cluster);
+    }
+
+    @Override
+    public void close() {
+        workloads.values().forEach(KubernetesMockServer::destroy);
+        workloads.clear();
+    }
+
+
+    /** Pipeline settings for a test run: its own topics and group, a 200 ms coalescing window, quick retries. */
+    static Pipeline.Settings settings(String bootstrapServers, String run, boolean ingest) {
+        return settings(bootstrapServers, run, ingest, 50);
+    }
+
+    static Pipeline.Settings settings(String bootstrapServers, String run, boolean ingest, int workloadConnections) {
+        return new Pipeline.Settings(
+                Map.of("bootstrap.servers", bootstrapServers),
+                "object-states-" + run, "statuses-" + run, true, 3, (short) 1, "aggregator-" + run, ingest,
+                new ObjectIngest.Settings(CAPI, java.util.List.of()),
+                new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), Duration.ofSeconds(10)),
+                new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2)),
+                new CniObserver.Settings(CAPI, workloadConnections, STALE_AFTER, Duration.ofMillis(250), Duration.ofSeconds(2)));
+    }
+
+    /** How long a silent workload API takes to mark its cluster, in these tests. */
+    static final Duration STALE_AFTER = Duration.ofSeconds(2);
 
     GenericKubernetesResource create(ObjectKind kind, String yaml) {
         GenericKubernetesResource resource = client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
@@ -64,6 +115,103 @@ final class Fleet {
     private io.fabric8.kubernetes.client.dsl.MixedOperation<GenericKubernetesResource, io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
             io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> resources(ObjectKind kind) {
         return client.genericKubernetesResources(ObjectIngest.context(kind));
+    }
+
+    void createCluster(String name, int controlPlane, int workers) {
+        createCluster(name, controlPlane, workers, "{cilium: {}}");
+    }
+
+    /** @param cniConfig {@code spec.clusterNetwork.cniConfig}, as YAML flow */
+    void createCluster(String name, int controlPlane, int workers, String cniConfig) {
+        create(ObjectKind.EKSA_CLUSTER, """
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: Cluster
+                metadata: {namespace: default, name: %s}
+                spec:
+                  kubernetesVersion: "1.31"
+                  eksaVersion: v0.23.1
+                  controlPlaneConfiguration: {count: %d}
+                  workerNodeGroupConfigurations: [{name: md-0, count: %d}]
+                  clusterNetwork: {cniConfig: %s}
+                """.formatted(name, controlPlane, workers, cniConfig));
+        create(ObjectKind.KUBEADM_CONTROL_PLANE, """
+                apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+                kind: KubeadmControlPlane
+                metadata: {namespace: %s, name: %s, labels: {cluster.x-k8s.io/cluster-name: %s}}
+                spec: {replicas: %d}
+                """.formatted(CAPI, name, name, controlPlane));
+        create(ObjectKind.MACHINE_DEPLOYMENT, """
+                apiVersion: cluster.x-k8s.io/v1beta1
+                kind: MachineDeployment
+                metadata: {namespace: %s, name: %s-md-0}
+                spec: {clusterName: %s, replicas: %d}
+                """.formatted(CAPI, name, name, workers));
+    }
+
+    void controlPlaneReady(String name, int replicas) {
+        patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, """
+                {"status": {"observedGeneration": 1, "initialized": true, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
+                 "conditions": [{"type": "Available", "status": "True"}]}}""".formatted(replicas, replicas, replicas));
+    }
+
+    void workers(String name, long generation, int replicas, int updated, int ready) {
+        patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-md-0", """
+                {"status": {"observedGeneration": %d, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
+                 "conditions": [{"type": "Ready", "status": "%s"}]}}""".formatted(generation, replicas, updated, ready,
+                ready == replicas ? "True" : "False"));
+    }
+
+    void awaitCondition(String name, String type, String status, String reason, String message) {
+        await(DEADLINE, () -> {
+            Map<String, Object> c = condition("default", name, type);
+            return status.equals(c.get("status")) && reason.equals(c.getOrDefault("reason", ""))
+                    && message.equals(c.getOrDefault("message", ""));
+        }, () -> name + " " + type + " should be " + status + " " + reason + " \"" + message + "\", is " + condition("default", name, type));
+    }
+
+    void awaitReady(String name) {
+        awaitCondition(name, "Ready", "True", "", "");
+    }
+
+    /** A workload cluster's API, and the CAPI kubeconfig secret that leads to it. */
+    NamespacedKubernetesClient workloadCluster(String name) {
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(List.of()), false);
+        server.init(InetAddress.getLoopbackAddress(), 0);
+        workloads.put(name, server);
+        String kubeconfig = """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: w, cluster: {server: "http://%s:%d"}}]
+                users: [{name: w, user: {token: secret-token-%s}}]
+                contexts: [{name: w, context: {cluster: w, user: w}}]
+                current-context: w
+                """.formatted(server.getHostName(), server.getPort(), name);
+        kubeconfigSecret(name, kubeconfig);
+        NamespacedKubernetesClient client = server.createClient();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("kube-system").endMetadata().build()).create();
+        return client;
+    }
+
+    void kubeconfigSecret(String cluster, String content) {
+        client.secrets().inNamespace(CAPI).resource(new SecretBuilder()
+                .withNewMetadata().withName(cluster + "-kubeconfig").withNamespace(CAPI)
+                .addToLabels("cluster.x-k8s.io/cluster-name", cluster).endMetadata()
+                .withType("cluster.x-k8s.io/secret")
+                .addToData("value", Base64.getEncoder().encodeToString(content.getBytes(StandardCharsets.UTF_8)))
+                .build()).create();
+    }
+
+    static void cilium(NamespacedKubernetesClient workload, String version, int nodes, int ready) {
+        DaemonSet daemonSet = new DaemonSetBuilder()
+                .withNewMetadata().withName("cilium").withNamespace("kube-system").endMetadata()
+                .withNewSpec().withNewTemplate().withNewSpec()
+                .addNewContainer().withName("cilium-agent").withImage("public.ecr.aws/isovalent/cilium:" + version).endContainer()
+                .endSpec().endTemplate().endSpec()
+                .withNewStatus().withDesiredNumberScheduled(nodes).withNumberReady(ready).withUpdatedNumberScheduled(nodes)
+                .withObservedGeneration(1L).endStatus()
+                .build();
+        workload.apps().daemonSets().inNamespace("kube-system").resource(daemonSet).createOr(existing -> existing.update());
     }
 
     /** Waits for {@code condition} to hold, checking every 20 ms, failing with {@code what} after {@code deadline}. */

@@ -1,6 +1,7 @@
 package io.statusaggregator.pipeline;
 
 import static io.statusaggregator.pipeline.Fleet.CAPI;
+import static io.statusaggregator.pipeline.Fleet.DEADLINE;
 import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,7 +37,6 @@ import org.junit.jupiter.api.Test;
  * reach the EKS-A Cluster's status through the object-state topic, aggregation and write-back.
  */
 class PipelineTest {
-    private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static EmbeddedKafka kafka;
 
     private EmbeddedKubernetes kubernetes;
@@ -66,128 +66,68 @@ class PipelineTest {
     @AfterEach
     void stop() {
         pipelines.forEach(Pipeline::close);
+        fleet.close();
         kubernetes.close();
     }
 
     private Pipeline start(boolean ingest) throws Exception {
-        Pipeline pipeline = new Pipeline(new Pipeline.Settings(
-                Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                "object-states-" + run, "statuses-" + run, true, 3, (short) 1, "aggregator-" + run, ingest,
-                new ObjectIngest.Settings(CAPI, List.of()),
-                new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), Duration.ofSeconds(10)),
-                new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2))),
+        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, ingest),
                 kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
         pipelines.add(pipeline);
         pipeline.start(DEADLINE);
         return pipeline;
     }
 
-    private void createCluster(String name, int controlPlane, int workers) {
-        fleet.create(ObjectKind.EKSA_CLUSTER, """
-                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
-                kind: Cluster
-                metadata: {namespace: default, name: %s}
-                spec:
-                  kubernetesVersion: "1.31"
-                  eksaVersion: v0.23.1
-                  controlPlaneConfiguration: {count: %d}
-                  workerNodeGroupConfigurations: [{name: md-0, count: %d}]
-                  clusterNetwork: {cniConfig: {cilium: {}}}
-                """.formatted(name, controlPlane, workers));
-        fleet.create(ObjectKind.KUBEADM_CONTROL_PLANE, """
-                apiVersion: controlplane.cluster.x-k8s.io/v1beta1
-                kind: KubeadmControlPlane
-                metadata: {namespace: %s, name: %s, labels: {cluster.x-k8s.io/cluster-name: %s}}
-                spec: {replicas: %d}
-                """.formatted(CAPI, name, name, controlPlane));
-        fleet.create(ObjectKind.MACHINE_DEPLOYMENT, """
-                apiVersion: cluster.x-k8s.io/v1beta1
-                kind: MachineDeployment
-                metadata: {namespace: %s, name: %s-md-0}
-                spec: {clusterName: %s, replicas: %d}
-                """.formatted(CAPI, name, name, workers));
-    }
-
-    private void controlPlaneReady(String name, int replicas) {
-        fleet.patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, """
-                {"status": {"observedGeneration": 1, "initialized": true, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
-                 "conditions": [{"type": "Available", "status": "True"}]}}""".formatted(replicas, replicas, replicas));
-    }
-
-    private void workers(String name, long generation, int replicas, int updated, int ready) {
-        fleet.patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-md-0", """
-                {"status": {"observedGeneration": %d, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
-                 "conditions": [{"type": "Ready", "status": "%s"}]}}""".formatted(generation, replicas, updated, ready,
-                ready == replicas ? "True" : "False"));
-    }
-
-    private void cniReady(Pipeline pipeline, String name) {
-        pipeline.publisher().orElseThrow().publish(ObjectKind.CNI_OBSERVATION, client.getKubernetesSerialization().convertValue(Map.of(
-                "apiVersion", "statusaggregator.io/v1alpha1", "kind", "CNIObservation",
-                "metadata", Map.of("namespace", CAPI, "name", name),
-                "spec", Map.of("clusterName", name, "cni", "cilium", "version", "v1.15.16-eksa.1", "ready", true)),
-                com.fasterxml.jackson.databind.JsonNode.class));
-    }
-
-    private void awaitCondition(String name, String type, String status, String reason, String message) {
-        await(DEADLINE, () -> {
-            Map<String, Object> c = fleet.condition("default", name, type);
-            return status.equals(c.get("status")) && reason.equals(c.getOrDefault("reason", ""))
-                    && message.equals(c.getOrDefault("message", ""));
-        }, () -> name + " " + type + " should be " + status + " " + reason + " \"" + message + "\", is " + fleet.condition("default", name, type));
-    }
-
-    private void awaitReady(String name) {
-        awaitCondition(name, "Ready", "True", "", "");
-    }
 
     @Test
     void aClusterCreatedScaledUpAndUpgradedShowsTheContractsStatusAtEachStep() throws Exception {
-        Pipeline pipeline = start(true);
-        createCluster("alpha", 1, 1);
-        awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        start(true);
+        fleet.createCluster("alpha", 1, 1);
+        var workload = fleet.workloadCluster("alpha");
+        Fleet.cilium(workload, "v1.15.16-eksa.1", 1, 0);
+        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        fleet.awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
         assertEquals(1, fleet.observedGeneration("default", "alpha"));
 
-        controlPlaneReady("alpha", 1);
-        awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
-        awaitCondition("alpha", "WorkersReady", "False", "OutdatedInformation", "Worker node group md-0 status not up to date yet");
-        workers("alpha", 1, 1, 1, 1);
-        awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
-        cniReady(pipeline, "alpha");
-        awaitReady("alpha");
+        fleet.controlPlaneReady("alpha", 1);
+        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+        fleet.awaitCondition("alpha", "WorkersReady", "False", "OutdatedInformation", "Worker node group md-0 status not up to date yet");
+        fleet.workers("alpha", 1, 1, 1, 1);
+        fleet.awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+        Fleet.cilium(workload, "v1.15.16-eksa.1", 1, 1);
+        fleet.awaitReady("alpha");
 
         // Scale up: the user asks for 3 workers; CAPI has one ready so far.
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", """
                 {"spec": {"workerNodeGroupConfigurations": [{"name": "md-0", "count": 3}]}}""");
         fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"replicas\": 3}}");
-        workers("alpha", 2, 3, 3, 1);
-        awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 3 replicas (actual 1)");
+        fleet.workers("alpha", 2, 3, 3, 1);
+        fleet.awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 3 replicas (actual 1)");
         assertEquals(2, fleet.observedGeneration("default", "alpha"));
-        workers("alpha", 2, 3, 3, 3);
-        awaitReady("alpha");
+        fleet.workers("alpha", 2, 3, 3, 3);
+        fleet.awaitReady("alpha");
 
         // Rolling upgrade: a new template; one of three workers replaced so far.
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.32\"}}");
         fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"version\": \"v1.32.1\"}}");
-        workers("alpha", 3, 3, 1, 3);
-        awaitCondition("alpha", "WorkersReady", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
-        awaitCondition("alpha", "Ready", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
+        fleet.workers("alpha", 3, 3, 1, 3);
+        fleet.awaitCondition("alpha", "WorkersReady", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
+        fleet.awaitCondition("alpha", "Ready", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
         assertEquals(3, fleet.observedGeneration("default", "alpha"));
-        workers("alpha", 3, 3, 3, 3);
-        awaitReady("alpha");
+        fleet.workers("alpha", 3, 3, 3, 3);
+        fleet.awaitReady("alpha");
     }
 
     @Test
     void aClusterDeletedMidStreamLeavesNoStateNoErrorLoopAndATombstone() throws Exception {
         Pipeline pipeline = start(true);
-        createCluster("bravo", 1, 1);
-        createCluster("keep", 1, 1);
-        awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        awaitCondition("keep", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        fleet.createCluster("bravo", 1, 1);
+        fleet.createCluster("keep", 1, 1);
+        fleet.awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        fleet.awaitCondition("keep", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
 
         // Delete bravo while its CAPI objects are still changing.
-        controlPlaneReady("bravo", 1);
+        fleet.controlPlaneReady("bravo", 1);
         fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "bravo");
         fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
         fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0");
@@ -195,8 +135,8 @@ class PipelineTest {
                 () -> "tracked clusters: " + pipeline.aggregator().clustersTracked());
 
         // The other cluster is served as before.
-        controlPlaneReady("keep", 1);
-        awaitCondition("keep", "ControlPlaneInitialized", "True", "", "");
+        fleet.controlPlaneReady("keep", 1);
+        fleet.awaitCondition("keep", "ControlPlaneInitialized", "True", "", "");
         long failures = pipeline.aggregator().writer().failures();
         long computations = pipeline.aggregator().computations();
         // An event that changes nothing the rules read lets time pass through the pipeline.
@@ -214,13 +154,13 @@ class PipelineTest {
     @Test
     void aRestartedAggregatorRebuildsAndWritesNothingWhenNothingChanged() throws Exception {
         Pipeline first = start(true);
-        createCluster("charlie", 1, 1);
-        controlPlaneReady("charlie", 1);
-        workers("charlie", 1, 1, 1, 1);
-        cniReady(first, "charlie");
-        createCluster("waiting", 3, 2);
-        awaitReady("charlie");
-        awaitCondition("waiting", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        fleet.createCluster("charlie", 1, 1);
+        fleet.controlPlaneReady("charlie", 1);
+        fleet.workers("charlie", 1, 1, 1, 1);
+        Fleet.cilium(fleet.workloadCluster("charlie"), "v1.15.16-eksa.1", 1, 1);
+        fleet.createCluster("waiting", 3, 2);
+        fleet.awaitReady("charlie");
+        fleet.awaitCondition("waiting", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
         await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance has writes in flight");
         first.close();
 
@@ -238,10 +178,10 @@ class PipelineTest {
     @Test
     void aBurstOfMachineUpdatesForOneClusterYieldsFarFewerWritesThanEvents() throws Exception {
         Pipeline pipeline = start(true);
-        createCluster("delta", 1, 4);
-        controlPlaneReady("delta", 1);
-        workers("delta", 1, 4, 4, 4);
-        cniReady(pipeline, "delta");
+        fleet.createCluster("delta", 1, 4);
+        fleet.controlPlaneReady("delta", 1);
+        fleet.workers("delta", 1, 4, 4, 4);
+        Fleet.cilium(fleet.workloadCluster("delta"), "v1.15.16-eksa.1", 4, 4);
         for (int i = 0; i < 4; i++) {
             fleet.create(ObjectKind.MACHINE, """
                     apiVersion: cluster.x-k8s.io/v1beta1
@@ -250,7 +190,7 @@ class PipelineTest {
                     spec: {clusterName: delta, version: v1.31.2}
                     """.formatted(CAPI, i));
         }
-        awaitReady("delta");
+        fleet.awaitReady("delta");
         long eventsBefore = pipeline.aggregator().events();
         long writesBefore = pipeline.aggregator().writer().writes();
 
@@ -265,7 +205,7 @@ class PipelineTest {
         long burstMillis = Duration.ofNanos(System.nanoTime() - burstStart).toMillis();
         await(DEADLINE, () -> pipeline.aggregator().events() - eventsBefore >= 100,
                 () -> "events seen: " + (pipeline.aggregator().events() - eventsBefore));
-        awaitReady("delta");
+        fleet.awaitReady("delta");
         long writes = pipeline.aggregator().writer().writes() - writesBefore;
         // Bound: at most one write per coalescing window (200 ms) the burst spans, plus the window after it and the
         // final status; without coalescing, every round of the burst (25) would flip the status and write.

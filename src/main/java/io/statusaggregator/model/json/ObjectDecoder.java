@@ -227,7 +227,8 @@ public final class ObjectDecoder {
         Cni cni = Cni.of(name).orElseThrow(() -> new MalformedObjectException(spec.pathOf("cni"),
                 "unknown CNI \"" + name + "\" (cilium or kindnetd)"));
         return new CniObservation(key, spec.requiredString("clusterName"), cni,
-                spec.string("version").filter(v -> !v.isEmpty()), spec.bool("ready"));
+                spec.string("version").filter(v -> !v.isEmpty()), spec.bool("ready"),
+                spec.string("problem").filter(p -> !p.isEmpty()));
     }
 
     /** The server sets {@code metadata.generation} to 1 on create; a hand-written object without one is taken as new. */
