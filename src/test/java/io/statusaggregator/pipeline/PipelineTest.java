@@ -8,13 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.CompatibilityReader;
-import io.statusaggregator.writeback.StatusWriter;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
