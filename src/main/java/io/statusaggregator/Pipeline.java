@@ -109,6 +109,7 @@ public final class Pipeline implements AutoCloseable {
             cni.start();
             CompletableFuture<Void> synced = ingest.start();
             synced.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            ingest.tombstoneVanished(settings.kafka(), settings.objectStatesTopic(), timeout);
             LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
                     settings.ingestSettings().clusterNamespaces().isEmpty() ? "every namespace" : settings.ingestSettings().clusterNamespaces(),
                     settings.ingestSettings().capiNamespace());

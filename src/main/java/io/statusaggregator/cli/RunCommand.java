@@ -84,9 +84,7 @@ public class RunCommand implements Callable<Integer> {
             pipeline.start(START_TIMEOUT);
 
             if (embedded && config.embedded().simulate()) {
-                FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), pipeline.publisher().orElseThrow(
-                        () -> new IllegalStateException("the simulator needs ingest: aggregator.ingest.enabled=true")),
-                        config.embedded().tick());
+                FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
                 running.push(simulator);
                 simulator.start();
             }

@@ -68,26 +68,34 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     /** Writes a kubeconfig for this server, so that kubectl and other clients can reach it. */
     public Path writeKubeconfig(Path file) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
-        Files.writeString(file, """
+        Files.writeString(file, kubeconfig(url(), "embedded", "embedded", "embedded"));
+        return file;
+    }
+
+    /**
+     * A kubeconfig of one cluster, one user and one context, for an API server over plain HTTP that checks no
+     * credentials (the mock server): the token is only there because clients expect some credential.
+     */
+    static String kubeconfig(String server, String cluster, String user, String context) {
+        return """
                 apiVersion: v1
                 kind: Config
                 clusters:
-                - name: embedded
+                - name: %1$s
                   cluster:
-                    server: %s
+                    server: %4$s
                 contexts:
-                - name: embedded
+                - name: %3$s
                   context:
-                    cluster: embedded
-                    user: embedded
+                    cluster: %1$s
+                    user: %2$s
                     namespace: default
-                current-context: embedded
+                current-context: %3$s
                 users:
-                - name: embedded
+                - name: %2$s
                   user:
-                    token: embedded
-                """.formatted(url()));
-        return file;
+                    token: %2$s
+                """.formatted(cluster, user, context, server);
     }
 
     /**

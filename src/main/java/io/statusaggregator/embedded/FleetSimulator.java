@@ -7,28 +7,30 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.ingest.ObjectStateKey;
-import io.statusaggregator.ingest.ObjectStatePublisher;
-import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +40,17 @@ import org.jboss.logging.Logger;
  * The demo fleet of the embedded default mode: plays EKS Anywhere's controller, Cluster API and the workload
  * clusters against the embedded API server, one realistic step per tick, so that the statuses the aggregator
  * computes change before a newcomer's eyes. It writes the specs of the EKS-A Clusters (as a user would) and the
- * specs and statuses of the CAPI objects (as EKS-A and CAPI would), and publishes what the workload clusters'
- * Cilium reports; it never writes an EKS-A Cluster's status, which is the aggregator's job.
+ * specs and statuses of the CAPI objects (as EKS-A and CAPI would); it never writes an EKS-A Cluster's status, which
+ * is the aggregator's job.
+ *
+ * <p>Each workload cluster is an API server of its own in this process ({@link WorkloadCluster}), started when the
+ * cluster is created and stopped when it is deleted. When the cluster's control plane is initialized, the simulator
+ * does what CAPI and the CNI installation do: the management API gets the secret {@code C-kubeconfig} in the CAPI
+ * namespace (type {@value #CAPI_SECRET_TYPE}, the kubeconfig of the workload API in {@code data.value}), and the
+ * workload API the DaemonSet {@code kube-system/cilium} (container {@code cilium-agent}, image tag
+ * {@value #CILIUM_VERSION}), not ready. It is ready {@value #CNI_READY_AFTER} ticks later, and its status follows
+ * the cluster's ready nodes from then on, so it stays ready through scale-ups and rolling upgrades. What the CNI
+ * reports reaches the aggregator through its own observer of the workload clusters, as on a real fleet.
  *
  * <p>The script, deterministic:
  * <ul>
@@ -60,8 +71,9 @@ import org.jboss.logging.Logger;
  *
  * <p>Deviations from a real management cluster, to keep it small: no infrastructure objects (DockerMachine, …), no
  * owner references (the API server here has no garbage collector, so deletion deletes every object itself), no
- * Nodes. A spec change made in one tick is first observed by the CAPI controllers the tick after, so the objects
- * briefly show a stale {@code observedGeneration}, as on a real server.
+ * Nodes; a workload cluster's API holds nothing but the Cilium DaemonSet and its namespace, and its kubeconfig
+ * points at plain HTTP with a token nobody checks. A spec change made in one tick is first observed by the CAPI
+ * controllers the tick after, so the objects briefly show a stale {@code observedGeneration}, as on a real server.
  */
 public final class FleetSimulator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(FleetSimulator.class);
@@ -79,6 +91,8 @@ public final class FleetSimulator implements AutoCloseable {
             "1.31", "v1.31.2-eks-1-31-9",
             "1.32", "v1.32.3-eks-1-32-10");
     static final String CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane";
+    /** The type CAPI gives the secrets it makes for a cluster, its kubeconfig among them. */
+    static final String CAPI_SECRET_TYPE = "cluster.x-k8s.io/secret";
 
     static final int CNI_READY_AFTER = 3;
     static final int DELTA_SCALE_UP_TICK = 20;
@@ -90,7 +104,6 @@ public final class FleetSimulator implements AutoCloseable {
 
     private final KubernetesClient client;
     private final String capiNamespace;
-    private final ObjectStatePublisher cniObservations;
     private final Duration tick;
     private final Clock clock;
     private final List<SimCluster> fleet = fleet();
@@ -99,15 +112,13 @@ public final class FleetSimulator implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private int ticks;
 
-    public FleetSimulator(KubernetesClient client, String capiNamespace, ObjectStatePublisher cniObservations, Duration tick) {
-        this(client, capiNamespace, cniObservations, tick, Clock.systemUTC());
+    public FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick) {
+        this(client, capiNamespace, tick, Clock.systemUTC());
     }
 
-    FleetSimulator(KubernetesClient client, String capiNamespace, ObjectStatePublisher cniObservations, Duration tick,
-            Clock clock) {
+    FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.capiNamespace = Objects.requireNonNull(capiNamespace, "capiNamespace");
-        this.cniObservations = Objects.requireNonNull(cniObservations, "cniObservations");
         if (tick.isZero() || tick.isNegative()) {
             throw new IllegalArgumentException("tick must be positive, got " + tick);
         }
@@ -133,6 +144,8 @@ public final class FleetSimulator implements AutoCloseable {
         int initializedAt;
         boolean cniReady;
         boolean reportedReady;
+        /** The cluster's own API server, from its creation to its deletion; null outside that. */
+        WorkloadCluster workload;
 
         SimCluster(String name, int createAt, int controlPlaneCount, List<Group> groups) {
             this.name = name;
@@ -144,6 +157,11 @@ public final class FleetSimulator implements AutoCloseable {
 
         boolean initialized() {
             return initializedAt > 0;
+        }
+
+        /** The nodes of the workload cluster: a machine has a node once it is ready (its nodeRef is set then). */
+        int nodes() {
+            return controlPlane.ready() + groups.stream().mapToInt(g -> g.machines.ready()).sum();
         }
 
         /** The Kubernetes version a worker node group's nodes should run: its own, else the cluster's. */
@@ -288,11 +306,29 @@ public final class FleetSimulator implements AutoCloseable {
         return ticks >= CHARLIE_DELETE_TICK && fleet.stream().allMatch(c -> c.lifecycle == Lifecycle.DELETED || ready(c));
     }
 
+    /** The API client of a cluster's workload API, while the cluster exists. The simulator closes it. */
+    synchronized Optional<KubernetesClient> workloadClient(String cluster) {
+        return workload(cluster).map(WorkloadCluster::client);
+    }
+
+    /** The URL of a cluster's workload API, while the cluster exists. */
+    synchronized Optional<String> workloadUrl(String cluster) {
+        return workload(cluster).map(WorkloadCluster::url);
+    }
+
+    private Optional<WorkloadCluster> workload(String cluster) {
+        return fleet.stream().filter(c -> c.name.equals(cluster)).findFirst().map(c -> c.workload);
+    }
+
+    /** Stops the ticks and every workload API still running; the management API keeps what was written. */
     @Override
     public synchronized void close() {
         if (scheduler != null) {
             scheduler.shutdownNow();
             scheduler = null;
+        }
+        for (SimCluster cluster : fleet) {
+            stopWorkload(cluster);
         }
     }
 
@@ -329,6 +365,7 @@ public final class FleetSimulator implements AutoCloseable {
             group.machines.replicas = group.count;
             group.machines.version = nodeVersion(cluster.versionOf(group));
         }
+        cluster.workload = WorkloadCluster.start(cluster.name);
         create(ObjectKind.EKSA_CLUSTER, eksaCluster(cluster));
         create(ObjectKind.CAPI_CLUSTER, capiCluster(cluster));
         create(ObjectKind.KUBEADM_CONTROL_PLANE, kubeadmControlPlane(cluster));
@@ -336,8 +373,9 @@ public final class FleetSimulator implements AutoCloseable {
             create(ObjectKind.MACHINE_DEPLOYMENT, machineDeployment(cluster, group));
         }
         cluster.lifecycle = Lifecycle.LIVE;
-        LOG.infof("tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s", now, cluster.name,
-                cluster.kubernetesVersion, cluster.controlPlaneCount, describeGroups(cluster));
+        LOG.infof("tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s; its API at %s", now,
+                cluster.name, cluster.kubernetesVersion, cluster.controlPlaneCount, describeGroups(cluster),
+                cluster.workload.url());
     }
 
     /** A user raises a worker node group's count in the EKS-A spec (its generation goes up). */
@@ -361,7 +399,7 @@ public final class FleetSimulator implements AutoCloseable {
                 before, version, describeGroups(cluster));
     }
 
-    /** {@code eksctl anywhere delete cluster}: every object of the cluster goes, and what its CNI reported. */
+    /** {@code eksctl anywhere delete cluster}: every object of the cluster goes, its kubeconfig secret and its API. */
     private void delete(SimCluster cluster, int now) {
         if (cluster.lifecycle != Lifecycle.LIVE) {
             return;
@@ -378,8 +416,8 @@ public final class FleetSimulator implements AutoCloseable {
         }
         delete(ObjectKind.KUBEADM_CONTROL_PLANE, capiNamespace, cluster.name);
         delete(ObjectKind.CAPI_CLUSTER, capiNamespace, cluster.name);
-        cniObservations.tombstone(new ObjectStateKey(cluster.name, ObjectKind.CNI_OBSERVATION,
-                new ObjectKey(capiNamespace, cluster.name)));
+        client.secrets().inNamespace(capiNamespace).withName(kubeconfigSecretName(cluster)).delete();
+        stopWorkload(cluster);
         cluster.lifecycle = Lifecycle.DELETED;
         LOG.infof("tick %d: cluster %s deleted with all its objects", now, cluster.name);
     }
@@ -454,14 +492,22 @@ public final class FleetSimulator implements AutoCloseable {
         }
     }
 
-    /** Cilium in the workload cluster: starting when the control plane is initialized, ready a few ticks later. */
+    /**
+     * The workload cluster once its control plane is initialized: its kubeconfig secret appears and Cilium starts;
+     * Cilium is ready {@value #CNI_READY_AFTER} ticks later. Its DaemonSet's status follows the ready nodes every
+     * tick (only a change is written).
+     */
     private void stepCni(SimCluster cluster, int now) {
         if (cluster.initializedAt == now) {
-            publishCni(cluster, false);
+            publishKubeconfig(cluster);
+            cluster.workload.installCilium(CILIUM_VERSION, cluster.nodes());
+            LOG.infof("tick %d: cluster %s: kubeconfig secret written, Cilium %s starting", now, cluster.name, CILIUM_VERSION);
         } else if (cluster.initialized() && !cluster.cniReady && now >= cluster.initializedAt + CNI_READY_AFTER) {
             cluster.cniReady = true;
-            publishCni(cluster, true);
             LOG.infof("tick %d: cluster %s: Cilium %s ready", now, cluster.name, CILIUM_VERSION);
+        }
+        if (cluster.initialized()) {
+            cluster.workload.writeCiliumStatus(cluster.nodes(), cluster.cniReady);
         }
     }
 
@@ -480,13 +526,30 @@ public final class FleetSimulator implements AutoCloseable {
                         && g.machines.version.equals(nodeVersion(cluster.versionOf(g))) && g.machines.done());
     }
 
-    private void publishCni(SimCluster cluster, boolean ready) {
-        ObjectNode observation = JSON.valueToTree(map(
-                "apiVersion", ObjectKind.CNI_OBSERVATION.apiVersion(),
-                "kind", ObjectKind.CNI_OBSERVATION.kind(),
-                "metadata", map("namespace", capiNamespace, "name", cluster.name),
-                "spec", map("clusterName", cluster.name, "cni", "cilium", "version", CILIUM_VERSION, "ready", ready)));
-        cniObservations.publish(ObjectKind.CNI_OBSERVATION, observation);
+    /**
+     * The secret CAPI writes once a cluster's control plane is initialized: {@code C-kubeconfig} in the CAPI
+     * namespace, the workload API's kubeconfig in {@code data.value} (base64, as every secret's data).
+     */
+    private void publishKubeconfig(SimCluster cluster) {
+        String kubeconfig = Base64.getEncoder().encodeToString(cluster.workload.kubeconfig().getBytes(StandardCharsets.UTF_8));
+        Secret secret = new SecretBuilder()
+                .withNewMetadata().withNamespace(capiNamespace).withName(kubeconfigSecretName(cluster))
+                .addToLabels(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name).endMetadata()
+                .withType(CAPI_SECRET_TYPE)
+                .addToData("value", kubeconfig)
+                .build();
+        client.secrets().inNamespace(capiNamespace).resource(secret).create();
+    }
+
+    private static String kubeconfigSecretName(SimCluster cluster) {
+        return cluster.name + "-kubeconfig";
+    }
+
+    private static void stopWorkload(SimCluster cluster) {
+        if (cluster.workload != null) {
+            cluster.workload.close();
+            cluster.workload = null;
+        }
     }
 
     private void createMachine(MachineSet set) {
@@ -782,7 +845,7 @@ public final class FleetSimulator implements AutoCloseable {
      * the embedded API server (Fabric8's mock) merges the lists of a JSON merge patch into the stored ones instead of
      * replacing them, so conditions and worker node groups would pile up; a JSON Patch it applies as a real server does.
      */
-    private static String replace(String path, JsonNode value) {
+    static String replace(String path, JsonNode value) {
         ObjectNode operation = JSON.createObjectNode();
         operation.put("op", "add");
         operation.put("path", path);

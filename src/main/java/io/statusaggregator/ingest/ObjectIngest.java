@@ -9,7 +9,9 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.model.ObjectKind;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -88,6 +90,19 @@ public final class ObjectIngest implements AutoCloseable {
         return CompletableFuture.allOf(informers.stream()
                 .map(w -> w.informer().start().toCompletableFuture())
                 .toArray(CompletableFuture[]::new));
+    }
+
+    /** After the informers have listed the API server: tombstones for what was deleted while ingest did not run. */
+    public int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout) {
+        // A CNI observation exists as long as its cluster's EKS-A Cluster does.
+        java.util.Set<String> clusters = new java.util.HashSet<>();
+        informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER)
+                .forEach(w -> w.informer().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
+        return TopicReconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
+                ? clusters.contains(key.clusterName())
+                : informers.stream().filter(w -> w.kind() == key.kind())
+                        .anyMatch(w -> w.informer().getStore().getByKey(key.key().namespace() + "/" + key.key().name()) != null),
+                publisher, timeout);
     }
 
     public boolean synced() {

@@ -2,25 +2,35 @@ package io.statusaggregator.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.model.ObjectKind;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,20 +39,15 @@ import org.junit.jupiter.api.Test;
 class FleetSimulatorTest {
     private static final String CAPI = "eksa-system";
     private static final String NS = FleetSimulator.CLUSTER_NAMESPACE;
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> LIVE = List.of("alpha", "bravo", "delta");
 
     private EmbeddedKubernetes kubernetes;
-    private MockProducer<String, String> producer;
     private FleetSimulator simulator;
 
     @BeforeEach
     void setUp() {
         kubernetes = EmbeddedKubernetes.start(0);
-        producer = new MockProducer<>(true, null, new StringSerializer(), new StringSerializer());
-        ObjectStatePublisher publisher = new ObjectStatePublisher(producer, "object-state", key -> {
-        });
-        simulator = new FleetSimulator(kubernetes.client(), CAPI, publisher, Duration.ofSeconds(1));
+        simulator = new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1));
     }
 
     @AfterEach
@@ -190,43 +195,97 @@ class FleetSimulatorTest {
     }
 
     @Test
-    void charlieIsDeletedWithAllItsObjectsAndItsCniObservation() {
+    void charlieIsDeletedWithAllItsObjectsItsKubeconfigSecretAndItsApi() throws IOException {
         runTo(FleetSimulator.CHARLIE_DELETE_TICK - 1);
         assertNotNull(get(ObjectKind.EKSA_CLUSTER, NS, "charlie"));
         assertFalse(objectsOf("charlie").isEmpty());
+        assertNotNull(kubeconfigSecret("charlie"));
+        URI api = URI.create(simulator.workloadUrl("charlie").orElseThrow());
+        new Socket(api.getHost(), api.getPort()).close();
 
         runTo(FleetSimulator.CHARLIE_DELETE_TICK);
         assertNull(get(ObjectKind.EKSA_CLUSTER, NS, "charlie"));
         assertNull(get(ObjectKind.CAPI_CLUSTER, CAPI, "charlie"));
         assertNull(get(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "charlie"));
         assertEquals(List.of(), objectsOf("charlie"));
-        ProducerRecord<String, String> last = cniRecords("charlie").get(cniRecords("charlie").size() - 1);
-        assertNull(last.value(), "a tombstone");
+        assertNull(kubeconfigSecret("charlie"));
+        assertTrue(simulator.workloadClient("charlie").isEmpty());
+        assertThrows(ConnectException.class, () -> new Socket(api.getHost(), api.getPort()).close(), "its API server is gone");
 
         runTo(FleetSimulator.SETTLED_TICK);
         assertEquals(List.of(), objectsOf("charlie"), "and it does not come back");
+        assertNull(kubeconfigSecret("charlie"));
     }
 
     @Test
-    void ciliumIsReportedStartingAtInitializationAndReadyThreeTicksLater() {
-        runTo(5);
-        assertEquals(List.of(false), readiness(cniRecords("alpha")), "alpha initialized at tick 3");
-        runTo(6);
-        assertEquals(List.of(false, true), readiness(cniRecords("alpha")));
-        JsonNode observation = value(cniRecords("alpha").get(1));
-        assertEquals("statusaggregator.io/v1alpha1", observation.path("apiVersion").asText());
-        assertEquals("CNIObservation", observation.path("kind").asText());
-        assertEquals(CAPI, observation.path("metadata").path("namespace").asText());
-        assertEquals("alpha", observation.path("metadata").path("name").asText());
-        assertEquals("alpha", observation.path("spec").path("clusterName").asText());
-        assertEquals("cilium", observation.path("spec").path("cni").asText());
-        assertEquals("v1.15.16-eksa.1", observation.path("spec").path("version").asText());
-        assertEquals("alpha/CNIObservation.statusaggregator.io/eksa-system/alpha", cniRecords("alpha").get(1).key());
+    void eachClusterHasItsOwnApiFromCreationAndItsKubeconfigSecretFromInitialization() {
+        runTo(2);
+        assertTrue(simulator.workloadClient("alpha").isPresent(), "alpha's API runs from its creation, tick 1");
+        assertTrue(simulator.workloadClient("bravo").isEmpty(), "bravo is created at tick 4");
+        assertNull(kubeconfigSecret("alpha"), "not before the control plane is initialized");
+        assertNull(cilium("alpha"));
+
+        runTo(3);
+        Secret secret = kubeconfigSecret("alpha");
+        assertNotNull(secret, "alpha initialized at tick 3");
+        assertEquals("cluster.x-k8s.io/secret", secret.getType());
+        assertEquals(Map.of("cluster.x-k8s.io/cluster-name", "alpha"), secret.getMetadata().getLabels());
+        String kubeconfig = new String(Base64.getDecoder().decode(secret.getData().get("value")), StandardCharsets.UTF_8);
+        assertEquals(simulator.workloadUrl("alpha").orElseThrow(), server(kubeconfig));
+
+        // Read as the aggregator's CNI observer does: with a client of its own, made of the secret's kubeconfig.
+        try (KubernetesClient workload = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(kubeconfig)).build()) {
+            DaemonSet cilium = workload.apps().daemonSets().inNamespace("kube-system").withName("cilium").get();
+            assertNotNull(cilium);
+            assertEquals("public.ecr.aws/isovalent/cilium:v1.15.16-eksa.1", ciliumAgent(cilium).getImage());
+        }
+
+        runTo(4);
+        assertNotEquals(simulator.workloadUrl("alpha").orElseThrow(), simulator.workloadUrl("bravo").orElseThrow(),
+                "one API per cluster");
+    }
+
+    @Test
+    void ciliumStartsAtInitializationAndIsReadyThreeTicksLater() {
+        runTo(3);
+        DaemonSet starting = cilium("alpha");
+        assertNotNull(starting, "alpha initialized at tick 3");
+        assertFalse(cniReady(starting));
+        assertEquals(1, starting.getStatus().getDesiredNumberScheduled(), "one node: the first control plane machine");
+        assertEquals(0, starting.getStatus().getNumberReady());
+        assertEquals(starting.getMetadata().getGeneration(), starting.getStatus().getObservedGeneration());
+
+        runTo(3 + FleetSimulator.CNI_READY_AFTER - 1);
+        assertFalse(cniReady(cilium("alpha")));
+        assertEquals(nodes("alpha"), cilium("alpha").getStatus().getDesiredNumberScheduled(), "follows the workers joining");
+        runTo(3 + FleetSimulator.CNI_READY_AFTER);
+        DaemonSet ready = cilium("alpha");
+        assertTrue(cniReady(ready), "ready " + FleetSimulator.CNI_READY_AFTER + " ticks after initialization: " + ready.getStatus());
+        assertEquals(3, ready.getStatus().getDesiredNumberScheduled(), "1 control plane node, 2 workers");
+        assertEquals("public.ecr.aws/isovalent/cilium:v1.15.16-eksa.1", ciliumAgent(ready).getImage());
 
         runTo(FleetSimulator.SETTLED_TICK + 2);
         for (String cluster : LIVE) {
-            assertEquals(List.of(false, true), readiness(cniRecords(cluster)), cluster);
+            DaemonSet cilium = cilium(cluster);
+            assertTrue(cniReady(cilium), cluster);
+            assertEquals(nodes(cluster), cilium.getStatus().getDesiredNumberScheduled(), cluster);
         }
+    }
+
+    @Test
+    void ciliumStaysReadyWhileDeltaScalesUpAndBravoRolls() {
+        runTo(FleetSimulator.DELTA_SCALE_UP_TICK - 1);
+        assertEquals(2, cilium("delta").getStatus().getDesiredNumberScheduled());
+        for (int tick = FleetSimulator.DELTA_SCALE_UP_TICK; tick <= FleetSimulator.SETTLED_TICK; tick++) {
+            simulator.step();
+            for (String cluster : List.of("delta", "bravo")) {
+                DaemonSet cilium = cilium(cluster);
+                assertTrue(cniReady(cilium), "tick " + tick + ", " + cluster + ": " + cilium.getStatus());
+                assertEquals(nodes(cluster), cilium.getStatus().getDesiredNumberScheduled(), "tick " + tick + ", " + cluster);
+            }
+        }
+        assertEquals(1 + FleetSimulator.DELTA_SCALED_WORKERS, cilium("delta").getStatus().getDesiredNumberScheduled());
+        assertEquals(1, cilium("delta").getMetadata().getGeneration(), "its spec never changed");
     }
 
     @Test
@@ -256,11 +315,9 @@ class FleetSimulatorTest {
 
         // Nothing changes any more: no write reaches the server.
         Map<String, String> versions = resourceVersions();
-        long records = producer.history().size();
         simulator.step();
         simulator.step();
         assertEquals(versions, resourceVersions());
-        assertEquals(records, producer.history().size());
     }
 
     @Test
@@ -301,8 +358,7 @@ class FleetSimulatorTest {
                     return false;
                 }
             }
-            List<Boolean> cni = readiness(cniRecords(name));
-            if (cni.isEmpty() || !cni.get(cni.size() - 1)) {
+            if (!cniReady(cilium(name))) {
                 return false;
             }
         }
@@ -379,21 +435,50 @@ class FleetSimulatorTest {
         return found;
     }
 
-    private List<ProducerRecord<String, String>> cniRecords(String cluster) {
-        return producer.history().stream().filter(r -> r.key().equals(cluster + "/CNIObservation.statusaggregator.io/" + CAPI + "/" + cluster))
-                .toList();
+    private Secret kubeconfigSecret(String cluster) {
+        return kubernetes.client().secrets().inNamespace(CAPI).withName(cluster + "-kubeconfig").get();
     }
 
-    private static JsonNode value(ProducerRecord<String, String> record) {
+    /** The server URL of a kubeconfig's first cluster. */
+    private static String server(String kubeconfig) {
         try {
-            return JSON.readTree(record.value());
-        } catch (Exception e) {
+            return new YAMLMapper().readTree(kubeconfig).path("clusters").path(0).path("cluster").path("server").asText();
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
     }
 
-    private static List<Boolean> readiness(List<ProducerRecord<String, String>> records) {
-        return records.stream().filter(r -> r.value() != null).map(r -> value(r).path("spec").path("ready").asBoolean()).toList();
+    /** The Cilium DaemonSet in a cluster's workload API; null when there is none (yet). */
+    private DaemonSet cilium(String cluster) {
+        return simulator.workloadClient(cluster)
+                .map(c -> c.apps().daemonSets().inNamespace("kube-system").withName("cilium").get())
+                .orElse(null);
+    }
+
+    private static Container ciliumAgent(DaemonSet cilium) {
+        return cilium.getSpec().getTemplate().getSpec().getContainers().stream()
+                .filter(c -> c.getName().equals("cilium-agent")).findFirst().orElseThrow();
+    }
+
+    /** The aggregator's CNI observer's rule: every scheduled pod ready and up to date, on a spec it has seen. */
+    private static boolean cniReady(DaemonSet cilium) {
+        if (cilium == null || cilium.getStatus() == null) {
+            return false;
+        }
+        var status = cilium.getStatus();
+        int desired = status.getDesiredNumberScheduled() == null ? 0 : status.getDesiredNumberScheduled();
+        return desired > 0 && Integer.valueOf(desired).equals(status.getNumberReady())
+                && Integer.valueOf(desired).equals(status.getUpdatedNumberScheduled())
+                && status.getObservedGeneration() != null
+                && status.getObservedGeneration() >= cilium.getMetadata().getGeneration();
+    }
+
+    /** The cluster's nodes, as the management API shows them: its Machines with a nodeRef. */
+    private int nodes(String cluster) {
+        return (int) list(ObjectKind.MACHINE).stream()
+                .filter(m -> m.path("spec").path("clusterName").asText().equals(cluster))
+                .filter(m -> m.path("status").has("nodeRef"))
+                .count();
     }
 
     private Map<String, String> resourceVersions() {
@@ -404,6 +489,10 @@ class FleetSimulatorTest {
                 versions.put(kind + "/" + object.path("metadata").path("name").asText(),
                         object.path("metadata").path("resourceVersion").asText());
             }
+        }
+        for (String cluster : LIVE) {
+            versions.put("Secret/" + cluster, kubeconfigSecret(cluster).getMetadata().getResourceVersion());
+            versions.put("DaemonSet/" + cluster, cilium(cluster).getMetadata().getResourceVersion());
         }
         return versions;
     }
@@ -419,6 +508,10 @@ class FleetSimulatorTest {
                 objects.add(kind + " " + object.path("metadata").path("name").asText() + " gen "
                         + generation(object) + " " + object.path("spec") + " " + status);
             }
+        }
+        for (String cluster : LIVE) {
+            DaemonSet cilium = cilium(cluster);
+            objects.add("DaemonSet " + cluster + " gen " + cilium.getMetadata().getGeneration() + " " + cilium.getStatus());
         }
         objects.sort(null);
         return objects;

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.embedded.LiveTable.Row;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.model.ObjectKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -20,8 +19,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
-import org.apache.kafka.clients.producer.MockProducer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
 class LiveTableTest {
@@ -145,11 +142,8 @@ class LiveTableTest {
 
     @Test
     void showsTheSimulatedFleet() {
-        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
-            MockProducer<String, String> producer = new MockProducer<>(true, null, new StringSerializer(), new StringSerializer());
-            FleetSimulator simulator = new FleetSimulator(kubernetes.client(), CAPI,
-                    new ObjectStatePublisher(producer, "object-state", key -> {
-                    }), Duration.ofSeconds(1));
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0);
+                FleetSimulator simulator = new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1))) {
             LiveTable table = new LiveTable(kubernetes.client(), CAPI, new PrintStream(new ByteArrayOutputStream(), true,
                     StandardCharsets.UTF_8), Duration.ofSeconds(1), CLOCK);
             while (simulator.ticks() < 8) {
@@ -159,7 +153,6 @@ class LiveTableTest {
                     new Row("default", "alpha", 1, 1, 2, 2, "-", "-"),
                     new Row("default", "bravo", 3, 3, 2, 3, "-", "-"),
                     new Row("default", "charlie", 0, 1, 0, 1, "-", "-")), table.readRows());
-            simulator.close();
         }
     }
 

@@ -211,6 +211,34 @@ class PipelineTest {
         assertTrue(writes <= bound && writes < 25, "100 events in " + burstMillis + " ms made " + writes + " status writes");
     }
 
+    @Test
+    void deletionsAndChangesWhileIngestWasDownConvergeWhenItStartsAgain() throws Exception {
+        Pipeline first = start(true);
+        fleet.createCluster("lima", 1, 1);
+        fleet.createCluster("mike", 1, 1);
+        fleet.awaitCondition("lima", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        fleet.awaitCondition("mike", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance has work in flight");
+        first.close();
+
+        // While nothing watches: mike is deleted with its CAPI objects, lima's control plane comes up.
+        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "mike");
+        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "mike");
+        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "mike-md-0");
+        fleet.controlPlaneReady("lima", 1);
+
+        Pipeline second = start(true);
+        fleet.awaitCondition("lima", "ControlPlaneInitialized", "True", "", "");
+        await(DEADLINE, () -> second.aggregator().clustersTracked() == 1,
+                () -> "clusters tracked after the restart: " + second.aggregator().clustersTracked());
+        Map<String, String> statuses = latestValues("statuses-" + run);
+        assertTrue(statuses.containsKey("default/mike") && statuses.get("default/mike") == null,
+                "the cluster deleted while ingest was down ends with a tombstone: " + statuses);
+        Map<String, String> objects = latestValues("object-states-" + run);
+        assertTrue(objects.entrySet().stream().filter(e -> e.getKey().startsWith("mike/")).allMatch(e -> e.getValue() == null),
+                "every object of mike is tombstoned on the object-state topic: " + objects.keySet());
+    }
+
     /** The latest value of every key of a topic, read from the beginning to its end (null for a tombstone). */
     private static Map<String, String> latestValues(String topic) {
         Map<String, Object> props = new HashMap<>();
