@@ -8,11 +8,42 @@ import java.util.Optional;
  * Cluster (where any part may be missing).
  */
 public record ClusterStatus(long observedGeneration, Optional<Failure> failure, Optional<DefaultCni> defaultCni,
-        List<Condition> conditions) {
-    public static final ClusterStatus NONE = new ClusterStatus(0, Optional.empty(), Optional.empty(), List.of());
+        List<Condition> conditions, List<WorkerNodeGroupStatus> workerNodeGroups, Versions versions) {
+    public static final ClusterStatus NONE = new ClusterStatus(0, Optional.empty(), Optional.empty(), List.of(), List.of(),
+            Versions.NONE);
 
     public ClusterStatus {
         conditions = List.copyOf(conditions);
+        workerNodeGroups = List.copyOf(workerNodeGroups);
+    }
+
+    /**
+     * {@code status.workerNodeGroups[]}: where each worker node group stands, so that a modular upgrade shows which
+     * group is behind.
+     *
+     * @param kubernetesVersion the group's desired version (its own, else the cluster's); empty when neither is set
+     */
+    public record WorkerNodeGroupStatus(String name, Optional<io.statusaggregator.versions.KubernetesVersion> kubernetesVersion,
+            int replicas, int readyReplicas, int upToDateReplicas) {
+    }
+
+    /**
+     * {@code status.versions}: {@code <release>#<spec hash>} of the spec being rolled out ({@code next}), of the
+     * last one the cluster reached ({@code current}) and of the one before it ({@code last}, the rollback target).
+     */
+    public record Versions(Optional<String> next, Optional<String> current, Optional<String> last) {
+        public static final Versions NONE = new Versions(Optional.empty(), Optional.empty(), Optional.empty());
+
+        /** A value without exactly one {@code #} counts as empty. */
+        public Versions {
+            next = next.filter(Versions::wellFormed);
+            current = current.filter(Versions::wellFormed);
+            last = last.filter(Versions::wellFormed);
+        }
+
+        private static boolean wellFormed(String value) {
+            return value.indexOf('#') >= 0 && value.indexOf('#') == value.lastIndexOf('#');
+        }
     }
 
     public Optional<Condition> condition(ConditionType type) {

@@ -5,16 +5,18 @@ import java.util.Map;
 /**
  * The user-facing EKS Anywhere {@code Cluster}: its spec, its generation, and the status it shows now (written
  * by this aggregator or by another controller), which is an input of the rules.
+ *
+ * @param specHash the hash of the whole spec as stored, for the version history (see {@code versions.SpecHash})
  */
 public record EksaCluster(ObjectKey key, String apiVersion, long generation, Map<String, String> annotations,
-        EksaClusterSpec spec, ClusterStatus status) implements KubernetesObject {
+        EksaClusterSpec spec, String specHash, ClusterStatus status) implements KubernetesObject {
     public EksaCluster {
         annotations = Map.copyOf(annotations);
     }
 
     /** The same Cluster as if it showed {@code shown} as its status. */
     public EksaCluster withStatus(ClusterStatus shown) {
-        return new EksaCluster(key, apiVersion, generation, annotations, spec, shown);
+        return new EksaCluster(key, apiVersion, generation, annotations, spec, specHash, shown);
     }
 
     @Override

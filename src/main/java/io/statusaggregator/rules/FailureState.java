@@ -3,7 +3,7 @@ package io.statusaggregator.rules;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import java.util.Optional;
-import java.util.Set;
+import io.statusaggregator.versions.EksaVersionSkew;
 import io.statusaggregator.versions.KubernetesVersionSkew;
 
 /**
@@ -12,8 +12,14 @@ import io.statusaggregator.versions.KubernetesVersionSkew;
  * kept while this aggregator raises none of its own.
  */
 public final class FailureState {
-    /** The reasons this aggregator raises; any other reason on the Cluster was written by someone else. */
-    public static final Set<String> OWN_REASONS = Set.of(KubernetesVersionSkew.REASON);
+    /**
+     * Whether this aggregator raises a failure pair like this one; any other was written by someone else. EKS-A's
+     * own controller also uses EksaVersionInvalid (for a missing release, which is not checked here yet), so for that
+     * reason only the messages raised here count as own.
+     */
+    static boolean isOwn(Failure failure) {
+        return KubernetesVersionSkew.raises(failure) || EksaVersionSkew.raises(failure);
+    }
 
     private FailureState() {
     }
@@ -22,6 +28,6 @@ public final class FailureState {
         if (raised.isPresent()) {
             return raised;
         }
-        return previous.failure().filter(f -> !OWN_REASONS.contains(f.reason()));
+        return previous.failure().filter(f -> !isOwn(f));
     }
 }

@@ -5,7 +5,9 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.versions.EksaVersionSkew;
 import io.statusaggregator.versions.KubernetesVersionSkew;
+import io.statusaggregator.versions.VersionHistory;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -25,7 +27,8 @@ public final class StatusRules {
         Verdict controlPlane = ControlPlaneReady.evaluate(snapshot);
         Verdict workers = WorkersReady.evaluate(snapshot, initialized.isTrue());
         Verdict cni = DefaultCniConfigured.evaluate(snapshot);
-        Optional<Failure> failure = FailureState.resolve(KubernetesVersionSkew.check(snapshot.cluster().spec()), previous);
+        Optional<Failure> failure = FailureState.resolve(
+                KubernetesVersionSkew.check(snapshot.cluster().spec()).or(() -> EksaVersionSkew.check(snapshot.cluster())), previous);
         Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
 
         Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);
@@ -36,7 +39,9 @@ public final class StatusRules {
                 stamped(ConditionType.DEFAULT_CNI_CONFIGURED, cni, previous, stamp),
                 stamped(ConditionType.READY, ready, previous, stamp));
         return new ClusterStatus(snapshot.cluster().generation(), failure,
-                Optional.of(DefaultCniConfigured.summary(snapshot, cni)), conditions);
+                Optional.of(DefaultCniConfigured.summary(snapshot, cni)), conditions,
+                WorkerNodeGroups.summarize(snapshot),
+                VersionHistory.advance(snapshot.cluster(), ready.isTrue()));
     }
 
     /** {@code lastTransitionTime} moves only when the condition's status changes. */

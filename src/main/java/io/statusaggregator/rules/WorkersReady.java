@@ -90,7 +90,7 @@ public final class WorkersReady {
      * major.minor than the group's desired version, whichever is more (the two usually overlap: once the template
      * carries the new version, the Machines on the old one are the ones not updated), never more than its replicas.
      */
-    private static int outdated(MachineDeployment md, Optional<KubernetesVersion> desired, ClusterSnapshot snapshot) {
+    static int outdated(MachineDeployment md, Optional<KubernetesVersion> desired, ClusterSnapshot snapshot) {
         int notUpdated = Math.max(0, md.replicas() - md.updatedReplicas());
         if (desired.isEmpty()) {
             return notUpdated;

@@ -15,6 +15,11 @@ public final class KubernetesVersionSkew {
     private KubernetesVersionSkew() {
     }
 
+    /** Whether a failure pair is one this rule raises. */
+    public static boolean raises(Failure failure) {
+        return failure.reason().equals(REASON);
+    }
+
     public static Optional<Failure> check(EksaClusterSpec spec) {
         if (spec.kubernetesVersion().isEmpty()) {
             return Optional.empty();

@@ -8,6 +8,8 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.CniState;
 import io.statusaggregator.model.ClusterStatus.DefaultCni;
 import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.ClusterStatus.Versions;
+import io.statusaggregator.model.ClusterStatus.WorkerNodeGroupStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
@@ -26,6 +28,7 @@ import io.statusaggregator.model.ObservedConditions;
 import io.statusaggregator.model.Severity;
 import io.statusaggregator.model.WorkerNodeGroup;
 import io.statusaggregator.versions.KubernetesVersion;
+import io.statusaggregator.versions.SpecHash;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -80,7 +83,7 @@ public final class ObjectDecoder {
         JsonFields metadata = root.object("metadata");
         ObjectKey key = new ObjectKey(metadata.string("namespace").orElse(DEFAULT_NAMESPACE), metadata.requiredString("name"));
         return Optional.of(switch (kind.get()) {
-            case EKSA_CLUSTER -> eksaCluster(root, metadata, key);
+            case EKSA_CLUSTER -> eksaCluster(node, root, metadata, key);
             case CAPI_CLUSTER -> capiCluster(root, key);
             case KUBEADM_CONTROL_PLANE -> kubeadmControlPlane(root, metadata, key);
             case MACHINE_DEPLOYMENT -> machineDeployment(root, metadata, key);
@@ -90,7 +93,8 @@ public final class ObjectDecoder {
         });
     }
 
-    private static EksaCluster eksaCluster(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
+    private static EksaCluster eksaCluster(JsonNode node, JsonFields root, JsonFields metadata, ObjectKey key)
+            throws MalformedObjectException {
         JsonFields spec = root.object("spec");
         List<WorkerNodeGroup> groups = new ArrayList<>();
         for (JsonFields group : spec.objects("workerNodeGroupConfigurations")) {
@@ -111,8 +115,11 @@ public final class ObjectDecoder {
                 spec.object("bundlesRef").string("name"),
                 externalEtcd,
                 cniConfig(spec.object("clusterNetwork")));
+        JsonNode rawSpec = node.get("spec");
         return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
-                metadata.stringMap("annotations"), clusterSpec, status(root.object("status")));
+                metadata.stringMap("annotations"), clusterSpec,
+                SpecHash.of(rawSpec == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : rawSpec),
+                status(root.object("status")));
     }
 
     private static WorkerNodeGroup workerNodeGroup(JsonFields group) throws MalformedObjectException {
@@ -296,6 +303,16 @@ public final class ObjectDecoder {
                     condition.string("message").orElse(""),
                     condition.string("severity").flatMap(Severity::of).orElse(Severity.NONE), lastTransitionTime));
         }
-        return new ClusterStatus(status.generation("observedGeneration").orElse(0L), failure, defaultCni, conditions);
+        List<WorkerNodeGroupStatus> groups = new ArrayList<>();
+        for (JsonFields group : status.objects("workerNodeGroups")) {
+            Optional<String> name = group.string("name");
+            if (name.isPresent()) {
+                groups.add(new WorkerNodeGroupStatus(name.get(), group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec),
+                        group.countOrZero("replicas"), group.countOrZero("readyReplicas"), group.countOrZero("upToDateReplicas")));
+            }
+        }
+        JsonFields versions = status.object("versions");
+        return new ClusterStatus(status.generation("observedGeneration").orElse(0L), failure, defaultCni, conditions, groups,
+                new Versions(versions.string("next"), versions.string("current"), versions.string("last")));
     }
 }

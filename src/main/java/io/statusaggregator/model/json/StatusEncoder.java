@@ -36,6 +36,24 @@ public final class StatusEncoder {
             putIfNotEmpty(c, "severity", condition.severity().wireName());
             c.put("lastTransitionTime", condition.lastTransitionTime().toString());
         }
+        if (!status.workerNodeGroups().isEmpty()) {
+            var groups = node.putArray("workerNodeGroups");
+            status.workerNodeGroups().forEach(group -> {
+                ObjectNode g = groups.addObject();
+                g.put("name", group.name());
+                group.kubernetesVersion().ifPresent(v -> g.put("kubernetesVersion", v.toString()));
+                g.put("replicas", group.replicas());
+                g.put("readyReplicas", group.readyReplicas());
+                g.put("upToDateReplicas", group.upToDateReplicas());
+            });
+        }
+        ObjectNode versions = JsonNodeFactory.instance.objectNode();
+        status.versions().next().ifPresent(v -> versions.put("next", v));
+        status.versions().current().ifPresent(v -> versions.put("current", v));
+        status.versions().last().ifPresent(v -> versions.put("last", v));
+        if (!versions.isEmpty()) {
+            node.set("versions", versions);
+        }
         return node;
     }
 

@@ -1,0 +1,53 @@
+package io.statusaggregator.versions;
+
+import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.EksaCluster;
+import java.util.Optional;
+
+/**
+ * The EKS-A version rules (versions.md, 000): one release named, and an upgrade from the version the cluster last
+ * reached ({@code status.versions.current}) at most one minor up, never a minor down; patch changes pass, and the
+ * annotation {@code anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: "true"} bypasses the skew check.
+ */
+public final class EksaVersionSkew {
+    public static final String REASON = "EksaVersionInvalid";
+    public static final String SKIP_ANNOTATION = "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check";
+
+    private EksaVersionSkew() {
+    }
+
+    private static final String BOTH = "cannot specify both eksaVersion and bundlesRef: exactly one names the release";
+
+    /** Whether a failure pair is one this rule raises (EKS-A's controller uses the same reason for other causes). */
+    public static boolean raises(Failure failure) {
+        return failure.reason().equals(REASON) && (failure.message().equals(BOTH) || failure.message().startsWith("cannot upgrade to ")
+                || failure.message().startsWith("cannot downgrade from "));
+    }
+
+    public static Optional<Failure> check(EksaCluster cluster) {
+        if (cluster.spec().eksaVersion().isPresent() && cluster.spec().bundlesRef().isPresent()) {
+            return Optional.of(new Failure(REASON, BOTH));
+        }
+        if ("true".equals(cluster.annotations().get(SKIP_ANNOTATION))) {
+            return Optional.empty();
+        }
+        Optional<EksaVersion> requested = cluster.spec().eksaVersion().flatMap(EksaVersion::parse);
+        Optional<EksaVersion> reached = cluster.status().versions().current()
+                .map(current -> current.substring(0, current.indexOf('#')))
+                .flatMap(EksaVersion::parse);
+        if (requested.isEmpty() || reached.isEmpty()) {
+            return Optional.empty(); // a first version, or one named by bundlesRef: nothing to compare with
+        }
+        EksaVersion to = requested.get();
+        EksaVersion from = reached.get();
+        if (to.major() < from.major() || to.major() == from.major() && to.minor() < from.minor()) {
+            return Optional.of(new Failure(REASON, "cannot downgrade from %s to %s: EksaVersion upgrades must be incremental"
+                    .formatted(from, to)));
+        }
+        if (to.major() != from.major() || to.minor() > from.minor() + 1) {
+            return Optional.of(new Failure(REASON, "cannot upgrade to %s from %s: EksaVersion upgrades must have a skew of 1 minor version"
+                    .formatted(to, from)));
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,60 @@
+package io.statusaggregator.versions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * The hash of a Cluster spec in the version history (versions.md, 003): base64url without padding of the SHA-1 of
+ * the spec's canonical JSON: exactly the fields it holds, object keys sorted, no whitespace, strings escaped as JSON
+ * escapes them, non-ASCII left as UTF-8.
+ */
+public final class SpecHash {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private SpecHash() {
+    }
+
+    public static String of(JsonNode spec) {
+        try {
+            byte[] sha1 = MessageDigest.getInstance("SHA-1").digest(canonical(spec).getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(sha1);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java runtime has SHA-1", e);
+        }
+    }
+
+    /** The canonical JSON text: Jackson writes no whitespace and leaves non-ASCII unescaped by default. */
+    static String canonical(JsonNode spec) {
+        try {
+            return JSON.writeValueAsString(sorted(spec));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode sorted(JsonNode node) {
+        if (node.isObject()) {
+            List<String> names = new ArrayList<>();
+            node.fieldNames().forEachRemaining(names::add);
+            Collections.sort(names);
+            ObjectNode result = JSON.createObjectNode();
+            names.forEach(name -> result.set(name, sorted(node.get(name))));
+            return result;
+        }
+        if (node.isArray()) {
+            ArrayNode result = JSON.createArrayNode();
+            node.forEach(item -> result.add(sorted(item)));
+            return result;
+        }
+        return node;
+    }
+}
