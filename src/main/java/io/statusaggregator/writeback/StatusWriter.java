@@ -3,7 +3,11 @@ package io.statusaggregator.writeback;
 import io.statusaggregator.DaemonThreads;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -65,7 +69,11 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     public StatusWriter(KubernetesClient client, Settings settings, Consumer<Outcome> outcomes) {
-        this.client = client;
+        // Retries are this class's, per cluster: the client's own (which would hold a writer thread through its
+        // backoff on a 5xx or a connection failure) are switched off.
+        this.client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+                .build();
         this.settings = settings;
         this.outcomes = outcomes;
         this.pool = Executors.newFixedThreadPool(settings.concurrency(), DaemonThreads.named("status-writer"));
@@ -114,9 +122,15 @@ public final class StatusWriter implements AutoCloseable {
         synchronized (slot) {
             status = slot.latest;
         }
+        // Patching through a named resource makes Fabric8 GET it first; through an item it sends the PATCH alone.
+        GenericKubernetesResource target = new GenericKubernetesResourceBuilder()
+                .withApiVersion(ObjectKind.EKSA_CLUSTER.apiVersion())
+                .withKind(ObjectKind.EKSA_CLUSTER.kind())
+                .withNewMetadata().withNamespace(cluster.namespace()).withName(cluster.name()).endMetadata()
+                .build();
         client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
                 .inNamespace(cluster.namespace())
-                .withName(cluster.name())
+                .resource(target)
                 .subresource("status")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status));
         writes.incrementAndGet();
@@ -187,5 +201,6 @@ public final class StatusWriter implements AutoCloseable {
             }
         });
         pool.shutdown();
+        client.close();
     }
 }
