@@ -34,6 +34,13 @@ public interface AggregatorConfig {
     @WithDefault("10s")
     Duration echoTimeout();
 
+    /**
+     * A ConfigMap in the CAPI namespace whose key {@code compatibility.yaml} replaces the built-in compatibility data
+     * while it exists; followed at run time.
+     */
+    @WithName("compatibility.configmap")
+    Optional<String> compatibilityConfigMap();
+
     Topics topics();
 
     Ingest ingest();

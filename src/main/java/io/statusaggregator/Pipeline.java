@@ -2,6 +2,7 @@ package io.statusaggregator;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
@@ -44,6 +45,8 @@ public final class Pipeline implements AutoCloseable {
     /**
      * @param kafka        Kafka client properties shared by every client (bootstrap servers, security)
      * @param ingest       whether this instance runs ingest (one instance feeds the topic; all aggregate)
+     * @param compatibilityConfigMap the ConfigMap in the CAPI namespace whose compatibility data, while it exists,
+     *                               replaces the built-in data
      */
     public record Settings(
             Map<String, Object> kafka,
@@ -57,7 +60,8 @@ public final class Pipeline implements AutoCloseable {
             ObjectIngest.Settings ingestSettings,
             Aggregator.Settings aggregatorSettings,
             StatusWriter.Settings writerSettings,
-            CniObserver.Settings cniSettings) {
+            CniObserver.Settings cniSettings,
+            java.util.Optional<String> compatibilityConfigMap) {
     }
 
     private final Settings settings;
@@ -92,7 +96,11 @@ public final class Pipeline implements AutoCloseable {
         consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + ProcessHandle.current().pid());
-        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibility,
+        CompatibilityConfigMap compatibilityData = new CompatibilityConfigMap(compatibility);
+        started.add(compatibilityData);
+        settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
+                settings.ingestSettings().capiNamespace(), name));
+        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, clock);
         started.add(aggregator);
         aggregator.start();

@@ -65,7 +65,9 @@ public final class Aggregator implements AutoCloseable {
 
     private final Consumer<String, String> consumer;
     private final Settings settings;
-    private final Compatibility compatibility;
+    private final java.util.function.Supplier<Compatibility> compatibility;
+    /** The compatibility data the clusters were last computed with: when it changes, every cluster is computed again. */
+    private Compatibility computedWith;
     private final StatusWriter writer;
     private final StatusFeed feed;
     private final Clock clock;
@@ -95,7 +97,7 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    public Aggregator(Consumer<String, String> consumer, Settings settings, Compatibility compatibility,
+    public Aggregator(Consumer<String, String> consumer, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, Clock clock) {
         this.consumer = consumer;
@@ -181,6 +183,12 @@ public final class Aggregator implements AutoCloseable {
             }
         }
         live = !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
+        Compatibility inForce = compatibility.get();
+        if (computedWith != null && inForce != computedWith) {
+            long due = System.nanoTime() - settings.coalescingWindow().toNanos();
+            partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(c -> markDirty(c, due)));
+        }
+        computedWith = inForce;
         tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
         computeDue();
         settled = live && dirty.isEmpty() && awaitingEcho.isEmpty();
@@ -289,7 +297,7 @@ public final class Aggregator implements AutoCloseable {
             clearPending(cluster);
         }
         ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
-        ClusterSnapshot snapshot = cluster.state.snapshot(compatibility).orElseThrow();
+        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith).orElseThrow();
         snapshot = new ClusterSnapshot(eksa.get().withStatus(shown), snapshot.capiCluster(), snapshot.controlPlanes(),
                 snapshot.machineDeployments(), snapshot.machines(), snapshot.etcdClusters(), snapshot.cni(),
                 snapshot.expectedCiliumVersion());

@@ -122,7 +122,8 @@ public class RunCommand implements Callable<Integer> {
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.echoTimeout()),
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()),
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
-                        config.cni().checkInterval(), config.cni().requestTimeout()));
+                        config.cni().checkInterval(), config.cni().requestTimeout()),
+                config.compatibilityConfigMap());
     }
 
     /** Every {@code kafka.*} property, without the prefix: the Kafka clients' own settings (security included). */

@@ -192,4 +192,38 @@ class CniObservationTest {
         fleet.delete(ObjectKind.EKSA_CLUSTER, "default", deleted);
         fleet.awaitReady(waiting);
     }
+
+    @Test
+    void compatibilityDataFromAConfigMapTakesEffectWithoutARestart() {
+        readyCluster("lima", "{cilium: {}}");
+        Fleet.cilium(fleet.workloadCluster("lima"), "v1.15.16-eksa.1", 1, 1);
+        fleet.awaitReady("lima");
+
+        // The operator's data says EKS-A v0.23 ships a newer Cilium than the one running.
+        var configMaps = management.client().configMaps().inNamespace(CAPI);
+        configMaps.resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata().withName(Fleet.COMPATIBILITY_CONFIGMAP).withNamespace(CAPI).endMetadata()
+                .addToData("compatibility.yaml", """
+                        version: "override-1"
+                        releaseLines:
+                          - eksa: v0.23
+                            kubernetes: ["1.31", "1.32"]
+                            cilium: [{from: v0.23.0, version: v1.16.0-eksa.1}]
+                        """)
+                .build()).create();
+        fleet.awaitCondition("lima", "DefaultCNIConfigured", "False", "DefaultCNIUpgradeInProgress", "Cilium version upgrade needed");
+
+        // A document that does not read is refused; the data in force stays.
+        configMaps.withName(Fleet.COMPATIBILITY_CONFIGMAP).edit(map -> {
+            map.getData().put("compatibility.yaml", "releaseLines: [{eksa: v0.23, cilium: [{from: v0.24.0, version: x}]}]");
+            return map;
+        });
+        await(DEADLINE, () -> logged.stream().anyMatch(l -> l.contains("does not hold a valid compatibility document")),
+                () -> "the invalid document is not reported");
+        assertEquals("DefaultCNIUpgradeInProgress", fleet.condition("default", "lima", "DefaultCNIConfigured").get("reason"));
+
+        // Without the ConfigMap, the built-in data is in force again.
+        configMaps.withName(Fleet.COMPATIBILITY_CONFIGMAP).delete();
+        fleet.awaitReady("lima");
+    }
 }

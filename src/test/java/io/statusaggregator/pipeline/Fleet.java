@@ -65,8 +65,12 @@ final class Fleet implements AutoCloseable {
                 new ObjectIngest.Settings(CAPI, java.util.List.of()),
                 new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), Duration.ofSeconds(10)),
                 new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2)),
-                new CniObserver.Settings(CAPI, workloadConnections, STALE_AFTER, Duration.ofMillis(250), Duration.ofSeconds(2)));
+                new CniObserver.Settings(CAPI, workloadConnections, STALE_AFTER, Duration.ofMillis(250), Duration.ofSeconds(2)),
+                java.util.Optional.of(COMPATIBILITY_CONFIGMAP));
     }
+
+    /** The ConfigMap whose compatibility data replaces the built-in data, in these tests. */
+    static final String COMPATIBILITY_CONFIGMAP = "status-aggregator-compatibility";
 
     /** How long a silent workload API takes to mark its cluster, in these tests. */
     static final Duration STALE_AFTER = Duration.ofSeconds(2);

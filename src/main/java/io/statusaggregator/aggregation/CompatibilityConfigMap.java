@@ -1,0 +1,83 @@
+package io.statusaggregator.aggregation;
+
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * The compatibility data in force: the document shipped in the application, replaced at run time by the one in a
+ * ConfigMap (key {@code compatibility.yaml}) while that ConfigMap exists and holds a valid document. A change takes
+ * effect without a restart; a document that does not read is logged and the data in force kept.
+ */
+public final class CompatibilityConfigMap implements Supplier<Compatibility>, AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(CompatibilityConfigMap.class);
+    public static final String KEY = "compatibility.yaml";
+
+    private final Compatibility builtIn;
+    private final AtomicReference<Compatibility> inForce;
+    private SharedIndexInformer<ConfigMap> informer;
+
+    public CompatibilityConfigMap(Compatibility builtIn) {
+        this.builtIn = builtIn;
+        this.inForce = new AtomicReference<>(builtIn);
+    }
+
+    @Override
+    public Compatibility get() {
+        return inForce.get();
+    }
+
+    /** Follows the ConfigMap {@code namespace/name}. */
+    public void watch(KubernetesClient client, String namespace, String name) {
+        informer = client.configMaps().inNamespace(namespace).withName(name).runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(ConfigMap map) {
+                read(map, namespace + "/" + name);
+            }
+
+            @Override
+            public void onUpdate(ConfigMap before, ConfigMap after) {
+                read(after, namespace + "/" + name);
+            }
+
+            @Override
+            public void onDelete(ConfigMap map, boolean unknown) {
+                inForce.set(builtIn);
+                LOG.infof("ConfigMap %s/%s deleted: the built-in compatibility data (version %s) is in force again",
+                        namespace, name, builtIn.version());
+            }
+        });
+        informer.start();
+    }
+
+    private void read(ConfigMap map, String where) {
+        String text = map.getData() == null ? null : map.getData().get(KEY);
+        if (text == null) {
+            LOG.errorf("ConfigMap %s has no key %s: the compatibility data in force (version %s) is kept", where, KEY, inForce.get().version());
+            return;
+        }
+        try {
+            Compatibility document = CompatibilityReader.read(new YAMLMapper().readTree(text));
+            inForce.set(document);
+            LOG.infof("compatibility data version %s from ConfigMap %s is in force", document.version(), where);
+        } catch (Exception e) {
+            LOG.errorf("ConfigMap %s does not hold a valid compatibility document (%s): the data in force (version %s) is kept",
+                    where, e.getMessage(), inForce.get().version());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (informer != null) {
+            informer.close();
+        }
+    }
+}
