@@ -3,6 +3,7 @@ package io.statusaggregator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
+import io.statusaggregator.aggregation.EksaReleases;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
@@ -100,7 +101,10 @@ public final class Pipeline implements AutoCloseable {
         started.add(compatibilityData);
         settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
                 settings.ingestSettings().capiNamespace(), name));
-        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData,
+        EksaReleases releases = new EksaReleases();
+        started.add(releases);
+        releases.watch(client, settings.ingestSettings().capiNamespace());
+        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData, releases,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, clock);
         started.add(aggregator);
         aggregator.start();

@@ -68,6 +68,9 @@ public final class Aggregator implements AutoCloseable {
     private final java.util.function.Supplier<Compatibility> compatibility;
     /** The compatibility data the clusters were last computed with: when it changes, every cluster is computed again. */
     private Compatibility computedWith;
+    /** The EKSARelease names known to the management cluster, and those the clusters were last computed with. */
+    private final java.util.function.Supplier<Optional<Set<String>>> releases;
+    private Optional<Set<String>> releasesComputedWith = Optional.empty();
     private final StatusWriter writer;
     private final StatusFeed feed;
     private final Clock clock;
@@ -98,8 +101,10 @@ public final class Aggregator implements AutoCloseable {
     }
 
     public Aggregator(Consumer<String, String> consumer, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
+            java.util.function.Supplier<Optional<Set<String>>> releases,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, Clock clock) {
+        this.releases = releases;
         this.consumer = consumer;
         this.settings = settings;
         this.compatibility = compatibility;
@@ -184,11 +189,13 @@ public final class Aggregator implements AutoCloseable {
         }
         live = !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
         Compatibility inForce = compatibility.get();
-        if (computedWith != null && inForce != computedWith) {
+        Optional<Set<String>> releasesNow = releases.get();
+        if (computedWith != null && (inForce != computedWith || !releasesNow.equals(releasesComputedWith))) {
             long due = System.nanoTime() - settings.coalescingWindow().toNanos();
             partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(c -> markDirty(c, due)));
         }
         computedWith = inForce;
+        releasesComputedWith = releasesNow;
         tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
         computeDue();
         settled = live && dirty.isEmpty() && awaitingEcho.isEmpty();
@@ -297,10 +304,10 @@ public final class Aggregator implements AutoCloseable {
             clearPending(cluster);
         }
         ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
-        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith).orElseThrow();
+        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, releasesComputedWith).orElseThrow();
         snapshot = new ClusterSnapshot(eksa.get().withStatus(shown), snapshot.capiCluster(), snapshot.controlPlanes(),
                 snapshot.machineDeployments(), snapshot.machines(), snapshot.etcdClusters(), snapshot.cni(),
-                snapshot.expectedCiliumVersion());
+                snapshot.expectedCiliumVersion(), snapshot.eksaReleases());
         ClusterStatus computed = StatusRules.compute(snapshot, clock.instant());
         computations.incrementAndGet();
         if (computed.equals(shown)) {

@@ -69,7 +69,7 @@ public final class ClusterState {
     }
 
     /** The input of the rules; empty until the EKS-A Cluster itself has been seen. */
-    public Optional<ClusterSnapshot> snapshot(Compatibility compatibility) {
+    public Optional<ClusterSnapshot> snapshot(Compatibility compatibility, Optional<java.util.Set<String>> eksaReleases) {
         if (cluster == null) {
             return Optional.empty();
         }
@@ -84,7 +84,8 @@ public final class ClusterState {
                 of(ObjectKind.MACHINE, Machine.class),
                 of(ObjectKind.ETCDADM_CLUSTER, EtcdadmCluster.class),
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
-                expectedCilium));
+                expectedCilium,
+                eksaReleases));
     }
 
     private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {

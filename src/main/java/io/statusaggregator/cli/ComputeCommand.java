@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -46,7 +47,8 @@ import picocli.CommandLine.Parameters;
                 "prints): EKS-A Clusters (a previous status on a Cluster is an input: it keeps transition",
                 "times and foreign failure reasons), and KubeadmControlPlanes, MachineDeployments, Machines,",
                 "CAPI Clusters, EtcdadmClusters and CNIObservations (statusaggregator.io/v1alpha1) in the CAPI",
-                "namespace. Objects of other kinds are skipped with a warning; so is an object whose cluster",
+                "namespace, and EKSARelease objects (with any, an eksaVersion whose release is not among them",
+                "is invalid). Objects of other kinds are skipped with a warning; so is an object whose cluster",
                 "is not in FILE.",
                 "",
                 "Exit status: 0 when every Cluster was computed; 2 on bad input (not YAML, or an object with",
@@ -94,6 +96,16 @@ public class ComputeCommand implements Callable<Integer> {
             return BAD_INPUT;
         }
 
+        // EKSARelease objects in the input are the management cluster's releases; without any, releases are unknown.
+        java.util.Set<String> releases = new java.util.HashSet<>();
+        for (YamlDocuments.Document document : documents) {
+            if (document.node().path("kind").asText().equals("EKSARelease")
+                    && document.node().path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/")) {
+                releases.add(document.node().path("metadata").path("name").asText());
+            }
+        }
+        Optional<java.util.Set<String>> eksaReleases = releases.isEmpty() ? Optional.empty() : Optional.of(releases);
+
         List<String> errors = new ArrayList<>();
         List<KubernetesObject> objects = new ArrayList<>();
         Map<String, Integer> skippedKinds = new TreeMap<>();
@@ -103,7 +115,9 @@ public class ComputeCommand implements Callable<Integer> {
                 if (decoded.isPresent()) {
                     objects.add(decoded.get());
                 } else {
-                    skippedKinds.merge(document.node().path("kind").asText(), 1, Integer::sum);
+                    if (!document.node().path("kind").asText().equals("EKSARelease")) {
+                        skippedKinds.merge(document.node().path("kind").asText(), 1, Integer::sum);
+                    }
                 }
             } catch (MalformedObjectException e) {
                 errors.add("error: " + document.label() + describe(document) + ": " + e.getMessage());
@@ -148,7 +162,7 @@ public class ComputeCommand implements Callable<Integer> {
                 .build();
         StringBuilder printed = new StringBuilder();
         for (ClusterState state : clusters.values()) {
-            ClusterSnapshot snapshot = state.snapshot(compatibility).orElseThrow();
+            ClusterSnapshot snapshot = state.snapshot(compatibility, eksaReleases).orElseThrow();
             ClusterStatus status = StatusRules.compute(snapshot, at);
             printed.append("---\n").append(yaml.writeValueAsString(StatusDocument.of(snapshot.cluster(), status)));
         }

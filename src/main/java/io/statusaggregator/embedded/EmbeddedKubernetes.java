@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.statusaggregator.aggregation.EksaReleases;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -49,6 +50,9 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(crd(kind)).create();
             }
         }
+        var release = EksaReleases.CONTEXT;
+        kubernetes.client.apiextensions().v1().customResourceDefinitions()
+                .resource(crd(release.getGroup(), release.getVersion(), release.getKind(), release.getPlural(), false)).create();
         return kubernetes;
     }
 
@@ -146,14 +150,18 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     static CustomResourceDefinition crd(ObjectKind kind) {
+        return crd(kind.group(), kind.version(), kind.kind(), kind.plural(), kind == ObjectKind.EKSA_CLUSTER);
+    }
+
+    static CustomResourceDefinition crd(String group, String versionName, String kind, String plural, boolean readyColumns) {
         JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
         var version = new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder()
-                .withName(kind.version())
+                .withName(versionName)
                 .withServed(true)
                 .withStorage(true)
                 .withNewSchema().withOpenAPIV3Schema(anything).endSchema()
                 .withNewSubresources().withNewStatus().endStatus().endSubresources();
-        if (kind == ObjectKind.EKSA_CLUSTER) {
+        if (readyColumns) {
             version.addNewAdditionalPrinterColumn().withName("Ready").withType("string")
                     .withJsonPath(".status.conditions[?(@.type==\"Ready\")].status").endAdditionalPrinterColumn()
                     .addNewAdditionalPrinterColumn().withName("Reason").withType("string")
@@ -162,12 +170,12 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                     .withJsonPath(".metadata.creationTimestamp").endAdditionalPrinterColumn();
         }
         return new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(kind.plural() + "." + kind.group()).endMetadata()
+                .withNewMetadata().withName(plural + "." + group).endMetadata()
                 .withNewSpec()
-                .withGroup(kind.group())
+                .withGroup(group)
                 .withScope("Namespaced")
-                .withNewNames().withKind(kind.kind()).withPlural(kind.plural())
-                .withSingular(kind.kind().toLowerCase()).endNames()
+                .withNewNames().withKind(kind).withPlural(plural)
+                .withSingular(kind.toLowerCase()).endNames()
                 .withVersions(version.build())
                 .endSpec()
                 .build();

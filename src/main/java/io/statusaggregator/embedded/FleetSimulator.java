@@ -14,7 +14,9 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.statusaggregator.aggregation.EksaReleases;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.versions.EksaReleaseName;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.nio.charset.StandardCharsets;
@@ -277,6 +279,7 @@ public final class FleetSimulator implements AutoCloseable {
         if (now == 1) {
             ensureNamespace(CLUSTER_NAMESPACE);
             ensureNamespace(capiNamespace);
+            ensureRelease();
         }
         for (SimCluster cluster : fleet) {
             if (cluster.lifecycle == Lifecycle.LIVE) {
@@ -856,6 +859,20 @@ public final class FleetSimulator implements AutoCloseable {
     private void delete(ObjectKind kind, String namespace, String name) {
         resources(kind).inNamespace(namespace).withName(name).delete();
         writtenStatus.remove(kind.qualifiedName() + "/" + namespace + "/" + name);
+    }
+
+    /** The EKSARelease of the fleet's EKS-A version, as the EKS-A installation puts it in the management cluster. */
+    private void ensureRelease() {
+        String name = EksaReleaseName.of(EKSA_VERSION);
+        var releases = client.genericKubernetesResources(EksaReleases.CONTEXT).inNamespace(capiNamespace);
+        if (releases.withName(name).get() == null) {
+            releases.resource(client.getKubernetesSerialization().unmarshal("""
+                    apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                    kind: EKSARelease
+                    metadata: {name: %s, namespace: %s}
+                    spec: {version: %s, bundlesRef: {name: bundles-1, namespace: eksa-system}}
+                    """.formatted(name, capiNamespace, EKSA_VERSION), GenericKubernetesResource.class)).create();
+        }
     }
 
     private void ensureNamespace(String name) {

@@ -10,6 +10,8 @@ import java.util.Optional;
  *
  * @param expectedCiliumVersion the Cilium version the cluster's EKS-A release ships, from compatibility data;
  *                              empty when the release or its Cilium version is unknown
+ * @param eksaReleases          the names of the {@code EKSARelease} objects on the management cluster; empty when
+ *                              they are not known (yet), so that no release is reported missing for want of a look
  */
 public record ClusterSnapshot(
         EksaCluster cluster,
@@ -19,7 +21,8 @@ public record ClusterSnapshot(
         List<Machine> machines,
         List<EtcdadmCluster> etcdClusters,
         Optional<CniObservation> cni,
-        Optional<String> expectedCiliumVersion) {
+        Optional<String> expectedCiliumVersion,
+        Optional<java.util.Set<String>> eksaReleases) {
     public ClusterSnapshot {
         controlPlanes = List.copyOf(controlPlanes);
         machineDeployments = List.copyOf(machineDeployments);

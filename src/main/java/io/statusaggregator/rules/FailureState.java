@@ -14,8 +14,7 @@ import io.statusaggregator.versions.KubernetesVersionSkew;
 public final class FailureState {
     /**
      * Whether this aggregator raises a failure pair like this one; any other was written by someone else. EKS-A's
-     * own controller also uses EksaVersionInvalid (for a missing release, which is not checked here yet), so for that
-     * reason only the messages raised here count as own.
+     * own controller also uses EksaVersionInvalid, so for that reason only the messages raised here count as own.
      */
     static boolean isOwn(Failure failure) {
         return KubernetesVersionSkew.raises(failure) || EksaVersionSkew.raises(failure);

@@ -28,7 +28,7 @@ public final class StatusRules {
         Verdict workers = WorkersReady.evaluate(snapshot, initialized.isTrue());
         Verdict cni = DefaultCniConfigured.evaluate(snapshot);
         Optional<Failure> failure = FailureState.resolve(
-                KubernetesVersionSkew.check(snapshot.cluster().spec()).or(() -> EksaVersionSkew.check(snapshot.cluster())), previous);
+                KubernetesVersionSkew.check(snapshot.cluster().spec()).or(() -> EksaVersionSkew.check(snapshot.cluster(), snapshot.eksaReleases())), previous);
         Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
 
         Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);

@@ -5,7 +5,7 @@ import io.statusaggregator.model.EksaCluster;
 import java.util.Optional;
 
 /**
- * The EKS-A version rules (versions.md, 000): one release named, and an upgrade from the version the cluster last
+ * The EKS-A version rules (versions.md, 000): one release named, its EKSARelease present, and an upgrade from the version the cluster last
  * reached ({@code status.versions.current}) at most one minor up, never a minor down; patch changes pass, and the
  * annotation {@code anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: "true"} bypasses the skew check.
  */
@@ -21,12 +21,21 @@ public final class EksaVersionSkew {
     /** Whether a failure pair is one this rule raises (EKS-A's controller uses the same reason for other causes). */
     public static boolean raises(Failure failure) {
         return failure.reason().equals(REASON) && (failure.message().equals(BOTH) || failure.message().startsWith("cannot upgrade to ")
-                || failure.message().startsWith("cannot downgrade from "));
+                || failure.message().startsWith("cannot downgrade from ") || failure.message().startsWith("eksarelease "));
     }
 
-    public static Optional<Failure> check(EksaCluster cluster) {
+    /**
+     * @param releases the EKSARelease names on the management cluster, when known
+     */
+    public static Optional<Failure> check(EksaCluster cluster, Optional<java.util.Set<String>> releases) {
         if (cluster.spec().eksaVersion().isPresent() && cluster.spec().bundlesRef().isPresent()) {
             return Optional.of(new Failure(REASON, BOTH));
+        }
+        if (cluster.spec().eksaVersion().isPresent() && releases.isPresent()) {
+            String release = EksaReleaseName.of(cluster.spec().eksaVersion().get());
+            if (!releases.get().contains(release)) {
+                return Optional.of(new Failure(REASON, "eksarelease " + release + " could not be found on the management cluster"));
+            }
         }
         if ("true".equals(cluster.annotations().get(SKIP_ANNOTATION))) {
             return Optional.empty();

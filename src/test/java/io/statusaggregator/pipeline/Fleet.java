@@ -127,6 +127,15 @@ final class Fleet implements AutoCloseable {
 
     /** @param cniConfig {@code spec.clusterNetwork.cniConfig}, as YAML flow */
     void createCluster(String name, int controlPlane, int workers, String cniConfig) {
+        var releases = client.genericKubernetesResources(io.statusaggregator.aggregation.EksaReleases.CONTEXT).inNamespace(CAPI);
+        if (releases.withName("eksa-v0-23-1").get() == null) {
+            releases.resource(client.getKubernetesSerialization().unmarshal("""
+                    apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                    kind: EKSARelease
+                    metadata: {name: eksa-v0-23-1, namespace: eksa-system}
+                    spec: {version: v0.23.1, bundlesRef: {name: bundles-1, namespace: eksa-system}}
+                    """, GenericKubernetesResource.class)).create();
+        }
         create(ObjectKind.EKSA_CLUSTER, """
                 apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                 kind: Cluster

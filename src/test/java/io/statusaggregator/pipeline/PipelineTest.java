@@ -239,6 +239,27 @@ class PipelineTest {
                 "every object of mike is tombstoned on the object-state topic: " + objects.keySet());
     }
 
+    @Test
+    @SuppressWarnings("unchecked")
+    void aMissingEksaReleaseIsAFailureUntilTheReleaseExists() throws Exception {
+        start(true);
+        fleet.createCluster("november", 1, 1);
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "november", "{\"spec\": {\"eksaVersion\": \"v0.24.0\"}}");
+        java.util.function.Supplier<Map<String, Object>> status = () -> fleet.get(ObjectKind.EKSA_CLUSTER, "default", "november")
+                .map(c -> (Map<String, Object>) c.getAdditionalProperties().getOrDefault("status", Map.of())).orElse(Map.of());
+        await(DEADLINE, () -> "eksarelease eksa-v0-24-0 could not be found on the management cluster".equals(status.get().get("failureMessage"))
+                && "EksaVersionInvalid".equals(status.get().get("failureReason")), () -> "status: " + status.get());
+
+        client.genericKubernetesResources(io.statusaggregator.aggregation.EksaReleases.CONTEXT).inNamespace(CAPI)
+                .resource(client.getKubernetesSerialization().unmarshal("""
+                        apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                        kind: EKSARelease
+                        metadata: {name: eksa-v0-24-0, namespace: eksa-system}
+                        spec: {version: v0.24.0}
+                        """, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class)).create();
+        await(DEADLINE, () -> !status.get().containsKey("failureReason"), () -> "the failure is not cleared: " + status.get());
+    }
+
     /** The latest value of every key of a topic, read from the beginning to its end (null for a tombstone). */
     private static Map<String, String> latestValues(String topic) {
         Map<String, Object> props = new HashMap<>();

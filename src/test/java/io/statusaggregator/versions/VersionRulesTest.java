@@ -43,15 +43,15 @@ class VersionRulesTest {
             "v0.20.0 | v0.18.3#a#b | ''"})
     void eksaVersionUpgradesGoOneMinorAtATime(String requested, String current, String message) throws Exception {
         Optional<Failure> expected = message.isEmpty() ? Optional.empty() : Optional.of(new Failure("EksaVersionInvalid", message));
-        assertEquals(expected, EksaVersionSkew.check(cluster(requested, current, "")));
+        assertEquals(expected, EksaVersionSkew.check(cluster(requested, current, ""), Optional.empty()));
     }
 
     @Test
     void theAnnotationBypassesTheSkewCheck() throws Exception {
         assertEquals(Optional.empty(), EksaVersionSkew.check(cluster("v0.21.0", "v0.18.3#h",
-                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"true\"")));
+                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"true\""), Optional.empty()));
         assertEquals("EksaVersionInvalid", EksaVersionSkew.check(cluster("v0.21.0", "v0.18.3#h",
-                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"false\"")).orElseThrow().reason());
+                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"false\""), Optional.empty()).orElseThrow().reason());
     }
 
     @Test
@@ -62,7 +62,7 @@ class VersionRulesTest {
                 metadata: {namespace: default, name: c1}
                 spec: {eksaVersion: v0.18.0, bundlesRef: {name: bundles-1, namespace: eksa-system}, controlPlaneConfiguration: {count: 1}}
                 """)).orElseThrow();
-        assertEquals("EksaVersionInvalid", EksaVersionSkew.check(both).orElseThrow().reason());
+        assertEquals("EksaVersionInvalid", EksaVersionSkew.check(both, Optional.empty()).orElseThrow().reason());
     }
 
     @Test
@@ -89,5 +89,20 @@ class VersionRulesTest {
         EksaCluster steady = cluster("v0.18.3", v1, "");
         assertEquals(new Versions(Optional.empty(), Optional.of(v1), Optional.empty()), VersionHistory.advance(steady, true),
                 "a spec that is the current one is no update");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"v0.15.3, eksa-v0-15-3", "v0.19.0-rc.1, eksa-v0-19-0-rc-1", "v0.18.0+build.5, eksa-v0-18-0-plus-build-5"})
+    void aReleaseObjectIsNamedAfterItsVersion(String version, String name) {
+        assertEquals(name, EksaReleaseName.of(version));
+    }
+
+    @Test
+    void aReleaseMissingFromTheManagementClusterIsInvalidOnceReleasesAreKnown() throws Exception {
+        EksaCluster cluster = cluster("v0.18.3", "", "");
+        assertEquals(Optional.of(new Failure("EksaVersionInvalid", "eksarelease eksa-v0-18-3 could not be found on the management cluster")),
+                EksaVersionSkew.check(cluster, Optional.of(java.util.Set.of("eksa-v0-18-2"))));
+        assertEquals(Optional.empty(), EksaVersionSkew.check(cluster, Optional.of(java.util.Set.of("eksa-v0-18-3"))));
+        assertEquals(Optional.empty(), EksaVersionSkew.check(cluster, Optional.empty()), "releases not known yet: nothing is missing");
     }
 }
