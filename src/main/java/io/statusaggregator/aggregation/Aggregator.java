@@ -86,6 +86,7 @@ public final class Aggregator implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean live;
     private volatile boolean settled;
+    private volatile String progress = "starting";
     private volatile int tracked;
     private Cancellable subscription;
 
@@ -147,6 +148,11 @@ public final class Aggregator implements AutoCloseable {
         return settled;
     }
 
+    /** Where this instance stands, in words, for logs and diagnostics. */
+    public String progress() {
+        return progress;
+    }
+
     /** True once every partition assigned to this instance has been rebuilt. */
     public boolean live() {
         return live;
@@ -197,8 +203,11 @@ public final class Aggregator implements AutoCloseable {
         computedWith = inForce;
         releasesComputedWith = releasesNow;
         tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
+        expireEchoes();
         computeDue();
         settled = live && dirty.isEmpty() && awaitingEcho.isEmpty();
+        progress = "partitions " + partitions.keySet() + (live ? " rebuilt" : " rebuilding") + ", " + tracked + " clusters, "
+                + dirty.size() + " to compute, " + awaitingEcho.size() + " writes awaiting their echo";
     }
 
     private void apply(ConsumerRecord<String, String> record) {
@@ -266,6 +275,23 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
+    /**
+     * A written status whose echo has not come within the echo timeout (another writer overwrote it, or the write
+     * was lost): the Cluster's own status is trusted again, and the cluster computed against it.
+     */
+    private void expireEchoes() {
+        long now = System.nanoTime();
+        long timeout = settings.echoTimeout().toNanos();
+        for (TrackedCluster cluster : List.copyOf(awaitingEcho)) {
+            if (now - cluster.pendingSince > timeout) {
+                LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
+                        cluster.state.clusterName(), settings.echoTimeout());
+                clearPending(cluster);
+                markDirty(cluster, now - settings.coalescingWindow().toNanos());
+            }
+        }
+    }
+
     private void clearPending(TrackedCluster cluster) {
         cluster.pending = null;
         awaitingEcho.remove(cluster);
@@ -298,11 +324,6 @@ public final class Aggregator implements AutoCloseable {
         if (eksa.isEmpty()) {
             return; // CAPI objects whose EKS-A Cluster has not been seen (yet)
         }
-        if (cluster.pending != null && System.nanoTime() - cluster.pendingSince > settings.echoTimeout().toNanos()) {
-            LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
-                    eksa.get().key(), settings.echoTimeout());
-            clearPending(cluster);
-        }
         ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
         ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, releasesComputedWith).orElseThrow();
         snapshot = new ClusterSnapshot(eksa.get().withStatus(shown), snapshot.capiCluster(), snapshot.controlPlanes(),
@@ -333,6 +354,11 @@ public final class Aggregator implements AutoCloseable {
                 continue;
             }
             if (outcome instanceof StatusWriter.Written written) {
+                // A write of what the Cluster already shows changes nothing on the server, so no echo will come.
+                if (written.status().equals(cluster.pending)
+                        && cluster.state.cluster().map(c -> c.status().equals(written.status())).orElse(false)) {
+                    clearPending(cluster);
+                }
                 if (cluster.state.cluster().isPresent() && !written.status().equals(cluster.published)) {
                     feed.publish(cluster.state.cluster().get(), written.status());
                     cluster.published = written.status();

@@ -175,15 +175,25 @@ public final class StatusWriter implements AutoCloseable {
         return !(failure instanceof IllegalArgumentException);
     }
 
+    /** The fields this aggregator owns that the encoding leaves out when empty; a merge patch must null them. */
+    private static final String[] CLEARED_WHEN_EMPTY = {"failureReason", "failureMessage", "defaultCNI.version", "workerNodeGroups",
+            "versions.next", "versions.current", "versions.last"};
+
     /**
-     * The merge patch: every field this aggregator owns, with an explicit null for a failure pair that is cleared.
-     * {@code conditions} is a list, which a merge patch replaces whole.
+     * The merge patch: every field this aggregator owns, with an explicit null for each one that is empty now (a
+     * merge patch leaves alone what it does not name). Lists ({@code conditions}, {@code workerNodeGroups}) are
+     * replaced whole.
      */
     static String mergePatch(ClusterStatus status) {
         ObjectNode encoded = StatusEncoder.encode(status);
-        for (String field : new String[] {"failureReason", "failureMessage"}) {
-            if (!encoded.has(field)) {
-                encoded.putNull(field);
+        for (String path : CLEARED_WHEN_EMPTY) {
+            ObjectNode parent = encoded;
+            String[] steps = path.split("\\.");
+            for (int i = 0; i < steps.length - 1; i++) {
+                parent = parent.has(steps[i]) ? (ObjectNode) parent.get(steps[i]) : parent.putObject(steps[i]);
+            }
+            if (!parent.has(steps[steps.length - 1])) {
+                parent.putNull(steps[steps.length - 1]);
             }
         }
         ObjectNode patch = JsonNodeFactory.instance.objectNode();

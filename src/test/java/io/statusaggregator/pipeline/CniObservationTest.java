@@ -28,8 +28,19 @@ import org.junit.jupiter.api.Test;
  * workload cluster, reached through the CAPI kubeconfig secret, with the Cilium DaemonSet in kube-system.
  */
 class CniObservationTest {
-    private static final int WORKLOAD_CONNECTIONS = 3;
     private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
+
+    private static final int WORKLOAD_CONNECTIONS = 3;
     /** Every log record of the test, to check that no credential reaches the log. */
     private final List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.logging.Handler capture = new java.util.logging.Handler() {
@@ -50,16 +61,6 @@ class CniObservationTest {
     private EmbeddedKubernetes management;
     private Fleet fleet;
     private Pipeline pipeline;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        kafka.close();
-    }
 
     @BeforeEach
     void start() throws Exception {

@@ -108,6 +108,15 @@ final class Fleet implements AutoCloseable {
                 .orElse(Map.of());
     }
 
+    /** The EKS-A Cluster's {@code status.versions}: next, current, last, as far as set. */
+    @SuppressWarnings("unchecked")
+    Map<String, Object> versions(String namespace, String name) {
+        return get(ObjectKind.EKSA_CLUSTER, namespace, name)
+                .map(c -> (Map<String, Object>) c.getAdditionalProperties().get("status"))
+                .map(s -> (Map<String, Object>) s.getOrDefault("versions", Map.of()))
+                .orElse(Map.of());
+    }
+
     @SuppressWarnings("unchecked")
     long observedGeneration(String namespace, String name) {
         return get(ObjectKind.EKSA_CLUSTER, namespace, name)

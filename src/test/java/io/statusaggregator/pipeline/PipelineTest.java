@@ -36,12 +36,6 @@ import org.junit.jupiter.api.Test;
 class PipelineTest {
     private static EmbeddedKafka kafka;
 
-    private EmbeddedKubernetes kubernetes;
-    private KubernetesClient client;
-    private Fleet fleet;
-    private String run;
-    private final List<Pipeline> pipelines = new java.util.ArrayList<>();
-
     @BeforeAll
     static void broker() throws Exception {
         kafka = EmbeddedKafka.start();
@@ -51,6 +45,13 @@ class PipelineTest {
     static void stopBroker() throws Exception {
         kafka.close();
     }
+
+
+    private EmbeddedKubernetes kubernetes;
+    private KubernetesClient client;
+    private Fleet fleet;
+    private String run;
+    private final List<Pipeline> pipelines = new java.util.ArrayList<>();
 
     @BeforeEach
     void apiServer() {
@@ -93,6 +94,9 @@ class PipelineTest {
         fleet.awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
         Fleet.cilium(workload, "v1.15.16-eksa.1", 1, 1);
         fleet.awaitReady("alpha");
+        await(DEADLINE, () -> fleet.versions("default", "alpha").keySet().equals(java.util.Set.of("current")),
+                () -> "Ready at its generation: the spec's version is current, nothing next: " + fleet.versions("default", "alpha"));
+        Object reached = fleet.versions("default", "alpha").get("current");
 
         // Scale up: the user asks for 3 workers; CAPI has one ready so far.
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", """
@@ -101,8 +105,13 @@ class PipelineTest {
         fleet.workers("alpha", 2, 3, 3, 1);
         fleet.awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 3 replicas (actual 1)");
         assertEquals(2, fleet.observedGeneration("default", "alpha"));
+        assertEquals(reached, fleet.versions("default", "alpha").get("current"), "the version reached stays current");
+        assertTrue(fleet.versions("default", "alpha").get("next") != null, "the new spec is next while it rolls out");
         fleet.workers("alpha", 2, 3, 3, 3);
         fleet.awaitReady("alpha");
+        await(DEADLINE, () -> reached.equals(fleet.versions("default", "alpha").get("last"))
+                        && !fleet.versions("default", "alpha").containsKey("next"),
+                () -> "Ready again: the old version is last, the new one current: " + fleet.versions("default", "alpha"));
 
         // Rolling upgrade: a new template; one of three workers replaced so far.
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.32\"}}");
@@ -158,7 +167,7 @@ class PipelineTest {
         fleet.createCluster("waiting", 3, 2);
         fleet.awaitReady("charlie");
         fleet.awaitCondition("waiting", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
-        await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance has writes in flight");
+        await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance is not settled: " + first.aggregator().progress());
         first.close();
 
         Pipeline second = start(true);
@@ -218,7 +227,7 @@ class PipelineTest {
         fleet.createCluster("mike", 1, 1);
         fleet.awaitCondition("lima", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
         fleet.awaitCondition("mike", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
-        await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance has work in flight");
+        await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance is not settled: " + first.aggregator().progress());
         first.close();
 
         // While nothing watches: mike is deleted with its CAPI objects, lima's control plane comes up.

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.cli.ComputeRunner;
 import java.io.IOException;
 import java.net.URISyntaxException;
@@ -50,6 +51,29 @@ class ScenarioTest {
         JsonNode computed = result.statusOf(scenario.cluster())
                 .orElseThrow(() -> new AssertionError("no status computed for cluster " + scenario.cluster() + "\n" + result.out()));
         assertStatus(scenario.expect(), computed);
+        assertComputingAgainChangesNothing(scenario, computed);
+    }
+
+    /**
+     * Computed against its own output, the status is the same: the Cluster showing what the aggregator wrote must
+     * not make it write again (at a later time, too: no transition time moves when no status does).
+     */
+    private static void assertComputingAgainChangesNothing(Scenario scenario, JsonNode computed) throws IOException {
+        YAMLMapper yaml = new YAMLMapper();
+        StringBuilder objects = new StringBuilder();
+        try (var values = yaml.readerFor(JsonNode.class).<JsonNode>readValues(scenario.objectsYaml())) {
+            while (values.hasNextValue()) {
+                ObjectNode object = (ObjectNode) values.nextValue();
+                if (object.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/")
+                        && object.path("metadata").path("name").asText().equals(scenario.cluster())) {
+                    object.set("status", computed);
+                }
+                objects.append("---\n").append(yaml.writeValueAsString(object).replaceFirst("^---\n", ""));
+            }
+        }
+        ComputeRunner.Result again = ComputeRunner.compute(objects.toString(), scenario.now().plusSeconds(3600), scenario.capiNamespace());
+        assertEquals(0, again.exitCode(), again.err());
+        assertEquals(computed, again.statusOf(scenario.cluster()).orElseThrow(), "computing again from the status just computed");
     }
 
     static void assertStatus(JsonNode expected, JsonNode computed) {
