@@ -137,10 +137,6 @@ public final class Pipeline implements AutoCloseable {
         return Optional.ofNullable(ingest).map(ObjectIngest::publisher);
     }
 
-    public boolean ingestSynced() {
-        return ingest == null || ingest.synced();
-    }
-
     private Map<String, Object> producerProperties(String name, Optional<Class<?>> partitioner) {
         Map<String, Object> producer = new HashMap<>(settings.kafka());
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());

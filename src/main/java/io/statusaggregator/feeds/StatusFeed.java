@@ -4,7 +4,6 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.StatusDocument;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
@@ -18,7 +17,6 @@ public final class StatusFeed {
 
     private final Producer<String, String> producer;
     private final String topic;
-    private final AtomicLong published = new AtomicLong();
 
     public StatusFeed(Producer<String, String> producer, String topic) {
         this.producer = producer;
@@ -33,15 +31,9 @@ public final class StatusFeed {
         send(cluster, null);
     }
 
-    public long published() {
-        return published.get();
-    }
-
     private void send(ObjectKey cluster, String value) {
         producer.send(new ProducerRecord<>(topic, cluster.toString(), value), (metadata, error) -> {
-            if (error == null) {
-                published.incrementAndGet();
-            } else {
+            if (error != null) {
                 // The next change of the cluster publishes its status again; the topic holds the newest one.
                 LOG.warnf("could not publish the status of %s: %s", cluster, error.toString());
             }

@@ -104,11 +104,6 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         loop.scheduleWithFixedDelay(this::checkReachability, every, every, TimeUnit.MILLISECONDS);
     }
 
-    /** Workload connections open now. */
-    public int connections() {
-        return run(() -> connections);
-    }
-
     // ----- what ingest sees of the management cluster
 
     @Override
@@ -361,14 +356,6 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
 
     private ObjectStateKey observationKey(String cluster) {
         return new ObjectStateKey(cluster, ObjectKind.CNI_OBSERVATION, new ObjectKey(settings.capiNamespace(), cluster));
-    }
-
-    private <T> T run(java.util.concurrent.Callable<T> task) {
-        try {
-            return loop.submit(task).get(10, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

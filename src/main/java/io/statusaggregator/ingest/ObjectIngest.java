@@ -105,10 +105,6 @@ public final class ObjectIngest implements AutoCloseable {
                 publisher, timeout);
     }
 
-    public boolean synced() {
-        return !informers.isEmpty() && informers.stream().allMatch(w -> w.informer().hasSynced());
-    }
-
     private void watch(ObjectKind kind, String namespace) {
         var resources = client.genericKubernetesResources(context(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);

@@ -6,7 +6,6 @@ import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
@@ -27,7 +26,6 @@ public final class ObjectStatePublisher {
     private final Producer<String, String> producer;
     private final String topic;
     private final FailedSend onFailure;
-    private final AtomicLong sent = new AtomicLong();
 
     public ObjectStatePublisher(Producer<String, String> producer, String topic, FailedSend onFailure) {
         this.producer = producer;
@@ -49,10 +47,6 @@ public final class ObjectStatePublisher {
         send(key, null);
     }
 
-    public long sent() {
-        return sent.get();
-    }
-
     private Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
         JsonNode metadata = object.path("metadata");
         ObjectKey key = new ObjectKey(metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE), metadata.path("name").asText());
@@ -71,9 +65,7 @@ public final class ObjectStatePublisher {
 
     private void send(ObjectStateKey key, String value) {
         producer.send(new ProducerRecord<>(topic, key.encode(), value), (metadata, error) -> {
-            if (error == null) {
-                sent.incrementAndGet();
-            } else {
+            if (error != null) {
                 LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), error.toString());
                 onFailure.failed(key);
             }
