@@ -81,7 +81,16 @@ public class RunCommand implements Callable<Integer> {
 
             Pipeline pipeline = new Pipeline(settings(kafka, embedded), client, CompatibilityReader.builtIn(), Clock.systemUTC());
             running.push(pipeline);
-            pipeline.start(START_TIMEOUT);
+            try {
+                pipeline.start(START_TIMEOUT);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                // Say which end did not answer, without a stack trace: the usual cause is a wrong address or no access.
+                LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
+                        + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
+                        START_TIMEOUT, kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
+                        e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());
+                return 1;
+            }
 
             if (embedded && config.embedded().simulate()) {
                 FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
