@@ -325,10 +325,7 @@ public final class Aggregator implements AutoCloseable {
             return; // CAPI objects whose EKS-A Cluster has not been seen (yet)
         }
         ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
-        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, releasesComputedWith).orElseThrow();
-        snapshot = new ClusterSnapshot(eksa.get().withStatus(shown), snapshot.capiCluster(), snapshot.controlPlanes(),
-                snapshot.machineDeployments(), snapshot.machines(), snapshot.etcdClusters(), snapshot.cni(),
-                snapshot.expectedCiliumVersion(), snapshot.eksaReleases());
+        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, releasesComputedWith).orElseThrow().showing(shown);
         ClusterStatus computed = StatusRules.compute(snapshot, clock.instant());
         computations.incrementAndGet();
         if (computed.equals(shown)) {

@@ -2,16 +2,9 @@ package io.statusaggregator.ingest;
 
 
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,33 +25,15 @@ final class TopicReconciliation {
      */
     static int tombstoneVanished(Map<String, Object> kafka, String topic, Predicate<ObjectStateKey> exists,
             ObjectStatePublisher publisher, Duration timeout) {
-        Map<String, Object> props = new HashMap<>(kafka);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        Map<String, Boolean> alive = new HashMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
-                if (System.nanoTime() > deadline) {
-                    LOG.warnf("could not read %s to its end within %s; deletions from before this start may linger", topic, timeout);
-                    return 0;
-                }
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
-                    alive.put(record.key(), record.value() != null);
-                }
-            }
+        Optional<Map<String, String>> latest = CompactedTopic.latest(kafka, topic, timeout);
+        if (latest.isEmpty()) {
+            LOG.warnf("could not read %s to its end within %s; deletions from before this start may linger", topic, timeout);
+            return 0;
         }
         int sent = 0;
-        for (Map.Entry<String, Boolean> entry : alive.entrySet()) {
+        for (Map.Entry<String, String> entry : latest.get().entrySet()) {
             Optional<ObjectStateKey> key = ObjectStateKey.parse(entry.getKey());
-            if (entry.getValue() && key.isPresent() && !exists.test(key.get())) {
+            if (entry.getValue() != null && key.isPresent() && !exists.test(key.get())) {
                 publisher.tombstone(key.get());
                 sent++;
             }

@@ -29,4 +29,10 @@ public record ClusterSnapshot(
         machines = List.copyOf(machines);
         etcdClusters = List.copyOf(etcdClusters);
     }
+
+    /** The same snapshot with the Cluster showing {@code shown} as its status. */
+    public ClusterSnapshot showing(ClusterStatus shown) {
+        return new ClusterSnapshot(cluster.withStatus(shown), capiCluster, controlPlanes, machineDeployments, machines,
+                etcdClusters, cni, expectedCiliumVersion, eksaReleases);
+    }
 }

@@ -17,6 +17,11 @@ public record EksaClusterSpec(
         workerNodeGroups = List.copyOf(workerNodeGroups);
     }
 
+    /** A worker node group's desired Kubernetes version: its own, else the cluster's. */
+    public Optional<KubernetesVersion> kubernetesVersionOf(WorkerNodeGroup group) {
+        return group.kubernetesVersion().or(this::kubernetesVersion);
+    }
+
     /** How the cluster's default CNI is configured: which one, and whether EKS-A's upgrades of it are skipped. */
     public record CniConfig(Cni cni, boolean skipUpgrade) {
     }

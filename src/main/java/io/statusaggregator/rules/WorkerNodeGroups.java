@@ -19,7 +19,7 @@ public final class WorkerNodeGroups {
     public static List<WorkerNodeGroupStatus> summarize(ClusterSnapshot snapshot) {
         String clusterName = snapshot.cluster().key().name();
         return snapshot.cluster().spec().workerNodeGroups().stream().map(group -> {
-            Optional<KubernetesVersion> desired = WorkersReady.desiredVersion(group, snapshot.cluster().spec());
+            Optional<KubernetesVersion> desired = snapshot.cluster().spec().kubernetesVersionOf(group);
             Optional<MachineDeployment> md = snapshot.machineDeployments().stream()
                     .filter(d -> d.key().name().equals(group.machineDeploymentName(clusterName)))
                     .findFirst();

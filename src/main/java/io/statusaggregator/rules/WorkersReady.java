@@ -46,7 +46,7 @@ public final class WorkersReady {
             }
             replicas += md.replicas();
             ready += md.readyReplicas();
-            outdated += outdated(md, group.flatMap(g -> desiredVersion(g, spec)), snapshot);
+            outdated += outdated(md, group.flatMap(spec::kubernetesVersionOf), snapshot);
         }
         if (outdated > 0) {
             return Verdict.notMet("RollingUpgradeInProgress", "Worker nodes not up-to-date yet, %d upgrading (%d up to date)"
@@ -78,11 +78,6 @@ public final class WorkersReady {
             }
         }
         return Verdict.TRUE;
-    }
-
-    /** A group's desired Kubernetes version: its own, else the cluster's. */
-    public static Optional<KubernetesVersion> desiredVersion(WorkerNodeGroup group, EksaClusterSpec spec) {
-        return group.kubernetesVersion().or(spec::kubernetesVersion);
     }
 
     /**

@@ -26,7 +26,7 @@ public final class KubernetesVersionSkew {
         }
         KubernetesVersion controlPlane = spec.kubernetesVersion().get();
         for (WorkerNodeGroup group : spec.workerNodeGroups()) {
-            KubernetesVersion workers = group.kubernetesVersion().orElse(controlPlane);
+            KubernetesVersion workers = spec.kubernetesVersionOf(group).orElseThrow();
             int skew = controlPlane.minor() - workers.minor();
             if (workers.major() != controlPlane.major() || skew < 0 || skew > 2) {
                 return Optional.of(new Failure(REASON,

@@ -9,20 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.CompatibilityReader;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -271,24 +266,7 @@ class PipelineTest {
 
     /** The latest value of every key of a topic, read from the beginning to its end (null for a tombstone). */
     private static Map<String, String> latestValues(String topic) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        Map<String, String> latest = new HashMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            await(DEADLINE, () -> {
-                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(100))) {
-                    latest.put(record.key(), record.value());
-                }
-                return partitions.stream().allMatch(p -> consumer.position(p) >= ends.get(p));
-            }, () -> "reading " + topic + " to its end");
-        }
-        return latest;
+        return CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, DEADLINE)
+                .orElseThrow(() -> new AssertionError("could not read " + topic + " to its end within " + DEADLINE));
     }
 }

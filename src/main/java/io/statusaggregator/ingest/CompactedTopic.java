@@ -1,0 +1,48 @@
+package io.statusaggregator.ingest;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** What a compacted topic holds now: every key's latest value, read from the beginning to the end it had. */
+public final class CompactedTopic {
+    private CompactedTopic() {
+    }
+
+    /**
+     * @return the latest value of every key ({@code null} for a tombstone), or empty when the topic could not be read
+     *         to its end within {@code timeout}
+     */
+    public static Optional<Map<String, String>> latest(Map<String, Object> kafka, String topic, Duration timeout) {
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        Map<String, String> latest = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+                if (System.nanoTime() > deadline) {
+                    return Optional.empty();
+                }
+                for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                    latest.put(record.key(), record.value());
+                }
+            }
+        }
+        return Optional.of(latest);
+    }
+}
