@@ -3,7 +3,7 @@ package io.statusaggregator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
-import io.statusaggregator.aggregation.EksaReleases;
+import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
@@ -72,6 +72,8 @@ public final class Pipeline implements AutoCloseable {
     private final List<AutoCloseable> started = new ArrayList<>();
     private ObjectIngest ingest;
     private Aggregator aggregator;
+    private ManagementClusterView management;
+    private CompatibilityConfigMap compatibilityData;
     private KafkaProducer<String, String> objectStates;
 
     public Pipeline(Settings settings, KubernetesClient client, Compatibility compatibility, Clock clock) {
@@ -101,10 +103,11 @@ public final class Pipeline implements AutoCloseable {
         started.add(compatibilityData);
         settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
                 settings.ingestSettings().capiNamespace(), name));
-        EksaReleases releases = new EksaReleases();
-        started.add(releases);
-        releases.watch(client, settings.ingestSettings().capiNamespace());
-        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData, releases,
+        management = new ManagementClusterView();
+        started.add(management);
+        management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces());
+        this.compatibilityData = compatibilityData;
+        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData, management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, clock);
         started.add(aggregator);
         aggregator.start();
@@ -130,6 +133,16 @@ public final class Pipeline implements AutoCloseable {
 
     public Aggregator aggregator() {
         return aggregator;
+    }
+
+    /** What this instance knows of the management cluster (releases, management Clusters), for the preflight checks. */
+    public java.util.function.Supplier<io.statusaggregator.model.ManagementCluster> management() {
+        return management;
+    }
+
+    /** The compatibility data in force (the built-in document, or the ConfigMap's while it exists). */
+    public java.util.function.Supplier<Compatibility> compatibility() {
+        return compatibilityData;
     }
 
     /** Ingest's publisher, for other sources of observations; empty when this instance does not ingest. */

@@ -9,6 +9,7 @@ import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
@@ -68,9 +69,9 @@ public final class Aggregator implements AutoCloseable {
     private final java.util.function.Supplier<Compatibility> compatibility;
     /** The compatibility data the clusters were last computed with: when it changes, every cluster is computed again. */
     private Compatibility computedWith;
-    /** The EKSARelease names known to the management cluster, and those the clusters were last computed with. */
-    private final java.util.function.Supplier<Optional<Set<String>>> releases;
-    private Optional<Set<String>> releasesComputedWith = Optional.empty();
+    /** What the management cluster holds for every cluster, and what the clusters were last computed with. */
+    private final java.util.function.Supplier<ManagementCluster> management;
+    private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
     private final StatusWriter writer;
     private final StatusFeed feed;
     private final Clock clock;
@@ -102,10 +103,10 @@ public final class Aggregator implements AutoCloseable {
     }
 
     public Aggregator(Consumer<String, String> consumer, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
-            java.util.function.Supplier<Optional<Set<String>>> releases,
+            java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, Clock clock) {
-        this.releases = releases;
+        this.management = management;
         this.consumer = consumer;
         this.settings = settings;
         this.compatibility = compatibility;
@@ -195,13 +196,13 @@ public final class Aggregator implements AutoCloseable {
         }
         live = !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
         Compatibility inForce = compatibility.get();
-        Optional<Set<String>> releasesNow = releases.get();
-        if (computedWith != null && (inForce != computedWith || !releasesNow.equals(releasesComputedWith))) {
+        ManagementCluster managementNow = management.get();
+        if (computedWith != null && (inForce != computedWith || !managementNow.equals(managementComputedWith))) {
             long due = System.nanoTime() - settings.coalescingWindow().toNanos();
             partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(c -> markDirty(c, due)));
         }
         computedWith = inForce;
-        releasesComputedWith = releasesNow;
+        managementComputedWith = managementNow;
         tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
         expireEchoes();
         computeDue();
@@ -325,7 +326,7 @@ public final class Aggregator implements AutoCloseable {
             return; // CAPI objects whose EKS-A Cluster has not been seen (yet)
         }
         ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
-        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, releasesComputedWith).orElseThrow().showing(shown);
+        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
         ClusterStatus computed = StatusRules.compute(snapshot, clock.instant());
         computations.incrementAndGet();
         if (computed.equals(shown)) {

@@ -12,6 +12,7 @@ import io.statusaggregator.model.Machine;
 import io.statusaggregator.model.MachineDeployment;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.EksaVersion;
 import java.util.EnumMap;
@@ -69,7 +70,7 @@ public final class ClusterState {
     }
 
     /** The input of the rules; empty until the EKS-A Cluster itself has been seen. */
-    public Optional<ClusterSnapshot> snapshot(Compatibility compatibility, Optional<java.util.Set<String>> eksaReleases) {
+    public Optional<ClusterSnapshot> snapshot(Compatibility compatibility, ManagementCluster management) {
         if (cluster == null) {
             return Optional.empty();
         }
@@ -85,7 +86,7 @@ public final class ClusterState {
                 of(ObjectKind.ETCDADM_CLUSTER, EtcdadmCluster.class),
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
                 expectedCilium,
-                eksaReleases));
+                management));
     }
 
     private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {

@@ -8,6 +8,8 @@ import io.statusaggregator.model.ClusterMember;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
@@ -96,28 +98,22 @@ public class ComputeCommand implements Callable<Integer> {
             return BAD_INPUT;
         }
 
-        // EKSARelease objects in the input are the management cluster's releases; without any, releases are unknown.
-        java.util.Set<String> releases = new java.util.HashSet<>();
-        for (YamlDocuments.Document document : documents) {
-            if (document.node().path("kind").asText().equals("EKSARelease")
-                    && document.node().path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/")) {
-                releases.add(document.node().path("metadata").path("name").asText());
-            }
-        }
-        Optional<java.util.Set<String>> eksaReleases = releases.isEmpty() ? Optional.empty() : Optional.of(releases);
-
         List<String> errors = new ArrayList<>();
         List<KubernetesObject> objects = new ArrayList<>();
+        // EKSARelease objects in the input are the management cluster's releases; without any, releases are unknown.
+        List<EksaRelease> releases = new ArrayList<>();
         Map<String, Integer> skippedKinds = new TreeMap<>();
         for (YamlDocuments.Document document : documents) {
             try {
+                if (ObjectDecoder.isEksaRelease(document.node())) {
+                    releases.add(ObjectDecoder.eksaRelease(document.node()));
+                    continue;
+                }
                 var decoded = ObjectDecoder.decode(document.node());
                 if (decoded.isPresent()) {
                     objects.add(decoded.get());
                 } else {
-                    if (!document.node().path("kind").asText().equals("EKSARelease")) {
-                        skippedKinds.merge(document.node().path("kind").asText(), 1, Integer::sum);
-                    }
+                    skippedKinds.merge(document.node().path("kind").asText(), 1, Integer::sum);
                 }
             } catch (MalformedObjectException e) {
                 errors.add("error: " + document.label() + describe(document) + ": " + e.getMessage());
@@ -154,6 +150,10 @@ public class ComputeCommand implements Callable<Integer> {
             }
         }
 
+        ManagementCluster management = new ManagementCluster(releases.isEmpty() ? Optional.empty() : Optional.of(releases),
+                clusters.values().stream().flatMap(c -> c.cluster().stream())
+                        .filter(c -> c.isManagement() && c.spec().eksaVersion().isPresent())
+                        .collect(java.util.stream.Collectors.toMap(c -> c.key().name(), c -> c.spec().eksaVersion().get(), (a, b) -> a)));
         Compatibility compatibility = CompatibilityReader.builtIn();
         Instant at = now != null ? now : Clock.systemUTC().instant();
         // Strings quoted, as kubectl and the proposal's examples write them (a bare time is a YAML 1.1 timestamp).
@@ -162,7 +162,7 @@ public class ComputeCommand implements Callable<Integer> {
                 .build();
         StringBuilder printed = new StringBuilder();
         for (ClusterState state : clusters.values()) {
-            ClusterSnapshot snapshot = state.snapshot(compatibility, eksaReleases).orElseThrow();
+            ClusterSnapshot snapshot = state.snapshot(compatibility, management).orElseThrow();
             ClusterStatus status = StatusRules.compute(snapshot, at);
             printed.append("---\n").append(yaml.writeValueAsString(StatusDocument.of(snapshot.cluster(), status)));
         }

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
-import io.statusaggregator.aggregation.EksaReleases;
+import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -50,7 +50,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(crd(kind)).create();
             }
         }
-        var release = EksaReleases.CONTEXT;
+        var release = ManagementClusterView.RELEASES;
         kubernetes.client.apiextensions().v1().customResourceDefinitions()
                 .resource(crd(release.getGroup(), release.getVersion(), release.getKind(), release.getPlural(), false)).create();
         return kubernetes;

@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.statusaggregator.aggregation.EksaReleases;
+import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.versions.EksaReleaseName;
 import io.statusaggregator.model.ObjectKind;
@@ -864,7 +864,7 @@ public final class FleetSimulator implements AutoCloseable {
     /** The EKSARelease of the fleet's EKS-A version, as the EKS-A installation puts it in the management cluster. */
     private void ensureRelease() {
         String name = EksaReleaseName.of(EKSA_VERSION);
-        var releases = client.genericKubernetesResources(EksaReleases.CONTEXT).inNamespace(capiNamespace);
+        var releases = client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(capiNamespace);
         if (releases.withName(name).get() == null) {
             releases.resource(client.getKubernetesSerialization().unmarshal("""
                     apiVersion: anywhere.eks.amazonaws.com/v1alpha1

@@ -10,8 +10,7 @@ import java.util.Optional;
  *
  * @param expectedCiliumVersion the Cilium version the cluster's EKS-A release ships, from compatibility data;
  *                              empty when the release or its Cilium version is unknown
- * @param eksaReleases          the names of the {@code EKSARelease} objects on the management cluster; empty when
- *                              they are not known (yet), so that no release is reported missing for want of a look
+ * @param management            the management cluster's EKSARelease objects and management Clusters
  */
 public record ClusterSnapshot(
         EksaCluster cluster,
@@ -22,7 +21,7 @@ public record ClusterSnapshot(
         List<EtcdadmCluster> etcdClusters,
         Optional<CniObservation> cni,
         Optional<String> expectedCiliumVersion,
-        Optional<java.util.Set<String>> eksaReleases) {
+        ManagementCluster management) {
     public ClusterSnapshot {
         controlPlanes = List.copyOf(controlPlanes);
         machineDeployments = List.copyOf(machineDeployments);
@@ -33,6 +32,6 @@ public record ClusterSnapshot(
     /** The same snapshot with the Cluster showing {@code shown} as its status. */
     public ClusterSnapshot showing(ClusterStatus shown) {
         return new ClusterSnapshot(cluster.withStatus(shown), capiCluster, controlPlanes, machineDeployments, machines,
-                etcdClusters, cni, expectedCiliumVersion, eksaReleases);
+                etcdClusters, cni, expectedCiliumVersion, management);
     }
 }

@@ -30,9 +30,13 @@ public record ClusterStatus(long observedGeneration, Optional<Failure> failure, 
     /**
      * {@code status.versions}: {@code <release>#<spec hash>} of the spec being rolled out ({@code next}), of the
      * last one the cluster reached ({@code current}) and of the one before it ({@code last}, the rollback target).
+     *
+     * @param currentKubernetes the Kubernetes versions of the spec {@code current} names (this aggregator's addition to
+     *                          versions.md: the change rules compare with them, and a hash cannot be read back)
      */
-    public record Versions(Optional<String> next, Optional<String> current, Optional<String> last) {
-        public static final Versions NONE = new Versions(Optional.empty(), Optional.empty(), Optional.empty());
+    public record Versions(Optional<String> next, Optional<String> current, Optional<String> last,
+            Optional<KubernetesVersions> currentKubernetes) {
+        public static final Versions NONE = new Versions(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
 
         /** A value without exactly one {@code #} counts as empty. */
         public Versions {

@@ -19,6 +19,11 @@ public record EksaCluster(ObjectKey key, String apiVersion, long generation, Map
         return new EksaCluster(key, apiVersion, generation, annotations, spec, specHash, shown);
     }
 
+    /** Whether this Cluster manages itself, as a management cluster does (a spec naming no manager counts as one). */
+    public boolean isManagement() {
+        return spec.managementCluster().map(key.name()::equals).orElse(true);
+    }
+
     @Override
     public ObjectKind kind() {
         return ObjectKind.EKSA_CLUSTER;

@@ -4,7 +4,12 @@ import io.statusaggregator.versions.KubernetesVersion;
 import java.util.List;
 import java.util.Optional;
 
-/** The parts of an EKS-A Cluster's spec that the status rules read. */
+/**
+ * The parts of an EKS-A Cluster's spec that the status rules read.
+ *
+ * @param managementCluster {@code spec.managementCluster.name}: the cluster that manages this one (itself, for a
+ *                          management cluster)
+ */
 public record EksaClusterSpec(
         int controlPlaneCount,
         List<WorkerNodeGroup> workerNodeGroups,
@@ -12,7 +17,8 @@ public record EksaClusterSpec(
         Optional<String> eksaVersion,
         Optional<String> bundlesRef,
         boolean externalEtcd,
-        CniConfig cni) {
+        CniConfig cni,
+        Optional<String> managementCluster) {
     public EksaClusterSpec {
         workerNodeGroups = List.copyOf(workerNodeGroups);
     }

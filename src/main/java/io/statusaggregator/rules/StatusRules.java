@@ -5,9 +5,8 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionType;
-import io.statusaggregator.versions.EksaVersionSkew;
-import io.statusaggregator.versions.KubernetesVersionSkew;
 import io.statusaggregator.versions.VersionHistory;
+import io.statusaggregator.versions.VersionRules;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -27,8 +26,7 @@ public final class StatusRules {
         Verdict controlPlane = ControlPlaneReady.evaluate(snapshot);
         Verdict workers = WorkersReady.evaluate(snapshot, initialized.isTrue());
         Verdict cni = DefaultCniConfigured.evaluate(snapshot);
-        Optional<Failure> failure = FailureState.resolve(
-                KubernetesVersionSkew.check(snapshot.cluster().spec()).or(() -> EksaVersionSkew.check(snapshot.cluster(), snapshot.eksaReleases())), previous);
+        Optional<Failure> failure = FailureState.resolve(VersionRules.check(snapshot.cluster(), snapshot.management()), previous);
         Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
 
         Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);

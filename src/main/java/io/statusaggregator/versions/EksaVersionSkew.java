@@ -2,12 +2,14 @@ package io.statusaggregator.versions;
 
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.ManagementCluster;
 import java.util.Optional;
 
 /**
  * The EKS-A version rules (versions.md, 000): one release named, its EKSARelease present, and an upgrade from the version the cluster last
  * reached ({@code status.versions.current}) at most one minor up, never a minor down; patch changes pass, and the
- * annotation {@code anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: "true"} bypasses the skew check.
+ * annotation {@code anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: "true"} bypasses the skew check. A
+ * workload cluster never runs a newer EKS-A version than its management cluster.
  */
 public final class EksaVersionSkew {
     public static final String REASON = "EksaVersionInvalid";
@@ -21,13 +23,17 @@ public final class EksaVersionSkew {
     /** Whether a failure pair is one this rule raises (EKS-A's controller uses the same reason for other causes). */
     public static boolean raises(Failure failure) {
         return failure.reason().equals(REASON) && (failure.message().equals(BOTH) || failure.message().startsWith("cannot upgrade to ")
-                || failure.message().startsWith("cannot downgrade from ") || failure.message().startsWith("eksarelease "));
+                || failure.message().startsWith("cannot downgrade from ") || failure.message().startsWith("eksarelease ")
+                || failure.message().startsWith("cannot upgrade workload cluster to "));
     }
 
-    /**
-     * @param releases the EKSARelease names on the management cluster, when known
-     */
-    public static Optional<Failure> check(EksaCluster cluster, Optional<java.util.Set<String>> releases) {
+    public static Optional<Failure> check(EksaCluster cluster, ManagementCluster management) {
+        return checkRelease(cluster, management.releaseNames())
+                .or(() -> checkSkew(cluster))
+                .or(() -> checkManagement(cluster, management));
+    }
+
+    private static Optional<Failure> checkRelease(EksaCluster cluster, Optional<java.util.Set<String>> releases) {
         if (cluster.spec().eksaVersion().isPresent() && cluster.spec().bundlesRef().isPresent()) {
             return Optional.of(new Failure(REASON, BOTH));
         }
@@ -37,6 +43,10 @@ public final class EksaVersionSkew {
                 return Optional.of(new Failure(REASON, "eksarelease " + release + " could not be found on the management cluster"));
             }
         }
+        return Optional.empty();
+    }
+
+    private static Optional<Failure> checkSkew(EksaCluster cluster) {
         if ("true".equals(cluster.annotations().get(SKIP_ANNOTATION))) {
             return Optional.empty();
         }
@@ -56,6 +66,21 @@ public final class EksaVersionSkew {
         if (to.major() != from.major() || to.minor() > from.minor() + 1) {
             return Optional.of(new Failure(REASON, "cannot upgrade to %s from %s: EksaVersion upgrades must have a skew of 1 minor version"
                     .formatted(to, from)));
+        }
+        return Optional.empty();
+    }
+
+    /** Compares whole versions, patch included, as EKS-A does: a workload cluster may not run ahead of its manager. */
+    private static Optional<Failure> checkManagement(EksaCluster cluster, ManagementCluster management) {
+        if (cluster.isManagement() || cluster.spec().eksaVersion().isEmpty()) {
+            return Optional.empty();
+        }
+        Optional<String> managerVersion = Optional.ofNullable(management.managementEksaVersions().get(cluster.spec().managementCluster().orElseThrow()));
+        Optional<EksaVersion> manager = managerVersion.flatMap(EksaVersion::parse);
+        Optional<EksaVersion> workload = cluster.spec().eksaVersion().flatMap(EksaVersion::parse);
+        if (manager.isPresent() && workload.isPresent() && workload.get().compareTo(manager.get()) > 0) {
+            return Optional.of(new Failure(REASON, "cannot upgrade workload cluster to %s while management cluster is an older version: %s"
+                    .formatted(cluster.spec().eksaVersion().get(), managerVersion.get())));
         }
         return Optional.empty();
     }

@@ -2,13 +2,15 @@ package io.statusaggregator.versions;
 
 import io.statusaggregator.model.ClusterStatus.Versions;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesVersions;
 import java.util.Optional;
 
 /**
  * {@code status.versions} (versions.md, 003): the spec's version is {@code <release>#<hash>}, the release being the
  * EKS-A version (or the bundlesRef name). A spec whose version differs from {@code current} is being rolled out
  * ({@code next}); when the cluster is Ready at its generation, {@code current} moves to {@code last} (the rollback
- * target) and {@code next} becomes {@code current}.
+ * target) and {@code next} becomes {@code current}. {@code currentKubernetes} records the Kubernetes versions of the
+ * spec {@code current} names, for the change rules.
  */
 public final class VersionHistory {
     private VersionHistory() {
@@ -25,11 +27,17 @@ public final class VersionHistory {
     public static Versions advance(EksaCluster cluster, boolean readyAtGeneration) {
         Versions before = cluster.status().versions();
         String spec = specVersion(cluster);
-        Optional<String> next = before.current().filter(spec::equals).isPresent() ? Optional.empty() : Optional.of(spec);
-        if (readyAtGeneration && next.isPresent()) {
-            Optional<String> last = before.current().filter(c -> !c.equals(spec)).or(before::last);
-            return new Versions(Optional.empty(), next, last);
+        KubernetesVersions specKubernetes = KubernetesVersions.of(cluster.spec());
+        boolean atCurrent = before.current().filter(spec::equals).isPresent();
+        if (atCurrent) {
+            // The spec is the one current names, so its versions are current's (this also fills them in where
+            // an older status lacks them).
+            return new Versions(Optional.empty(), before.current(), before.last(), Optional.of(specKubernetes));
         }
-        return new Versions(next, before.current(), before.last());
+        if (readyAtGeneration) {
+            return new Versions(Optional.empty(), Optional.of(spec), before.current().or(before::last), Optional.of(specKubernetes));
+        }
+        return new Versions(Optional.of(spec), before.current(), before.last(),
+                before.current().isPresent() ? before.currentKubernetes() : Optional.empty());
     }
 }

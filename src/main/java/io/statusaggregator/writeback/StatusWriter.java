@@ -1,6 +1,7 @@
 package io.statusaggregator.writeback;
 
 import io.statusaggregator.DaemonThreads;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -177,7 +178,7 @@ public final class StatusWriter implements AutoCloseable {
 
     /** The fields this aggregator owns that the encoding leaves out when empty; a merge patch must null them. */
     private static final String[] CLEARED_WHEN_EMPTY = {"failureReason", "failureMessage", "defaultCNI.version", "workerNodeGroups",
-            "versions.next", "versions.current", "versions.last"};
+            "versions.next", "versions.current", "versions.last", "versions.currentKubernetes"};
 
     /**
      * The merge patch: every field this aggregator owns, with an explicit null for each one that is empty now (a
@@ -195,6 +196,10 @@ public final class StatusWriter implements AutoCloseable {
             if (!parent.has(steps[steps.length - 1])) {
                 parent.putNull(steps[steps.length - 1]);
             }
+        }
+        JsonNode recorded = encoded.path("versions").path("currentKubernetes");
+        if (recorded.isObject() && !recorded.has("kubernetesVersion")) {
+            ((ObjectNode) recorded).putNull("kubernetesVersion"); // an object is merged, not replaced
         }
         ObjectNode patch = JsonNodeFactory.instance.objectNode();
         patch.set("status", encoded);

@@ -254,7 +254,7 @@ class PipelineTest {
         await(DEADLINE, () -> "eksarelease eksa-v0-24-0 could not be found on the management cluster".equals(status.get().get("failureMessage"))
                 && "EksaVersionInvalid".equals(status.get().get("failureReason")), () -> "status: " + status.get());
 
-        client.genericKubernetesResources(io.statusaggregator.aggregation.EksaReleases.CONTEXT).inNamespace(CAPI)
+        client.genericKubernetesResources(io.statusaggregator.aggregation.ManagementClusterView.RELEASES).inNamespace(CAPI)
                 .resource(client.getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease

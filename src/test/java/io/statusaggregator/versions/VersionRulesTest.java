@@ -6,6 +6,9 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.ClusterStatus.Versions;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.KubernetesVersions;
+import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -43,15 +46,15 @@ class VersionRulesTest {
             "v0.20.0 | v0.18.3#a#b | ''"})
     void eksaVersionUpgradesGoOneMinorAtATime(String requested, String current, String message) throws Exception {
         Optional<Failure> expected = message.isEmpty() ? Optional.empty() : Optional.of(new Failure("EksaVersionInvalid", message));
-        assertEquals(expected, EksaVersionSkew.check(cluster(requested, current, ""), Optional.empty()));
+        assertEquals(expected, EksaVersionSkew.check(cluster(requested, current, ""), ManagementCluster.UNKNOWN));
     }
 
     @Test
     void theAnnotationBypassesTheSkewCheck() throws Exception {
         assertEquals(Optional.empty(), EksaVersionSkew.check(cluster("v0.21.0", "v0.18.3#h",
-                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"true\""), Optional.empty()));
+                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"true\""), ManagementCluster.UNKNOWN));
         assertEquals("EksaVersionInvalid", EksaVersionSkew.check(cluster("v0.21.0", "v0.18.3#h",
-                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"false\""), Optional.empty()).orElseThrow().reason());
+                "anywhere.eks.amazonaws.com/skip-eksa-version-skew-check: \"false\""), ManagementCluster.UNKNOWN).orElseThrow().reason());
     }
 
     @Test
@@ -62,7 +65,7 @@ class VersionRulesTest {
                 metadata: {namespace: default, name: c1}
                 spec: {eksaVersion: v0.18.0, bundlesRef: {name: bundles-1, namespace: eksa-system}, controlPlaneConfiguration: {count: 1}}
                 """)).orElseThrow();
-        assertEquals("EksaVersionInvalid", EksaVersionSkew.check(both, Optional.empty()).orElseThrow().reason());
+        assertEquals("EksaVersionInvalid", EksaVersionSkew.check(both, ManagementCluster.UNKNOWN).orElseThrow().reason());
     }
 
     @Test
@@ -78,16 +81,19 @@ class VersionRulesTest {
         EksaCluster first = cluster("v0.18.3", "", "");
         String v1 = VersionHistory.specVersion(first);
         assertEquals("v0.18.3#" + first.specHash(), v1);
-        assertEquals(new Versions(Optional.of(v1), Optional.empty(), Optional.empty()), VersionHistory.advance(first, false));
-        assertEquals(new Versions(Optional.empty(), Optional.of(v1), Optional.empty()), VersionHistory.advance(first, true));
+        Optional<KubernetesVersions> at128 = Optional.of(KubernetesVersions.of(first.spec()));
+        assertEquals(new Versions(Optional.of(v1), Optional.empty(), Optional.empty(), Optional.empty()), VersionHistory.advance(first, false));
+        assertEquals(new Versions(Optional.empty(), Optional.of(v1), Optional.empty(), at128), VersionHistory.advance(first, true),
+                "reaching a spec records its Kubernetes versions with it");
 
         EksaCluster upgraded = cluster("v0.19.0", v1, "");
         String v2 = VersionHistory.specVersion(upgraded);
-        assertEquals(new Versions(Optional.of(v2), Optional.of(v1), Optional.empty()), VersionHistory.advance(upgraded, false));
-        assertEquals(new Versions(Optional.empty(), Optional.of(v2), Optional.of(v1)), VersionHistory.advance(upgraded, true));
+        assertEquals(new Versions(Optional.of(v2), Optional.of(v1), Optional.empty(), Optional.empty()), VersionHistory.advance(upgraded, false),
+                "an older status without currentKubernetes: nothing is made up for a spec that is not current's");
+        assertEquals(new Versions(Optional.empty(), Optional.of(v2), Optional.of(v1), at128), VersionHistory.advance(upgraded, true));
 
         EksaCluster steady = cluster("v0.18.3", v1, "");
-        assertEquals(new Versions(Optional.empty(), Optional.of(v1), Optional.empty()), VersionHistory.advance(steady, true),
+        assertEquals(new Versions(Optional.empty(), Optional.of(v1), Optional.empty(), at128), VersionHistory.advance(steady, false),
                 "a spec that is the current one is no update");
     }
 
@@ -101,8 +107,13 @@ class VersionRulesTest {
     void aReleaseMissingFromTheManagementClusterIsInvalidOnceReleasesAreKnown() throws Exception {
         EksaCluster cluster = cluster("v0.18.3", "", "");
         assertEquals(Optional.of(new Failure("EksaVersionInvalid", "eksarelease eksa-v0-18-3 could not be found on the management cluster")),
-                EksaVersionSkew.check(cluster, Optional.of(java.util.Set.of("eksa-v0-18-2"))));
-        assertEquals(Optional.empty(), EksaVersionSkew.check(cluster, Optional.of(java.util.Set.of("eksa-v0-18-3"))));
-        assertEquals(Optional.empty(), EksaVersionSkew.check(cluster, Optional.empty()), "releases not known yet: nothing is missing");
+                EksaVersionSkew.check(cluster, releases("eksa-v0-18-2")));
+        assertEquals(Optional.empty(), EksaVersionSkew.check(cluster, releases("eksa-v0-18-3")));
+        assertEquals(Optional.empty(), EksaVersionSkew.check(cluster, ManagementCluster.UNKNOWN), "releases not known yet: nothing is missing");
+    }
+
+    private static ManagementCluster releases(String... names) {
+        return new ManagementCluster(Optional.of(java.util.Arrays.stream(names)
+                .map(n -> new EksaRelease(n, Optional.empty(), Optional.empty())).toList()), java.util.Map.of());
     }
 }

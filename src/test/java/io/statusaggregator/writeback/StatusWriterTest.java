@@ -93,7 +93,7 @@ class StatusWriterTest {
         // A merge patch leaves alone what it does not name: an empty field left out would keep its old value.
         assertEquals("{\"status\":{\"observedGeneration\":7,\"conditions\":[],\"failureReason\":null,\"failureMessage\":null,"
                 + "\"defaultCNI\":{\"version\":null},\"workerNodeGroups\":null,"
-                + "\"versions\":{\"next\":null,\"current\":null,\"last\":null}}}",
+                + "\"versions\":{\"next\":null,\"current\":null,\"last\":null,\"currentKubernetes\":null}}}",
                 StatusWriter.mergePatch(status(7)));
     }
 }

@@ -9,6 +9,8 @@ import io.statusaggregator.model.ClusterStatus.CniState;
 import io.statusaggregator.model.ClusterStatus.DefaultCni;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.ClusterStatus.Versions;
+import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.KubernetesVersions;
 import io.statusaggregator.model.ClusterStatus.WorkerNodeGroupStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
@@ -73,6 +75,19 @@ public final class ObjectDecoder {
         };
     }
 
+    /** Whether the object is an {@code EKSARelease}: reference data, read by {@link #eksaRelease}. */
+    public static boolean isEksaRelease(JsonNode node) {
+        return node.path("kind").asText().equals("EKSARelease")
+                && node.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/");
+    }
+
+    public static EksaRelease eksaRelease(JsonNode node) throws MalformedObjectException {
+        JsonFields root = JsonFields.root(node);
+        JsonFields spec = root.object("spec");
+        return new EksaRelease(root.object("metadata").requiredString("name"), spec.string("version"),
+                spec.object("bundlesRef").string("name"));
+    }
+
     /** Decodes an object of a kind the rules read; empty for any other kind. */
     public static Optional<KubernetesObject> decode(JsonNode node) throws MalformedObjectException {
         Optional<ObjectKind> kind = kindOf(node);
@@ -114,7 +129,8 @@ public final class ObjectDecoder {
                 spec.string("eksaVersion"),
                 spec.object("bundlesRef").string("name"),
                 externalEtcd,
-                cniConfig(spec.object("clusterNetwork")));
+                cniConfig(spec.object("clusterNetwork")),
+                spec.object("managementCluster").string("name").filter(name -> !name.isEmpty()));
         JsonNode rawSpec = node.get("spec");
         return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
                 metadata.stringMap("annotations"), clusterSpec,
@@ -313,6 +329,24 @@ public final class ObjectDecoder {
         }
         JsonFields versions = status.object("versions");
         return new ClusterStatus(status.generation("observedGeneration").orElse(0L), failure, defaultCni, conditions, groups,
-                new Versions(versions.string("next"), versions.string("current"), versions.string("last")));
+                new Versions(versions.string("next"), versions.string("current"), versions.string("last"),
+                        kubernetesVersions(versions)));
+    }
+
+    /** {@code status.versions.currentKubernetes}, written by this aggregator; unreadable parts count as not written. */
+    private static Optional<KubernetesVersions> kubernetesVersions(JsonFields versions) throws MalformedObjectException {
+        if (!versions.has("currentKubernetes")) {
+            return Optional.empty();
+        }
+        JsonFields recorded = versions.object("currentKubernetes");
+        List<KubernetesVersions.Group> groups = new ArrayList<>();
+        for (JsonFields group : recorded.objects("workerNodeGroups")) {
+            Optional<String> name = group.string("name");
+            if (name.isEmpty()) {
+                return Optional.empty();
+            }
+            groups.add(new KubernetesVersions.Group(name.get(), group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec)));
+        }
+        return Optional.of(new KubernetesVersions(recorded.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec), groups));
     }
 }

@@ -51,6 +51,15 @@ public final class StatusEncoder {
         status.versions().next().ifPresent(v -> versions.put("next", v));
         status.versions().current().ifPresent(v -> versions.put("current", v));
         status.versions().last().ifPresent(v -> versions.put("last", v));
+        status.versions().currentKubernetes().ifPresent(k -> {
+            ObjectNode recorded = versions.putObject("currentKubernetes");
+            k.cluster().ifPresent(v -> recorded.put("kubernetesVersion", v.toString()));
+            var groups = recorded.putArray("workerNodeGroups");
+            k.workerNodeGroups().forEach(group -> {
+                ObjectNode g = groups.addObject().put("name", group.name());
+                group.own().ifPresent(v -> g.put("kubernetesVersion", v.toString()));
+            });
+        });
         if (!versions.isEmpty()) {
             node.set("versions", versions);
         }

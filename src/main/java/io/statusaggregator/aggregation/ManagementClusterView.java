@@ -1,0 +1,144 @@
+package io.statusaggregator.aggregation;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * What every aggregating instance reads of the management cluster for itself: the {@code EKSARelease} objects and the
+ * EKS-A version of each management Cluster. A handful of objects that every cluster's rules need, so not worth a
+ * topic partitioned by cluster. Releases are unknown until the first list, so that none is reported missing for
+ * want of a look.
+ */
+public final class ManagementClusterView implements Supplier<ManagementCluster>, AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(ManagementClusterView.class);
+    public static final ResourceDefinitionContext RELEASES = new ResourceDefinitionContext.Builder()
+            .withGroup("anywhere.eks.amazonaws.com").withVersion("v1alpha1").withKind("EKSARelease")
+            .withPlural("eksareleases").withNamespaced(true).build();
+    private static final ResourceDefinitionContext CLUSTERS = new ResourceDefinitionContext.Builder()
+            .withGroup(ObjectKind.EKSA_CLUSTER.group()).withVersion(ObjectKind.EKSA_CLUSTER.version())
+            .withKind(ObjectKind.EKSA_CLUSTER.kind()).withPlural(ObjectKind.EKSA_CLUSTER.plural()).withNamespaced(true).build();
+
+    private final List<SharedIndexInformer<GenericKubernetesResource>> informers = new ArrayList<>();
+    private KubernetesClient client;
+    private SharedIndexInformer<GenericKubernetesResource> releases;
+    /** The EKS-A version of each management Cluster, by namespace/name: only the few that manage themselves. */
+    private final Map<String, Map.Entry<String, String>> managementVersions = new ConcurrentHashMap<>();
+    private volatile ManagementCluster current = ManagementCluster.UNKNOWN;
+
+    /**
+     * @param clusterNamespaces where EKS-A Clusters live; empty for every namespace
+     */
+    public void watch(KubernetesClient client, String releaseNamespace, List<String> clusterNamespaces) {
+        this.client = client;
+        releases = client.genericKubernetesResources(RELEASES).inNamespace(releaseNamespace).runnableInformer(0);
+        releases.addEventHandler(changes(true));
+        informers.add(releases);
+        for (String namespace : clusterNamespaces.isEmpty() ? Collections.<String>singletonList(null) : clusterNamespaces) {
+            var resources = client.genericKubernetesResources(CLUSTERS);
+            var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
+            SharedIndexInformer<GenericKubernetesResource> clusters = scope.runnableInformer(0);
+            clusters.addEventHandler(changes(false));
+            informers.add(clusters);
+        }
+        informers.forEach(SharedIndexInformer::start); // without waiting: until the first list, nothing is known
+    }
+
+    /** Keeps the management versions up to date per event: a Cluster changes with every status write. */
+    private ResourceEventHandler<GenericKubernetesResource> changes(boolean ofReleases) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource object) {
+                changed(object, false);
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource object) {
+                changed(object, false);
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
+                changed(object, true);
+            }
+
+            private void changed(GenericKubernetesResource object, boolean deleted) {
+                if (!ofReleases) {
+                    String key = object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+                    Optional<Map.Entry<String, String>> version = deleted ? Optional.empty() : managementVersion(object);
+                    Map.Entry<String, String> before = version.isPresent() ? managementVersions.put(key, version.get()) : managementVersions.remove(key);
+                    if (java.util.Objects.equals(before, version.orElse(null))) {
+                        return;
+                    }
+                }
+                refresh();
+            }
+        };
+    }
+
+    private Optional<Map.Entry<String, String>> managementVersion(GenericKubernetesResource object) {
+        try {
+            var decoded = ObjectDecoder.decode(asJson(object));
+            if (decoded.isPresent() && decoded.get() instanceof EksaCluster cluster && cluster.isManagement()
+                    && cluster.spec().eksaVersion().isPresent()) {
+                return Optional.of(Map.entry(cluster.key().name(), cluster.spec().eksaVersion().get()));
+            }
+        } catch (MalformedObjectException e) {
+            // Ingest reports a malformed Cluster; here it is simply no management cluster.
+        }
+        return Optional.empty();
+    }
+
+    private synchronized void refresh() {
+        Optional<List<EksaRelease>> known = Optional.empty();
+        if (releases != null && releases.hasSynced()) {
+            List<EksaRelease> all = new ArrayList<>();
+            for (GenericKubernetesResource release : releases.getStore().list()) {
+                try {
+                    all.add(ObjectDecoder.eksaRelease(asJson(release)));
+                } catch (MalformedObjectException e) {
+                    LOG.warnf("skipped EKSARelease %s: %s", release.getMetadata().getName(), e.getMessage());
+                }
+            }
+            all.sort(java.util.Comparator.comparing(EksaRelease::name));
+            known = Optional.of(all);
+        }
+        Map<String, String> versions = new java.util.HashMap<>();
+        managementVersions.values().forEach(e -> versions.put(e.getKey(), e.getValue()));
+        current = new ManagementCluster(known, versions);
+    }
+
+    private JsonNode asJson(GenericKubernetesResource object) {
+        return client.getKubernetesSerialization().convertValue(object, JsonNode.class);
+    }
+
+    @Override
+    public ManagementCluster get() {
+        if (releases != null && releases.hasSynced() && current.releases().isEmpty()) {
+            refresh(); // synced with no release at all: no event says so
+        }
+        return current;
+    }
+
+    @Override
+    public void close() {
+        informers.forEach(SharedIndexInformer::close);
+    }
+}
