@@ -53,6 +53,27 @@ public interface AggregatorConfig {
 
     Table table();
 
+    Http http();
+
+    /** The preflight endpoints {@code run} serves: the admission webhook and the upgrade check. */
+    interface Http {
+        @WithDefault("true")
+        boolean enabled();
+
+        /** 0 takes a free port. */
+        @WithDefault("8080")
+        int port();
+
+        Tls tls();
+
+        /** PEM files; when set the endpoints answer HTTPS only, as the API server requires of a webhook. */
+        interface Tls {
+            Optional<String> certificate();
+
+            Optional<String> key();
+        }
+    }
+
     interface Topics {
         @WithName("object-states")
         @WithDefault("capi-object-states")

@@ -58,6 +58,15 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
         informer.start();
     }
 
+    /** Reads the ConfigMap {@code namespace/name} once, for a command that does not run long enough to follow it. */
+    public CompatibilityConfigMap readOnce(KubernetesClient client, String namespace, String name) {
+        ConfigMap map = client.configMaps().inNamespace(namespace).withName(name).get();
+        if (map != null) {
+            read(map, namespace + "/" + name);
+        }
+        return this;
+    }
+
     private void read(ConfigMap map, String where) {
         String text = map.getData() == null ? null : map.getData().get(KEY);
         if (text == null) {

@@ -12,10 +12,12 @@ import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.preflight.PreflightServer;
 import io.statusaggregator.versions.CompatibilityReader;
 import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
+import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -55,6 +57,9 @@ public class RunCommand implements Callable<Integer> {
     @Inject
     Instance<KubernetesClient> configuredClient;
 
+    @Inject
+    Vertx vertx;
+
     @Override
     public Integer call() throws Exception {
         Deque<AutoCloseable> running = new ArrayDeque<>();
@@ -92,6 +97,13 @@ public class RunCommand implements Callable<Integer> {
                 return 1;
             }
 
+            if (config.http().enabled()) {
+                PreflightServer preflight = new PreflightServer(vertx, new PreflightServer.Settings(config.http().port(),
+                        config.http().tls().certificate(), config.http().tls().key()), client, config.capiNamespace(),
+                        pipeline.management(), pipeline.compatibility());
+                running.push(preflight);
+                preflight.start(START_TIMEOUT);
+            }
             if (embedded && config.embedded().simulate()) {
                 FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
                 running.push(simulator);

@@ -1,0 +1,87 @@
+package io.statusaggregator.cli;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.quarkus.arc.Unremovable;
+import io.statusaggregator.AggregatorConfig;
+import io.statusaggregator.aggregation.CompatibilityConfigMap;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.preflight.UpgradeCheck;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.UpgradePlan;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Dependent
+@Unremovable
+@Command(name = "upgrade-check",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Lists what upgrading a cluster would change (EKS-A, Cilium, Kubernetes per worker node group) and the",
+                "steps, in order, one minor version at a time. Reads the Cluster and the EKSARelease objects through",
+                "the kubeconfig (KUBECONFIG, ~/.kube/config) or the in-cluster account.",
+                "",
+                "Exit status: 0 with a plan (or \"up to date\"), 1 when the Cluster or the API cannot be read,",
+                "2 when the target is unknown or cannot be reached."})
+public class UpgradeCheckCommand implements Callable<Integer> {
+    static final int UNREADABLE = 1;
+    static final int UNREACHABLE = 2;
+
+    @Option(names = "--cluster", required = true, paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
+    String cluster;
+
+    @Option(names = "--to", paramLabel = "VERSION",
+            description = "An EKS-A version (v0.24.2) or a Kubernetes version (1.29); by default the newest release of the next EKS-A minor.")
+    String to;
+
+    @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "FORMAT",
+            description = "text or json (the HTTP endpoint's answer). Default: ${DEFAULT-VALUE}.")
+    String output;
+
+    @Inject
+    AggregatorConfig config;
+
+    @Inject
+    Instance<KubernetesClient> client;
+
+    @Override
+    public Integer call() {
+        int slash = cluster.indexOf('/');
+        if (slash <= 0 || slash == cluster.length() - 1 || cluster.indexOf('/', slash + 1) >= 0) {
+            System.err.println("error: --cluster takes NAMESPACE/NAME, got \"" + cluster + "\"");
+            return UNREACHABLE;
+        }
+        if (!output.equals("text") && !output.equals("json")) {
+            System.err.println("error: --output takes text or json, got \"" + output + "\"");
+            return UNREACHABLE;
+        }
+        ObjectKey key = new ObjectKey(cluster.substring(0, slash), cluster.substring(slash + 1));
+        KubernetesClient api = client.get();
+        try {
+            Compatibility compatibility = config.compatibilityConfigMap()
+                    .map(name -> new CompatibilityConfigMap(CompatibilityReader.builtIn()).readOnce(api, config.capiNamespace(), name).get())
+                    .orElseGet(CompatibilityReader::builtIn);
+            UpgradePlan plan = UpgradeCheck.plan(UpgradeCheck.readCluster(api, key),
+                    UpgradeCheck.readReleases(api, config.capiNamespace()), compatibility, Optional.ofNullable(to));
+            System.out.print(output.equals("json") ? UpgradeCheck.toJson(key, plan).toPrettyString() + "\n" : UpgradeCheck.toText(key, plan));
+            return 0;
+        } catch (UpgradePlan.UnreachableTarget e) {
+            System.err.println("error: " + e.getMessage());
+            return UNREACHABLE;
+        } catch (UpgradeCheck.ClusterNotFound | MalformedObjectException e) {
+            System.err.println("error: " + e.getMessage());
+            return UNREADABLE;
+        } catch (KubernetesClientException e) {
+            System.err.println("error: cannot read from the Kubernetes API at " + api.getConfiguration().getMasterUrl() + ": "
+                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+            return UNREADABLE;
+        }
+    }
+}
