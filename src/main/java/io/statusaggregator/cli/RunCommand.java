@@ -102,7 +102,13 @@ public class RunCommand implements Callable<Integer> {
                         config.http().tls().certificate(), config.http().tls().key()), client, config.capiNamespace(),
                         pipeline.management(), pipeline.compatibility());
                 running.push(preflight);
-                preflight.start(START_TIMEOUT);
+                try {
+                    preflight.start(START_TIMEOUT);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    LOG.errorf("cannot serve the preflight endpoints on port %d: %s. Set aggregator.http.port (0 takes a free port) "
+                            + "or aggregator.http.enabled=false.", config.http().port(), e.getCause().getMessage());
+                    return 1;
+                }
             }
             if (embedded && config.embedded().simulate()) {
                 FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());

@@ -1,5 +1,6 @@
 package io.statusaggregator.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
@@ -43,6 +44,14 @@ class RunJarIT {
                 }
             }
             assertTrue(allReady, "the table never showed the whole fleet Ready; stderr:\n" + Files.readString(err));
+            // The preflight endpoints answer on the port the log names (8080 unless configured).
+            java.util.regex.Matcher port = java.util.regex.Pattern.compile("preflight endpoints on HTTP port (\\d+)").matcher(Files.readString(err));
+            assertTrue(port.find(), "no preflight endpoints logged; stderr:\n" + Files.readString(err));
+            var check = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + port.group(1) + "/upgrade-check/default/alpha")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, check.statusCode(), check.body());
+            assertTrue(check.body().contains("\"cluster\":\"default/alpha\""), check.body());
         } finally {
             process.destroy(); // SIGTERM, as Ctrl-C or Kubernetes would stop it
             assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the application did not stop within 30 s of SIGTERM");

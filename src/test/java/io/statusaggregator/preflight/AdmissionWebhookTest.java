@@ -1,0 +1,124 @@
+package io.statusaggregator.preflight;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.ManagementCluster;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The admission webhook's answers: what it refuses, with which message, and what it lets through. */
+class AdmissionWebhookTest {
+    private static final YAMLMapper YAML = new YAMLMapper();
+    private static final ManagementCluster MANAGEMENT = new ManagementCluster(
+            Optional.of(List.of(new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()))), Map.of("mgmt", "v0.21.7"));
+
+    private static JsonNode cluster(String kubernetesVersion, String eksaVersion, String reached) throws Exception {
+        return YAML.readTree("""
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: Cluster
+                metadata: {namespace: default, name: w1, labels: {team: a}}
+                spec:
+                  kubernetesVersion: "%s"
+                  eksaVersion: %s
+                  managementCluster: {name: mgmt}
+                  controlPlaneConfiguration: {count: 1}
+                  workerNodeGroupConfigurations: [{name: md-0, count: 1}]
+                status:
+                  versions:
+                    current: "v0.21.7#h"
+                    currentKubernetes: {kubernetesVersion: "%s", workerNodeGroups: [{name: md-0}]}
+                """.formatted(kubernetesVersion, eksaVersion, reached));
+    }
+
+    private static JsonNode review(String operation, JsonNode object, JsonNode old) {
+        ObjectNode review = YAML.createObjectNode().put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
+        ObjectNode request = review.putObject("request").put("uid", "abc-123").put("operation", operation);
+        request.set("object", object);
+        if (old != null) {
+            request.set("oldObject", old);
+        }
+        return review;
+    }
+
+    private static JsonNode answer(JsonNode review) {
+        JsonNode answer = AdmissionWebhook.review(review, MANAGEMENT);
+        assertEquals("admission.k8s.io/v1", answer.path("apiVersion").asText());
+        assertEquals("AdmissionReview", answer.path("kind").asText());
+        assertEquals(review.path("request").path("uid").asText(""), answer.path("response").path("uid").asText());
+        return answer.path("response");
+    }
+
+    @Test
+    void anUpgradeByOneMinorIsAdmitted() throws Exception {
+        assertTrue(answer(review("UPDATE", cluster("1.28", "v0.21.7", "1.27"), cluster("1.27", "v0.21.7", "1.27"))).path("allowed").asBoolean());
+    }
+
+    @Test
+    void aSkippedMinorIsRefusedWithTheStatusMessage() throws Exception {
+        JsonNode response = answer(review("UPDATE", cluster("1.29", "v0.21.7", "1.27"), cluster("1.27", "v0.21.7", "1.27")));
+        assertFalse(response.path("allowed").asBoolean());
+        assertEquals("only +1 minor version skew is supported, minor version skew detected 2", response.path("status").path("message").asText());
+        assertEquals(422, response.path("status").path("code").asInt());
+    }
+
+    @Test
+    void theRulesCompareWithWhatTheStoredClusterReachedNotWithItsSpec() throws Exception {
+        // Stored spec already asks for 1.28 (an upgrade under way from 1.27); 1.29 now would be two minors past 1.27.
+        JsonNode response = answer(review("UPDATE", cluster("1.29", "v0.21.7", "1.99"), cluster("1.28", "v0.21.7", "1.27")));
+        assertEquals("only +1 minor version skew is supported, minor version skew detected 2", response.path("status").path("message").asText());
+    }
+
+    @Test
+    void aCreateIsHeldToTheRulesThatNeedNoHistory() throws Exception {
+        JsonNode missing = answer(review("CREATE", cluster("1.28", "v0.22.0", "1.28"), null));
+        assertEquals("eksarelease eksa-v0-22-0 could not be found on the management cluster", missing.path("status").path("message").asText());
+        JsonNode fine = cluster("1.28", "v0.21.7", "1.20"); // a status sent on create is not history
+        assertTrue(answer(review("CREATE", fine, null)).path("allowed").asBoolean());
+    }
+
+    @Test
+    void aWorkloadClusterAheadOfItsManagementClusterIsRefused() throws Exception {
+        ManagementCluster newer = new ManagementCluster(Optional.of(List.of(
+                new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()),
+                new EksaRelease("eksa-v0-22-0", Optional.of("v0.22.0"), Optional.empty()))), Map.of("mgmt", "v0.21.7"));
+        JsonNode response = AdmissionWebhook.review(review("UPDATE", cluster("1.28", "v0.22.0", "1.28"), cluster("1.28", "v0.21.7", "1.28")), newer)
+                .path("response");
+        assertEquals("cannot upgrade workload cluster to v0.22.0 while management cluster is an older version: v0.21.7",
+                response.path("status").path("message").asText());
+    }
+
+    @Test
+    void anEditThatLeavesTheSpecAloneIsAdmittedEvenOnAFailingCluster() throws Exception {
+        JsonNode failing = cluster("1.30", "v0.21.7", "1.27");
+        ObjectNode relabelled = failing.deepCopy();
+        ((ObjectNode) relabelled.path("metadata").path("labels")).put("team", "b");
+        assertTrue(answer(review("UPDATE", relabelled, failing)).path("allowed").asBoolean());
+    }
+
+    @Test
+    void aMalformedClusterIsRefusedNamingTheField() throws Exception {
+        ObjectNode bad = (ObjectNode) cluster("1.28", "v0.21.7", "1.28");
+        ((ObjectNode) bad.path("spec").path("controlPlaneConfiguration")).put("count", -1);
+        JsonNode response = answer(review("CREATE", bad, null));
+        assertFalse(response.path("allowed").asBoolean());
+        assertTrue(response.path("status").path("message").asText().startsWith("spec.controlPlaneConfiguration.count:"),
+                response.toString());
+    }
+
+    @Test
+    void otherKindsAndOperationsAreNotThisWebhooksToJudge() throws Exception {
+        JsonNode configMap = YAML.readTree("{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: default}}");
+        assertTrue(answer(review("CREATE", configMap, null)).path("allowed").asBoolean());
+        assertTrue(answer(review("DELETE", cluster("1.40", "v0.21.7", "1.27"), null)).path("allowed").asBoolean());
+        JsonNode notAReview = AdmissionWebhook.review(YAML.readTree("{kind: Something}"), MANAGEMENT).path("response");
+        assertFalse(notAReview.path("allowed").asBoolean());
+    }
+}
