@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ManagementCluster;
@@ -32,9 +33,7 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
     public static final ResourceDefinitionContext RELEASES = new ResourceDefinitionContext.Builder()
             .withGroup("anywhere.eks.amazonaws.com").withVersion("v1alpha1").withKind("EKSARelease")
             .withPlural("eksareleases").withNamespaced(true).build();
-    private static final ResourceDefinitionContext CLUSTERS = new ResourceDefinitionContext.Builder()
-            .withGroup(ObjectKind.EKSA_CLUSTER.group()).withVersion(ObjectKind.EKSA_CLUSTER.version())
-            .withKind(ObjectKind.EKSA_CLUSTER.kind()).withPlural(ObjectKind.EKSA_CLUSTER.plural()).withNamespaced(true).build();
+    private static final ResourceDefinitionContext CLUSTERS = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
 
     private final List<SharedIndexInformer<GenericKubernetesResource>> informers = new ArrayList<>();
     private KubernetesClient client;

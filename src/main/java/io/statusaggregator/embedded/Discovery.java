@@ -3,6 +3,7 @@ package io.statusaggregator.embedded;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -70,6 +71,11 @@ final class Discovery {
                     resources.addObject().put("name", kind.plural() + "/status").put("singularName", "")
                             .put("namespaced", true).put("kind", kind.kind()).set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
                 });
+                var release = ManagementClusterView.RELEASES;
+                if (group.getKey().equals(release.getGroup())) {
+                    resources.addObject().put("name", release.getPlural()).put("singularName", release.getKind().toLowerCase())
+                            .put("namespaced", true).put("kind", release.getKind()).set("verbs", verbs());
+                }
                 return Optional.of(list.toString());
             }
         }

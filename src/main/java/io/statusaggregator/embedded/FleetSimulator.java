@@ -86,6 +86,7 @@ public final class FleetSimulator implements AutoCloseable {
     static final String KUBERNETES_VERSION = "1.31";
     static final String UPGRADE_KUBERNETES_VERSION = "1.32";
     static final String EKSA_VERSION = "v0.23.1";
+    static final List<String> AVAILABLE_RELEASES = List.of(EKSA_VERSION, "v0.24.2", "v0.25.0");
     /** The Cilium build EKS-A v0.23 ships. */
     static final String CILIUM_VERSION = "v1.15.16-eksa.1";
     /** The EKS Distro build the nodes of each Kubernetes minor run. */
@@ -861,17 +862,24 @@ public final class FleetSimulator implements AutoCloseable {
         writtenStatus.remove(kind.qualifiedName() + "/" + namespace + "/" + name);
     }
 
-    /** The EKSARelease of the fleet's EKS-A version, as the EKS-A installation puts it in the management cluster. */
+    /**
+     * The EKSARelease objects, as the EKS-A installation puts them in the management cluster: the fleet's own, and
+     * newer ones it could upgrade to (what {@code upgrade-check} plans with).
+     */
     private void ensureRelease() {
-        String name = EksaReleaseName.of(EKSA_VERSION);
         var releases = client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(capiNamespace);
-        if (releases.withName(name).get() == null) {
-            releases.resource(client.getKubernetesSerialization().unmarshal("""
-                    apiVersion: anywhere.eks.amazonaws.com/v1alpha1
-                    kind: EKSARelease
-                    metadata: {name: %s, namespace: %s}
-                    spec: {version: %s, bundlesRef: {name: bundles-1, namespace: eksa-system}}
-                    """.formatted(name, capiNamespace, EKSA_VERSION), GenericKubernetesResource.class)).create();
+        int bundles = 1;
+        for (String version : AVAILABLE_RELEASES) {
+            String name = EksaReleaseName.of(version);
+            if (releases.withName(name).get() == null) {
+                releases.resource(client.getKubernetesSerialization().unmarshal("""
+                        apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                        kind: EKSARelease
+                        metadata: {name: %s, namespace: %s}
+                        spec: {version: %s, bundlesRef: {name: bundles-%d, namespace: eksa-system}}
+                        """.formatted(name, capiNamespace, version, bundles), GenericKubernetesResource.class)).create();
+            }
+            bundles++;
         }
     }
 

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ObjectKey;
@@ -34,9 +35,7 @@ import java.util.Optional;
  * {@link UpgradePlan}. The command and the HTTP endpoint both answer through here, so they answer alike.
  */
 public final class UpgradeCheck {
-    private static final ResourceDefinitionContext CLUSTERS = new ResourceDefinitionContext.Builder()
-            .withGroup(ObjectKind.EKSA_CLUSTER.group()).withVersion(ObjectKind.EKSA_CLUSTER.version())
-            .withKind(ObjectKind.EKSA_CLUSTER.kind()).withPlural(ObjectKind.EKSA_CLUSTER.plural()).withNamespaced(true).build();
+    private static final ResourceDefinitionContext CLUSTERS = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
 
     private UpgradeCheck() {
     }
