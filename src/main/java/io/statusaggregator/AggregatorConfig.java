@@ -82,6 +82,10 @@ public interface AggregatorConfig {
         @WithDefault("cluster-statuses")
         String statuses();
 
+        /** One CloudEvent per status change of a cluster (not compacted). */
+        @WithDefault("cluster-transitions")
+        String transitions();
+
         /** Create missing topics at start (compacted); off where an operator such as Strimzi owns them. */
         @WithDefault("true")
         boolean create();

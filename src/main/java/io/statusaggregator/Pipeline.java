@@ -4,6 +4,13 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.feeds.TransitionFeed;
+import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.json.ObjectDecoder;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventSerializer;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
@@ -53,6 +60,7 @@ public final class Pipeline implements AutoCloseable {
             Map<String, Object> kafka,
             String objectStatesTopic,
             String statusesTopic,
+            String transitionsTopic,
             boolean createTopics,
             int partitions,
             short replicationFactor,
@@ -91,6 +99,12 @@ public final class Pipeline implements AutoCloseable {
         KafkaProducer<String, String> statuses = new KafkaProducer<>(producerProperties("statuses", Optional.empty()));
         started.add(statuses);
         StatusFeed feed = new StatusFeed(statuses, settings.statusesTopic());
+        Map<String, Object> eventProducer = producerProperties("transitions", Optional.empty());
+        eventProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
+        KafkaProducer<String, CloudEvent> events = new KafkaProducer<>(eventProducer);
+        started.add(events);
+        TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
+        Map<String, ClusterStatus> published = publishedStatuses(timeout);
 
         Map<String, Object> consumer = new HashMap<>(settings.kafka());
         consumer.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
@@ -108,7 +122,7 @@ public final class Pipeline implements AutoCloseable {
         management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces());
         this.compatibilityData = compatibilityData;
         aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData, management,
-                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, clock);
+                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, transitions, published, clock);
         started.add(aggregator);
         aggregator.start();
 
@@ -162,15 +176,41 @@ public final class Pipeline implements AutoCloseable {
         return producer;
     }
 
-    /** Both topics compacted: each holds the latest state per key, which is what a rebuild reads. */
+    /**
+     * The status topic's last status of every cluster: what was published before this instance started, so that a
+     * change whose status a crash kept from the topic is published again (with the same event id).
+     */
+    private Map<String, ClusterStatus> publishedStatuses(Duration timeout) throws TimeoutException {
+        Map<String, String> latest = CompactedTopic.latest(settings.kafka(), settings.statusesTopic(), timeout)
+                .orElseThrow(() -> new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
+        Map<String, ClusterStatus> published = new HashMap<>();
+        ObjectMapper json = new ObjectMapper();
+        latest.forEach((cluster, document) -> {
+            if (document == null) {
+                return;
+            }
+            try {
+                published.put(cluster, ObjectDecoder.statusOf(json.readTree(document)));
+            } catch (Exception e) {
+                LOG.warnf("skipped the status of %s on topic %s: %s", cluster, settings.statusesTopic(), e.getMessage());
+            }
+        });
+        return published;
+    }
+
+    /**
+     * The object-state and status topics compacted: each holds the latest state per key, which is what a rebuild
+     * reads. The transitions topic keeps every event, for the time the broker's retention allows.
+     */
     private void createTopics(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(new HashMap<>(settings.kafka()))) {
             Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             List<NewTopic> missing = new ArrayList<>();
-            for (String topic : List.of(settings.objectStatesTopic(), settings.statusesTopic())) {
+            for (String topic : List.of(settings.objectStatesTopic(), settings.statusesTopic(), settings.transitionsTopic())) {
                 if (!existing.contains(topic)) {
+                    String cleanup = topic.equals(settings.transitionsTopic()) ? TopicConfig.CLEANUP_POLICY_DELETE : TopicConfig.CLEANUP_POLICY_COMPACT;
                     missing.add(new NewTopic(topic, settings.partitions(), settings.replicationFactor())
-                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)));
+                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, cleanup)));
                 }
             }
             if (!missing.isEmpty()) {

@@ -3,7 +3,9 @@ package io.statusaggregator.aggregation;
 import io.statusaggregator.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
@@ -74,6 +76,11 @@ public final class Aggregator implements AutoCloseable {
     private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
     private final StatusWriter writer;
     private final StatusFeed feed;
+    private final TransitionFeed transitions;
+    /** The status topic's last status of each cluster (namespace/name) when this instance started: what was published. */
+    private final Map<String, ClusterStatus> publishedAtStart;
+    /** Work that the producer's acknowledgements hand back to this thread. */
+    private final Queue<Runnable> acknowledged = new ConcurrentLinkedQueue<>();
     private final Clock clock;
     private final Map<Integer, PartitionState> partitions = new HashMap<>();
     private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
@@ -105,7 +112,9 @@ public final class Aggregator implements AutoCloseable {
     public Aggregator(Consumer<String, String> consumer, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
-            StatusFeed feed, Clock clock) {
+            StatusFeed feed, TransitionFeed transitions, Map<String, ClusterStatus> publishedAtStart, Clock clock) {
+        this.transitions = transitions;
+        this.publishedAtStart = new HashMap<>(publishedAtStart);
         this.management = management;
         this.consumer = consumer;
         this.settings = settings;
@@ -182,6 +191,10 @@ public final class Aggregator implements AutoCloseable {
 
     private void process(ConsumerRecords<String, String> records) {
         drainOutcomes();
+        Runnable acknowledgement;
+        while ((acknowledgement = acknowledged.poll()) != null) {
+            acknowledgement.run();
+        }
         for (ConsumerRecord<String, String> record : records) {
             apply(record);
         }
@@ -265,9 +278,12 @@ public final class Aggregator implements AutoCloseable {
         if (key.kind() == ObjectKind.EKSA_CLUSTER && before.isPresent() && cluster.state.cluster().isEmpty()) {
             clearPending(cluster);
             if (partition.live) {
-                feed.tombstone(key.key());
+                Optional<ClusterStatus> last = lastPublished(cluster, key.key());
+                StatusChange deleted = new StatusChange(key.key(), before.get().generation(), last, Optional.empty(), StatusChange.Progress.UNKNOWN);
+                transitions.send(deleted, clock.instant(), error -> acknowledged.add(() -> feed.tombstone(key.key())));
             }
             cluster.published = null;
+            publishedAtStart.remove(key.key().toString());
         }
         if (cluster.state.isEmpty()) {
             partition.clusters.remove(cluster.state.clusterName());
@@ -330,9 +346,8 @@ public final class Aggregator implements AutoCloseable {
         ClusterStatus computed = StatusRules.compute(snapshot, clock.instant());
         computations.incrementAndGet();
         if (computed.equals(shown)) {
-            if (cluster.pending == null && !computed.equals(cluster.published)) {
-                feed.publish(eksa.get(), computed);
-                cluster.published = computed;
+            if (cluster.pending == null) {
+                publish(cluster, eksa.get(), computed);
             }
             return;
         }
@@ -341,6 +356,36 @@ public final class Aggregator implements AutoCloseable {
         awaitingEcho.add(cluster);
         submitted.incrementAndGet();
         writer.submit(eksa.get().key(), computed);
+    }
+
+    private Optional<ClusterStatus> lastPublished(TrackedCluster cluster, ObjectKey key) {
+        return Optional.ofNullable(cluster.published != null ? cluster.published : publishedAtStart.get(key.toString()));
+    }
+
+    /**
+     * A status the Cluster shows (written, or found correct): its change goes to the transitions feed, and once the
+     * broker has that, the status to the status topic. That order lets an instance starting after a crash find a
+     * change whose status never reached the status topic, and publish it again under the same event id.
+     */
+    private void publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
+        Optional<ClusterStatus> before = lastPublished(cluster, eksa.key());
+        cluster.published = status;
+        if (before.equals(Optional.of(status))) {
+            return;
+        }
+        StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
+                .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
+        StatusChange change = new StatusChange(eksa.key(), eksa.generation(), before, Optional.of(status), progress);
+        transitions.send(change, clock.instant(), error -> acknowledged.add(() -> {
+            if (error == null) {
+                feed.publish(eksa, status);
+            } else if (status.equals(cluster.published)) {
+                // The next computation publishes the change again, under the same id.
+                LOG.warnf("could not publish the status change of %s: %s", eksa.key(), error.toString());
+                cluster.published = before.orElse(null);
+                markDirty(cluster, System.nanoTime());
+            }
+        }));
     }
 
     /** Write-back's outcomes, applied on this thread. */
@@ -357,9 +402,8 @@ public final class Aggregator implements AutoCloseable {
                         && cluster.state.cluster().map(c -> c.status().equals(written.status())).orElse(false)) {
                     clearPending(cluster);
                 }
-                if (cluster.state.cluster().isPresent() && !written.status().equals(cluster.published)) {
-                    feed.publish(cluster.state.cluster().get(), written.status());
-                    cluster.published = written.status();
+                if (cluster.state.cluster().isPresent()) {
+                    publish(cluster, cluster.state.cluster().get(), written.status());
                 }
             } else if (outcome instanceof StatusWriter.Gone gone) {
                 // The Cluster was deleted; its tombstone follows on the topic. Stop computing it meanwhile.

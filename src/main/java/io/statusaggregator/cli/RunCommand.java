@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.Quarkus;
 import io.statusaggregator.AggregatorConfig;
+import io.statusaggregator.HttpEndpoints;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
@@ -12,7 +13,7 @@ import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.preflight.PreflightServer;
+import io.statusaggregator.preflight.PreflightRoutes;
 import io.statusaggregator.versions.CompatibilityReader;
 import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
@@ -98,14 +99,14 @@ public class RunCommand implements Callable<Integer> {
             }
 
             if (config.http().enabled()) {
-                PreflightServer preflight = new PreflightServer(vertx, new PreflightServer.Settings(config.http().port(),
-                        config.http().tls().certificate(), config.http().tls().key()), client, config.capiNamespace(),
-                        pipeline.management(), pipeline.compatibility());
-                running.push(preflight);
+                HttpEndpoints http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(config.http().port(),
+                        config.http().tls().certificate(), config.http().tls().key()))
+                        .with(new PreflightRoutes(vertx, client, config.capiNamespace(), pipeline.management(), pipeline.compatibility())::addTo);
+                running.push(http);
                 try {
-                    preflight.start(START_TIMEOUT);
+                    http.start(START_TIMEOUT);
                 } catch (java.util.concurrent.ExecutionException e) {
-                    LOG.errorf("cannot serve the preflight endpoints on port %d: %s. Set aggregator.http.port (0 takes a free port) "
+                    LOG.errorf("cannot serve HTTP on port %d: %s. Set aggregator.http.port (0 takes a free port) "
                             + "or aggregator.http.enabled=false.", config.http().port(), e.getCause().getMessage());
                     return 1;
                 }
@@ -140,6 +141,7 @@ public class RunCommand implements Callable<Integer> {
                 kafka,
                 topics.objectStates(),
                 topics.statuses(),
+                topics.transitions(),
                 topics.create(),
                 topics.partitions(),
                 embedded ? 1 : topics.replicationFactor(),

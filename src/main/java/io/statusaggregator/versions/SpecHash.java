@@ -24,8 +24,13 @@ public final class SpecHash {
     }
 
     public static String of(JsonNode spec) {
+        return base64urlSha1(canonical(spec));
+    }
+
+    /** base64url (no padding) of the SHA-1 of the text's UTF-8 bytes. */
+    public static String base64urlSha1(String text) {
         try {
-            byte[] sha1 = MessageDigest.getInstance("SHA-1").digest(canonical(spec).getBytes(StandardCharsets.UTF_8));
+            byte[] sha1 = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
             return Base64.getUrlEncoder().withoutPadding().encodeToString(sha1);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-1", e);
@@ -33,7 +38,7 @@ public final class SpecHash {
     }
 
     /** The canonical JSON text: Jackson writes no whitespace and leaves non-ASCII unescaped by default. */
-    static String canonical(JsonNode spec) {
+    public static String canonical(JsonNode spec) {
         try {
             return JSON.writeValueAsString(sorted(spec));
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {

@@ -45,8 +45,8 @@ class RunJarIT {
             }
             assertTrue(allReady, "the table never showed the whole fleet Ready; stderr:\n" + Files.readString(err));
             // The preflight endpoints answer on the port the log names (8080 unless configured).
-            java.util.regex.Matcher port = java.util.regex.Pattern.compile("preflight endpoints on HTTP port (\\d+)").matcher(Files.readString(err));
-            assertTrue(port.find(), "no preflight endpoints logged; stderr:\n" + Files.readString(err));
+            java.util.regex.Matcher port = java.util.regex.Pattern.compile("HTTP endpoints on HTTP port (\\d+)").matcher(Files.readString(err));
+            assertTrue(port.find(), "no HTTP endpoints logged; stderr:\n" + Files.readString(err));
             var check = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                     java.net.URI.create("http://127.0.0.1:" + port.group(1) + "/upgrade-check/default/alpha")).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());

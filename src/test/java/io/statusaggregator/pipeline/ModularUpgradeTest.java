@@ -18,7 +18,8 @@ import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.preflight.PreflightServer;
+import io.statusaggregator.HttpEndpoints;
+import io.statusaggregator.preflight.PreflightRoutes;
 import io.statusaggregator.versions.CompatibilityReader;
 import io.vertx.core.Vertx;
 import java.net.URI;
@@ -64,7 +65,7 @@ class ModularUpgradeTest {
     private KubernetesClient client;
     private Fleet fleet;
     private Pipeline pipeline;
-    private PreflightServer preflight;
+    private HttpEndpoints preflight;
     private String base;
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -76,8 +77,8 @@ class ModularUpgradeTest {
         pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true),
                 kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
         pipeline.start(DEADLINE);
-        preflight = new PreflightServer(vertx, new PreflightServer.Settings(0, Optional.empty(), Optional.empty()), client, CAPI,
-                pipeline.management(), pipeline.compatibility());
+        preflight = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty()))
+                .with(new PreflightRoutes(vertx, client, CAPI, pipeline.management(), pipeline.compatibility())::addTo);
         base = "http://127.0.0.1:" + preflight.start(DEADLINE);
         release("v0.21.7");
     }
@@ -264,7 +265,7 @@ class ModularUpgradeTest {
         merge(changed, JSON.readTree(patch));
         ObjectNode review = JSON.createObjectNode().put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
         review.putObject("request").put("uid", "u-1").put("operation", "UPDATE").<ObjectNode>set("object", changed).set("oldObject", old);
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightServer.ADMISSION_PATH))
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightRoutes.ADMISSION_PATH))
                 .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(review.toString())).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode(), response.body());
@@ -287,7 +288,7 @@ class ModularUpgradeTest {
     }
 
     private JsonNode upgradeCheck(String name, String to) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightServer.UPGRADE_CHECK_PATH
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightRoutes.UPGRADE_CHECK_PATH
                 + "/default/" + name + (to.isEmpty() ? "" : "?to=" + to))).GET().build(), HttpResponse.BodyHandlers.ofString());
         ObjectNode result = JSON.createObjectNode().put("code", response.statusCode());
         result.set("body", JSON.readTree(response.body()));

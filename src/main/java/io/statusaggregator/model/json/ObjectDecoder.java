@@ -75,6 +75,11 @@ public final class ObjectDecoder {
         };
     }
 
+    /** The status of a status document (what {@code compute} prints and the status topic carries). */
+    public static ClusterStatus statusOf(JsonNode document) throws MalformedObjectException {
+        return status(JsonFields.root(document).object("status"));
+    }
+
     /** Whether the object is an {@code EKSARelease}: reference data, read by {@link #eksaRelease}. */
     public static boolean isEksaRelease(JsonNode node) {
         return node.path("kind").asText().equals("EKSARelease")

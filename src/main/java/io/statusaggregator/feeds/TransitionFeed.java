@@ -1,0 +1,47 @@
+package io.statusaggregator.feeds;
+
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * The transitions topic: one CloudEvent per status change of a cluster (Kafka protocol binding, binary mode: the
+ * attributes in {@code ce_} headers, the data as JSON in the value), keyed {@code namespace/name} so that a
+ * cluster's events stay in order on one partition.
+ */
+public final class TransitionFeed {
+    public static final URI SOURCE = URI.create("/status-aggregator");
+
+    private final Producer<String, CloudEvent> producer;
+    private final String topic;
+
+    public TransitionFeed(Producer<String, CloudEvent> producer, String topic) {
+        this.producer = producer;
+        this.topic = topic;
+    }
+
+    public static CloudEvent event(StatusChange change, Instant time) {
+        return CloudEventBuilder.v1()
+                .withId(change.id())
+                .withSource(SOURCE)
+                .withType(change.type())
+                .withSubject(change.cluster().toString())
+                .withTime(time.atOffset(ZoneOffset.UTC))
+                .withDataContentType("application/json")
+                .withData(change.data().toString().getBytes(StandardCharsets.UTF_8))
+                .build();
+    }
+
+    /**
+     * Sends the change; {@code done} runs on the producer's thread when the broker has it ({@code null}) or the send
+     * failed for good (the failure).
+     */
+    public void send(StatusChange change, Instant time, java.util.function.Consumer<Exception> done) {
+        producer.send(new ProducerRecord<>(topic, change.cluster().toString(), event(change, time)), (metadata, error) -> done.accept(error));
+    }
+}
