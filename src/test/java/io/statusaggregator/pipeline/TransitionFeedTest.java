@@ -1,0 +1,214 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.DEADLINE;
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventDeserializer;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transitions feed as a subscriber sees it, on a real broker: one CloudEvent per status change of a cluster, in
+ * order, each starting where the one before ended; and after a restart, no new event for what was already
+ * published, while a change whose status never reached the status topic (a crash between the two sends) is
+ * published again under the same id.
+ */
+class TransitionFeedTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
+
+    private EmbeddedKubernetes kubernetes;
+    private Fleet fleet;
+    private String run;
+    private final List<Pipeline> pipelines = new ArrayList<>();
+    private KafkaConsumer<String, CloudEvent> subscriber;
+
+    @BeforeEach
+    void start() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        fleet = new Fleet(kubernetes.client());
+        run = UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void stop() {
+        if (subscriber != null) {
+            subscriber.close();
+        }
+        pipelines.forEach(Pipeline::close);
+        fleet.close();
+        kubernetes.close();
+    }
+
+    private Pipeline pipeline() throws Exception {
+        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true), kubernetes.newClient(),
+                CompatibilityReader.builtIn(), Clock.systemUTC());
+        pipelines.add(pipeline);
+        pipeline.start(DEADLINE);
+        return pipeline;
+    }
+
+    /** A subscriber of its own: reads the whole topic, as a new alerting consumer would. */
+    private List<ConsumerRecord<String, CloudEvent>> events(List<ConsumerRecord<String, CloudEvent>> seen) {
+        if (subscriber == null) {
+            subscriber = new KafkaConsumer<>(Map.of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                    ConsumerConfig.GROUP_ID_CONFIG, "subscriber-" + run,
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName()));
+            subscriber.subscribe(List.of("transitions-" + run));
+        }
+        subscriber.poll(Duration.ofMillis(200)).forEach(seen::add);
+        return seen;
+    }
+
+    private static JsonNode data(ConsumerRecord<String, CloudEvent> record) {
+        try {
+            return JSON.readTree(record.value().getData().toBytes());
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private boolean showsReady(List<ConsumerRecord<String, CloudEvent>> events) {
+        return events.stream().anyMatch(e -> e.key().equals("default/alpha") && data(e).path("transitions").toString().contains(
+                "{\"type\":\"Ready\",\"from\":\"False\",\"to\":\"True\""));
+    }
+
+    @Test
+    void oneEventPerStatusChangeInOrderWithIdsThatSurviveARestart() throws Exception {
+        Pipeline first = pipeline();
+        fleet.createCluster("alpha", 1, 1);
+        fleet.controlPlaneReady("alpha", 1);
+        fleet.workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        fleet.awaitReady("alpha");
+        List<ConsumerRecord<String, CloudEvent>> seen = new ArrayList<>();
+        await(DEADLINE, () -> showsReady(events(seen)), () -> "no event took alpha to Ready: " + seen.size() + " events");
+        await(DEADLINE, first.aggregator()::settled, () -> "not settled: " + first.aggregator().progress());
+        events(seen);
+        List<ConsumerRecord<String, CloudEvent>> alpha = seen.stream().filter(e -> e.key().equals("default/alpha")).toList();
+
+        // The envelope: CloudEvents binary mode, the attributes in ce_ headers.
+        ConsumerRecord<String, CloudEvent> firstEvent = alpha.get(0);
+        for (String header : List.of("ce_specversion", "ce_id", "ce_source", "ce_type", "ce_subject", "ce_time", "content-type")) {
+            Header h = firstEvent.headers().lastHeader(header);
+            assertNotNull(h, "header " + header + " on " + firstEvent);
+        }
+        assertEquals("1.0", new String(firstEvent.headers().lastHeader("ce_specversion").value(), StandardCharsets.UTF_8));
+        assertEquals(StatusChange.CHANGED, firstEvent.value().getType());
+        assertEquals("default/alpha", firstEvent.value().getSubject());
+        assertTrue(data(firstEvent).path("before").isNull(), "the first event starts from nothing");
+
+        // One event per change: each starts where the one before ended, no id twice, and the last ends where the
+        // Cluster's status is now.
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < alpha.size(); i++) {
+            assertTrue(ids.add(alpha.get(i).value().getId()), "id seen twice: " + alpha.get(i).value().getId());
+            if (i > 0) {
+                assertEquals(data(alpha.get(i - 1)).path("after"), data(alpha.get(i)).path("before"), "event " + i + " follows event " + (i - 1));
+                assertTrue(data(alpha.get(i)).path("transitions").size() > 0
+                        || !data(alpha.get(i)).path("before").equals(data(alpha.get(i)).path("after")), "event " + i + " changes something");
+            }
+        }
+        JsonNode last = data(alpha.get(alpha.size() - 1));
+        assertEquals("True", last.path("after").path("conditions").get(4).path("status").asText());
+        assertEquals(1, last.path("progress").path("controlPlane").path("ready").asInt());
+        assertEquals(1, last.path("progress").path("workers").path("desired").asInt());
+
+        // A clean restart publishes nothing again.
+        first.close();
+        Pipeline second = pipeline();
+        await(DEADLINE, () -> second.aggregator().settled() && second.aggregator().computations() > 0,
+                () -> "restart not settled: " + second.aggregator().progress());
+        int before = events(seen).size();
+        assertEquals(before, seenToEnd(seen).size(), "no event after a restart that changed nothing");
+
+        // A crash between the two sends: the last change reached the transitions topic but its status did not
+        // reach the status topic. The next instance publishes that change again, under the same id.
+        second.close();
+        ConsumerRecord<String, CloudEvent> lastEvent = alpha.get(alpha.size() - 1);
+        ObjectNode lost = JSON.createObjectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        lost.putObject("metadata").put("namespace", "default").put("name", "alpha");
+        lost.set("status", last.path("before"));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+            producer.send(new ProducerRecord<>("statuses-" + run, "default/alpha", lost.toString())).get();
+        }
+        Pipeline third = pipeline();
+        await(DEADLINE, () -> events(seen).size() > before, () -> "the lost change was not published again");
+        ConsumerRecord<String, CloudEvent> again = seen.get(seen.size() - 1);
+        assertEquals(lastEvent.value().getId(), again.value().getId(), "the change published again keeps its id");
+        ObjectNode republished = (ObjectNode) data(again);
+        republished.set("progress", last.path("progress")); // where the machines stand is read afresh
+        assertEquals(last, republished, "and its content");
+        await(DEADLINE, third.aggregator()::settled, () -> "not settled: " + third.aggregator().progress());
+        assertEquals(before + 1, seenToEnd(seen).size(), "and only that one");
+
+        // Deleting the Cluster ends its feed with a deletion event from its last status.
+        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "alpha");
+        await(DEADLINE, () -> StatusChange.DELETED.equals(events(seen).get(seen.size() - 1).value().getType()),
+                () -> "no deletion event: " + seen.get(seen.size() - 1).value().getType());
+        JsonNode deleted = data(seen.get(seen.size() - 1));
+        assertEquals(last.path("after"), deleted.path("before"));
+        assertTrue(deleted.path("after").isNull());
+    }
+
+    /** Every event up to the topic's current end: a check that nothing more is there. */
+    private List<ConsumerRecord<String, CloudEvent>> seenToEnd(List<ConsumerRecord<String, CloudEvent>> seen) {
+        Set<TopicPartition> assigned = subscriber.assignment();
+        Map<TopicPartition, Long> ends = subscriber.endOffsets(assigned);
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (assigned.stream().anyMatch(p -> subscriber.position(p) < ends.get(p)) && System.nanoTime() < deadline) {
+            events(seen);
+        }
+        return seen;
+    }
+}
