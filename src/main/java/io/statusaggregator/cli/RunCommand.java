@@ -25,7 +25,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -65,7 +64,7 @@ public class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Deque<AutoCloseable> running = new ArrayDeque<>();
         try {
-            Map<String, Object> kafka = kafkaProperties();
+            Map<String, Object> kafka = KafkaSettings.from(rawConfig);
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             KubernetesClient client;
             if (embedded) {
@@ -76,6 +75,10 @@ public class RunCommand implements Callable<Integer> {
                 running.push(api);
                 client = api.newClient();
                 Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
+                // For watch and alerts on this machine: they find the embedded broker here when none is configured.
+                Path bootstrap = kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE);
+                java.nio.file.Files.writeString(bootstrap, broker.bootstrapServers());
+                running.push(() -> java.nio.file.Files.deleteIfExists(bootstrap));
                 LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
                         broker.bootstrapServers(), api.url(), kubeconfig);
             } else {
@@ -153,16 +156,5 @@ public class RunCommand implements Callable<Integer> {
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
                         config.cni().checkInterval(), config.cni().requestTimeout()),
                 config.compatibilityConfigMap());
-    }
-
-    /** Every {@code kafka.*} property, without the prefix: the Kafka clients' own settings (security included). */
-    private Map<String, Object> kafkaProperties() {
-        Map<String, Object> kafka = new HashMap<>();
-        for (String name : rawConfig.getPropertyNames()) {
-            if (name.startsWith("kafka.")) {
-                rawConfig.getOptionalValue(name, String.class).ifPresent(value -> kafka.put(name.substring("kafka.".length()), value));
-            }
-        }
-        return kafka;
     }
 }

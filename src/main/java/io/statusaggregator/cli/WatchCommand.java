@@ -1,0 +1,171 @@
+package io.statusaggregator.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventDeserializer;
+import io.quarkus.arc.Unremovable;
+import io.statusaggregator.AggregatorConfig;
+import io.statusaggregator.feeds.ClusterWatch;
+import jakarta.enterprise.context.Dependent;
+import jakarta.inject.Inject;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordDeserializationException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.eclipse.microprofile.config.Config;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Dependent
+@Unremovable
+@Command(name = "watch",
+        mixinStandardHelpOptions = true,
+        description = {
+                "Shows one cluster coming up or upgrading, from the transitions feed: progress of the control plane",
+                "and the workers, and each condition with its reason. Waits until Ready (or --until CONDITION) is",
+                "True at the Cluster's generation.",
+                "",
+                "Reads kafka.bootstrap.servers; without it, the broker of an embedded default running on this machine.",
+                "Exit status: 0 when the condition is True, 1 on a failure reason (or the Cluster deleted),",
+                "2 on bad arguments or an unreachable broker, 3 on --timeout."})
+public class WatchCommand implements Callable<Integer> {
+    static final int BAD_USE = 2;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Parameters(paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
+    String cluster;
+
+    @Option(names = "--until", defaultValue = "Ready", paramLabel = "CONDITION", description = "The condition to wait for. Default: ${DEFAULT-VALUE}.")
+    String until;
+
+    @Option(names = "--timeout", defaultValue = "30m", paramLabel = "DURATION",
+            description = "How long to wait, like 90s, 10m or 1h. Default: ${DEFAULT-VALUE}.")
+    String timeout;
+
+    @Inject
+    AggregatorConfig config;
+
+    @Inject
+    Config rawConfig;
+
+    @Override
+    public Integer call() {
+        int slash = cluster.indexOf('/');
+        if (slash <= 0 || slash == cluster.length() - 1 || cluster.indexOf('/', slash + 1) >= 0) {
+            System.err.println("error: the cluster is NAMESPACE/NAME, got \"" + cluster + "\"");
+            return BAD_USE;
+        }
+        Optional<Duration> limit = parse(timeout);
+        if (limit.isEmpty()) {
+            System.err.println("error: --timeout takes a duration like 90s, 10m or 1h, got \"" + timeout + "\"");
+            return BAD_USE;
+        }
+        Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
+        if (!kafka.containsKey("bootstrap.servers")) {
+            System.err.println("error: no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default on this machine");
+            return BAD_USE;
+        }
+        return watch(kafka, config.topics().transitions(), cluster, until, limit.get(), System.out, System.console() != null);
+    }
+
+    /** Durations as people type them: 90s, 10m, 1h, or ISO-8601 (PT10M). */
+    static Optional<Duration> parse(String text) {
+        try {
+            if (text.matches("\\d+[smh]")) {
+                long amount = Long.parseLong(text.substring(0, text.length() - 1));
+                char unit = text.charAt(text.length() - 1);
+                return Optional.of(unit == 's' ? Duration.ofSeconds(amount) : unit == 'm' ? Duration.ofMinutes(amount) : Duration.ofHours(amount));
+            }
+            return Optional.of(Duration.parse(text));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * Reads the whole feed (what happened so far, shown once caught up), then follows it live.
+     *
+     * @param redraw redraw the view in place (a terminal), else print each new view after the last
+     */
+    static int watch(Map<String, Object> kafka, String topic, String cluster, String until, Duration timeout, PrintStream out, boolean redraw) {
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ClusterWatch watch = new ClusterWatch(cluster, until);
+        try (KafkaConsumer<String, CloudEvent> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions;
+            try {
+                partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                        .map(p -> new TopicPartition(topic, p.partition())).toList();
+            } catch (KafkaException e) {
+                System.err.println("error: cannot read topic " + topic + " from Kafka at " + kafka.get("bootstrap.servers") + ": " + e.getMessage());
+                return BAD_USE;
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> caughtUpAt = consumer.endOffsets(partitions);
+            boolean caughtUp = false;
+            String shown = null;
+            while (true) {
+                boolean changed = false;
+                try {
+                    for (ConsumerRecord<String, CloudEvent> record : consumer.poll(Duration.ofMillis(200))) {
+                        changed |= accept(watch, record);
+                    }
+                } catch (RecordDeserializationException e) {
+                    // Not a CloudEvent (a poison record): skipped, the feed goes on.
+                    consumer.seek(e.topicPartition(), e.offset() + 1);
+                }
+                if (!caughtUp) {
+                    caughtUp = partitions.stream().allMatch(p -> consumer.position(p) >= caughtUpAt.get(p));
+                }
+                if (caughtUp && (changed || shown == null)) {
+                    String view = watch.render();
+                    if (!view.equals(shown)) {
+                        out.print(redraw ? "\033[H\033[2J" + view : (shown == null ? "" : "\n") + view);
+                        out.flush();
+                        shown = view;
+                    }
+                    Optional<ClusterWatch.Outcome> outcome = watch.outcome();
+                    if (outcome.isPresent()) {
+                        out.println(outcome.get() == ClusterWatch.Outcome.REACHED ? cluster + ": " + until + " is True"
+                                : cluster + ": failed");
+                        return outcome.get().exitCode();
+                    }
+                }
+                if (System.nanoTime() > deadline) {
+                    out.println(cluster + ": timed out after " + timeout + " waiting for " + until
+                            + (watch.seen() ? "" : " (no event of this cluster on the feed)"));
+                    return ClusterWatch.Outcome.TIMED_OUT.exitCode();
+                }
+            }
+        }
+    }
+
+    /** An event that does not decode is not this watch's to judge: it is skipped. */
+    private static boolean accept(ClusterWatch watch, ConsumerRecord<String, CloudEvent> record) {
+        if (record.value() == null || record.value().getData() == null) {
+            return false;
+        }
+        try {
+            return watch.accept(record.value().getSubject(), record.value().getType(), JSON.readTree(record.value().getData().toBytes()));
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+}
