@@ -105,6 +105,7 @@ public final class ClusterWatch {
             if (!reason.isEmpty()) {
                 view.append(reason).append(message.isEmpty() ? "" : ": " + message);
             }
+            view.setLength(view.toString().stripTrailing().length());
             view.append('\n');
         }
         if (!status.path("failureReason").asText("").isEmpty()) {
