@@ -55,6 +55,34 @@ public interface AggregatorConfig {
 
     Http http();
 
+    Alerts alerts();
+
+    /** The alert bridge ({@code alerts}): where it posts, and when Ready's alert fires. */
+    interface Alerts {
+        /** Alertmanager's base URL; {@code --alertmanager} overrides it. */
+        @WithName("alertmanager-url")
+        Optional<String> alertmanagerUrl();
+
+        /** How long Ready may be False before ClusterNotReady fires; {@code --not-ready-for} overrides it. */
+        @WithName("not-ready-for")
+        @WithDefault("10m")
+        Duration notReadyFor();
+
+        /** How often a firing alert is posted again. */
+        @WithName("resend-interval")
+        @WithDefault("1m")
+        Duration resendInterval();
+
+        /** How often alerts are checked when no event arrives. */
+        @WithName("evaluation-interval")
+        @WithDefault("10s")
+        Duration evaluationInterval();
+
+        @WithName("group-id")
+        @WithDefault("status-aggregator-alerts")
+        String groupId();
+    }
+
     /** The preflight endpoints {@code run} serves: the admission webhook and the upgrade check. */
     interface Http {
         @WithDefault("true")

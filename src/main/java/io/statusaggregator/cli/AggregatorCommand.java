@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
                 "Computes the status of EKS Anywhere clusters from their Cluster API objects.",
                 "Without a command it runs the aggregator (the run command).",
                 "Run a command with --help for its options."},
-        subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, WatchCommand.class})
+        subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, WatchCommand.class, AlertsCommand.class})
 public class AggregatorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

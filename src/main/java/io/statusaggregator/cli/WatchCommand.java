@@ -67,7 +67,7 @@ public class WatchCommand implements Callable<Integer> {
             System.err.println("error: the cluster is NAMESPACE/NAME, got \"" + cluster + "\"");
             return BAD_USE;
         }
-        Optional<Duration> limit = parse(timeout);
+        Optional<Duration> limit = DurationText.parse(timeout).filter(d -> !d.isNegative());
         if (limit.isEmpty()) {
             System.err.println("error: --timeout takes a duration like 90s, 10m or 1h, got \"" + timeout + "\"");
             return BAD_USE;
@@ -78,20 +78,6 @@ public class WatchCommand implements Callable<Integer> {
             return BAD_USE;
         }
         return watch(kafka, config.topics().transitions(), cluster, until, limit.get(), System.out, System.console() != null);
-    }
-
-    /** Durations as people type them: 90s, 10m, 1h, or ISO-8601 (PT10M). */
-    static Optional<Duration> parse(String text) {
-        try {
-            if (text.matches("\\d+[smh]")) {
-                long amount = Long.parseLong(text.substring(0, text.length() - 1));
-                char unit = text.charAt(text.length() - 1);
-                return Optional.of(unit == 's' ? Duration.ofSeconds(amount) : unit == 'm' ? Duration.ofMinutes(amount) : Duration.ofHours(amount));
-            }
-            return Optional.of(Duration.parse(text));
-        } catch (RuntimeException e) {
-            return Optional.empty();
-        }
     }
 
     /**

@@ -1,0 +1,413 @@
+package io.statusaggregator.feeds;
+
+import static io.statusaggregator.feeds.ClusterAlertsTest.change;
+import static io.statusaggregator.feeds.ClusterAlertsTest.condition;
+import static io.statusaggregator.feeds.ClusterAlertsTest.notReady;
+import static io.statusaggregator.feeds.ClusterAlertsTest.ready;
+import static io.statusaggregator.feeds.ClusterAlertsTest.status;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cloudevents.CloudEvent;
+import io.cloudevents.core.builder.CloudEventBuilder;
+import io.cloudevents.kafka.CloudEventSerializer;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.model.ConditionStatus;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.Severity;
+import io.statusaggregator.pipeline.Waiting;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The alert bridge between a real Kafka broker (in process) and a real Alertmanager (the Debian package
+ * {@code prometheus-alertmanager}, started here on loopback): alerts fire and resolve with the cluster, condition
+ * and reason as labels, and the consumer group's offsets move only once Alertmanager has taken the alerts.
+ */
+class AlertBridgeTest {
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static EmbeddedKafka kafka;
+    private static Admin admin;
+
+    private Alertmanager alertmanager;
+    private AlertBridge bridge;
+    private KafkaProducer<String, CloudEvent> events;
+    private KafkaProducer<String, String> raw;
+    private String topic;
+    private String group;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+        admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        admin.close();
+        kafka.close();
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        alertmanager = Alertmanager.start();
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        topic = "transitions-" + run;
+        group = "alerts-" + run;
+        admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        Map<String, Object> producer = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
+        events = new KafkaProducer<>(producer);
+        Map<String, Object> plain = new HashMap<>(producer);
+        plain.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        raw = new KafkaProducer<>(plain);
+    }
+
+    @AfterEach
+    void stop() {
+        for (AutoCloseable started : new AutoCloseable[] {bridge, events, raw, alertmanager}) {
+            try {
+                if (started != null) {
+                    started.close();
+                }
+            } catch (Exception e) {
+                // Closing the rest matters more.
+            }
+        }
+    }
+
+    private AlertBridge bridge(Duration notReadyFor, Duration resendInterval) {
+        bridge = new AlertBridge(new AlertBridge.Settings(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, group,
+                alertmanager.url(), notReadyFor, resendInterval, Duration.ofMillis(200)), Clock.systemUTC());
+        bridge.start();
+        return bridge;
+    }
+
+    /** Publishes as the aggregator does, through the transitions feed. */
+    private void publish(StatusChange change) throws Exception {
+        CompletableFuture<Void> sent = new CompletableFuture<>();
+        new TransitionFeed(events, topic).send(change, Instant.now(), error -> {
+            if (error == null) {
+                sent.complete(null);
+            } else {
+                sent.completeExceptionally(error);
+            }
+        });
+        sent.get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void anAlertFiresAfterNotReadyForAndResolvesWhenTheClusterRecovers() throws Exception {
+        Duration notReadyFor = Duration.ofSeconds(3);
+        bridge(notReadyFor, Duration.ofSeconds(30));
+        // Caught up first, so that the alert must come from the periodic evaluation: no event arrives when it is due.
+        Waiting.until(DEADLINE, bridge::caughtUp, () -> "the bridge did not join its group and read the topic");
+        Instant since = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        publish(change("alpha", status(notReady("WaitingForControlPlaneReady", "Control plane not ready yet", since))));
+        Waiting.until(DEADLINE, () -> bridge.eventsRead() == 1, () -> "the event was not read");
+        long deliveries = bridge.deliveries();
+        Waiting.until(DEADLINE, () -> bridge.deliveries() > deliveries, () -> "nothing evaluated after the event");
+        if (Instant.now().isBefore(since.plus(notReadyFor))) {
+            assertEquals(List.of(), alerts("default/alpha"), "fired before Ready had been False for " + notReadyFor);
+        }
+
+        JsonNode alert = awaitAlert("default/alpha", "ClusterNotReady");
+        assertFalse(Instant.now().isBefore(since.plus(notReadyFor)), "fired before Ready had been False for " + notReadyFor);
+        assertEquals(Map.of("alertname", "ClusterNotReady", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
+                "condition", "Ready", "reason", "WaitingForControlPlaneReady", "severity", "warning"), labels(alert));
+        assertEquals(since.plus(notReadyFor), Instant.parse(alert.path("startsAt").asText()));
+        assertEquals("Control plane not ready yet", alert.path("annotations").path("description").asText());
+        assertEquals("active", alert.path("status").path("state").asText());
+
+        // An Error condition fires at once.
+        publish(change("alpha", status(
+                condition(ConditionType.WORKERS_READY, ConditionStatus.FALSE, "MachineDeploymentFailed", "md-0: 1 machine failed",
+                        Severity.ERROR, since),
+                notReady("WaitingForControlPlaneReady", "Control plane not ready yet", since))));
+        JsonNode error = awaitAlert("default/alpha", "ClusterConditionError");
+        assertEquals(Map.of("alertname", "ClusterConditionError", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
+                "condition", "WorkersReady", "reason", "MachineDeploymentFailed", "severity", "critical"), labels(error));
+
+        // Events the bridge cannot read, on alpha's partition before its recovery: skipped, and the loop goes on.
+        raw.send(new ProducerRecord<>(topic, "default/alpha", "not a CloudEvent")).get();
+        events.send(new ProducerRecord<>(topic, "default/alpha", CloudEventBuilder.v1().withId("bad-json").withSource(TransitionFeed.SOURCE)
+                .withType(StatusChange.CHANGED).withData("application/json", "{not json".getBytes(StandardCharsets.UTF_8)).build())).get();
+        events.send(new ProducerRecord<>(topic, "default/alpha", CloudEventBuilder.v1().withId("other").withSource(TransitionFeed.SOURCE)
+                .withType("com.example.something.else").withData("application/json", "{}".getBytes(StandardCharsets.UTF_8)).build())).get();
+
+        Instant recovered = Instant.now();
+        publish(change("alpha", status(
+                condition(ConditionType.WORKERS_READY, ConditionStatus.TRUE, "", "", Severity.NONE, recovered), ready(recovered))));
+        Waiting.until(DEADLINE, () -> alerts("default/alpha").isEmpty(), () -> "alpha's alerts are still active: " + alerts("default/alpha"));
+        assertEquals(3, bridge.eventsSkipped());
+        awaitAllCommitted();
+    }
+
+    @Test
+    void offsetsAreCommittedOnlyAfterAlertmanagerTookTheAlerts() throws Exception {
+        bridge(Duration.ofMinutes(10), Duration.ofSeconds(2));
+        publish(change("bravo", status(
+                condition(ConditionType.CONTROL_PLANE_READY, ConditionStatus.FALSE, "ControlPlaneComponentsUnhealthy", "etcd is down",
+                        Severity.ERROR, Instant.now()))));
+        awaitAlert("default/bravo", "ClusterConditionError");
+        awaitAllCommitted();
+        Map<TopicPartition, Long> before = committed();
+
+        alertmanager.stop();
+        long read = bridge.eventsRead();
+        publish(change("charlie", status(
+                condition(ConditionType.WORKERS_READY, ConditionStatus.FALSE, "MachineDeploymentFailed", "md-0 failed", Severity.ERROR,
+                        Instant.now()))));
+        Waiting.until(DEADLINE, () -> bridge.eventsRead() > read, () -> "charlie's event was not read");
+        long failures = bridge.failedDeliveries();
+        // A delivery attempted after the event was read has failed: it was not taken, so nothing may be committed.
+        Waiting.until(DEADLINE, () -> bridge.failedDeliveries() > failures, () -> "no delivery was attempted");
+        assertEquals(before, committed(), "offsets committed while Alertmanager was down");
+        assertTrue(endOffsets().entrySet().stream().anyMatch(e -> e.getValue() > before.getOrDefault(e.getKey(), 0L)),
+                "charlie's event is past the committed offsets");
+
+        alertmanager.launch();
+        JsonNode charlie = awaitAlert("default/charlie", "ClusterConditionError");
+        assertEquals("MachineDeploymentFailed", labels(charlie).get("reason"));
+        awaitAllCommitted();
+        // Alertmanager keeps alerts in memory only: bravo's comes back with the next resend.
+        awaitAlert("default/bravo", "ClusterConditionError");
+    }
+
+    @Test
+    void aRestartedBridgeResolvesWhatItsPredecessorFired() throws Exception {
+        // A long resend interval: the alert would outlive the deadline below unless it is resolved explicitly.
+        bridge(Duration.ofMinutes(10), Duration.ofMinutes(1));
+        publish(change("delta", status(
+                condition(ConditionType.WORKERS_READY, ConditionStatus.FALSE, "MachineDeploymentFailed", "md-0 failed", Severity.ERROR,
+                        Instant.now()))));
+        awaitAlert("default/delta", "ClusterConditionError");
+        awaitAllCommitted();
+        bridge.close();
+
+        // Recovered while no bridge ran: the next one rebuilds from the topic, knows from the committed offset that
+        // Alertmanager holds delta's alert, and resolves it.
+        Instant recovered = Instant.now();
+        publish(change("delta", status(condition(ConditionType.WORKERS_READY, ConditionStatus.TRUE, "", "", Severity.NONE, recovered),
+                ready(recovered))));
+        bridge(Duration.ofMinutes(10), Duration.ofMinutes(1));
+        Waiting.until(DEADLINE, () -> alerts("default/delta").isEmpty(), () -> "delta's alert is still active: " + alerts("default/delta"));
+        awaitAllCommitted();
+    }
+
+    private JsonNode awaitAlert(String cluster, String alertname) {
+        List<JsonNode> found = new ArrayList<>();
+        Waiting.until(DEADLINE, () -> {
+            found.clear();
+            alerts(cluster).stream().filter(a -> alertname.equals(a.path("labels").path("alertname").asText())).forEach(found::add);
+            return !found.isEmpty();
+        }, () -> "no " + alertname + " for " + cluster + " in Alertmanager; it has " + alerts(cluster));
+        return found.get(0);
+    }
+
+    /** The active alerts of a cluster, as Alertmanager's API v2 lists them. */
+    private List<JsonNode> alerts(String cluster) {
+        return alertmanager.alerts("cluster=\"" + cluster + "\"");
+    }
+
+    private static Map<String, String> labels(JsonNode alert) {
+        Map<String, String> labels = new HashMap<>();
+        alert.path("labels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
+        return labels;
+    }
+
+    private Map<TopicPartition, Long> committed() {
+        try {
+            return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).entrySet().stream()
+                    .filter(e -> e.getValue() != null)
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        } catch (Exception e) {
+            throw new AssertionError("cannot read the committed offsets of " + group, e);
+        }
+    }
+
+    private Map<TopicPartition, Long> endOffsets() {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < 3; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        try {
+            return admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().offset()));
+        } catch (Exception e) {
+            throw new AssertionError("cannot read the end offsets of " + topic, e);
+        }
+    }
+
+    /** Every event on the topic, the unreadable ones included, is committed. */
+    private void awaitAllCommitted() {
+        Waiting.until(DEADLINE, () -> {
+            Map<TopicPartition, Long> committed = committed();
+            return endOffsets().entrySet().stream().allMatch(e -> e.getValue() == 0 || e.getValue().equals(committed.get(e.getKey())));
+        }, () -> "committed " + committed() + ", end offsets " + endOffsets());
+    }
+
+    /**
+     * A real Alertmanager on loopback: a temporary configuration (one receiver that sends nowhere) and storage, no
+     * clustering. CI installs the Debian package; without it this test fails rather than pass without checking.
+     */
+    static final class Alertmanager implements AutoCloseable {
+        static final Path BINARY = Path.of("/usr/bin/prometheus-alertmanager");
+        private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2)).build();
+        private final Path directory;
+        private final int port;
+        private Process process;
+
+        private Alertmanager(Path directory, int port) {
+            this.directory = directory;
+            this.port = port;
+        }
+
+        static Alertmanager start() throws IOException {
+            if (!Files.isExecutable(BINARY)) {
+                fail(BINARY + " is missing: install the Debian package prometheus-alertmanager "
+                        + "(apt-get install -y prometheus-alertmanager; .ci/run does) to run the alert bridge's test");
+            }
+            Path directory = Files.createTempDirectory("alertmanager-test");
+            Files.writeString(directory.resolve("alertmanager.yml"), """
+                    route:
+                      receiver: "null"
+                    receivers:
+                      - name: "null"
+                    """);
+            int port;
+            try (ServerSocket socket = new ServerSocket(0)) {
+                port = socket.getLocalPort();
+            }
+            Alertmanager alertmanager = new Alertmanager(directory, port);
+            alertmanager.launch();
+            return alertmanager;
+        }
+
+        /** Starts the process (again, on the same port and storage) and waits until it is ready. */
+        void launch() throws IOException {
+            process = new ProcessBuilder(BINARY.toString(),
+                    "--config.file=" + directory.resolve("alertmanager.yml"),
+                    "--storage.path=" + directory.resolve("data"),
+                    "--web.listen-address=127.0.0.1:" + port,
+                    "--cluster.listen-address=",
+                    "--log.level=warn")
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("log").toFile()))
+                    .start();
+            Waiting.until(DEADLINE, () -> {
+                if (!process.isAlive()) {
+                    throw new AssertionError("Alertmanager exited with status " + process.exitValue() + ": " + log());
+                }
+                return ready();
+            }, () -> "Alertmanager on port " + port + " is not ready: " + log());
+        }
+
+        private boolean ready() {
+            try {
+                return HTTP.send(HttpRequest.newBuilder(url().resolve("/-/ready")).timeout(Duration.ofSeconds(2)).build(),
+                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        URI url() {
+            return URI.create("http://127.0.0.1:" + port);
+        }
+
+        /** Active alerts matching a label matcher, like {@code cluster="default/alpha"}. */
+        List<JsonNode> alerts(String matcher) {
+            URI uri = url().resolve("/api/v2/alerts?active=true&filter=" + URLEncoder.encode(matcher, StandardCharsets.UTF_8));
+            try {
+                HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, response.statusCode(), response.body());
+                List<JsonNode> alerts = new ArrayList<>();
+                JSON.readTree(response.body()).forEach(alerts::add);
+                return alerts;
+            } catch (IOException e) {
+                throw new AssertionError("cannot list the alerts of Alertmanager at " + uri, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted");
+            }
+        }
+
+        void stop() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        }
+
+        private String log() {
+            try {
+                return Files.readString(directory.resolve("log"));
+            } catch (IOException e) {
+                return "(no log)";
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                if (process != null && process.isAlive()) {
+                    stop();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            try (Stream<Path> files = Files.walk(directory)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                // A temporary directory left behind is not the test's concern.
+            }
+        }
+    }
+}
