@@ -11,6 +11,7 @@ import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
+import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.preflight.PreflightRoutes;
@@ -102,9 +103,13 @@ public class RunCommand implements Callable<Integer> {
             }
 
             if (config.http().enabled()) {
+                FleetPage fleetPage = new FleetPage(vertx, kafka, config.topics().statuses(), config.topics().transitions());
+                running.push(fleetPage);
+                fleetPage.start();
                 HttpEndpoints http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(config.http().port(),
                         config.http().tls().certificate(), config.http().tls().key()))
-                        .with(new PreflightRoutes(vertx, client, config.capiNamespace(), pipeline.management(), pipeline.compatibility())::addTo);
+                        .with(new PreflightRoutes(vertx, client, config.capiNamespace(), pipeline.management(), pipeline.compatibility())::addTo)
+                        .with(fleetPage::addTo);
                 running.push(http);
                 try {
                     http.start(START_TIMEOUT);

@@ -1,0 +1,383 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.CAPI;
+import static io.statusaggregator.pipeline.Fleet.DEADLINE;
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
+import io.statusaggregator.HttpEndpoints;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.versions.CompatibilityReader;
+import io.vertx.core.Vertx;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The fleet page in a real headless browser (Debian's chromium, driven through its chromedriver by Selenium) on the
+ * whole pipeline: a real broker, the CRUD API server, the aggregator and the page's own readers of the status and
+ * transitions topics. A cluster turns Ready on the page without a reload, and its detail panel lists the transition.
+ * Also the page's routes on their own: the event stream (snapshot first, then each status, a tombstone as
+ * {@code deleted}), the JSON snapshot and the transitions of one cluster.
+ */
+class FleetPageBrowserTest {
+    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
+    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final String CILIUM = "v1.15.16-eksa.1";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static EmbeddedKafka kafka;
+    private static Vertx vertx;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        vertx.close().toCompletionStage().toCompletableFuture().get();
+        kafka.close();
+    }
+
+    private EmbeddedKubernetes kubernetes;
+    private Fleet fleet;
+    private Pipeline pipeline;
+    private FleetPage page;
+    private HttpEndpoints http;
+    private String base;
+    private WebDriver browser;
+    private Path profile;
+    private final HttpClient client = HttpClient.newHttpClient();
+
+    @BeforeEach
+    void start() throws Exception {
+        kubernetes = EmbeddedKubernetes.start(0);
+        KubernetesClient api = kubernetes.client();
+        fleet = new Fleet(api);
+        Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true);
+        pipeline = new Pipeline(settings, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
+        pipeline.start(DEADLINE);
+        page = new FleetPage(vertx, settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
+        page.start();
+        http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty())).with(page::addTo);
+        base = "http://127.0.0.1:" + http.start(DEADLINE);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (profile != null) {
+            try (Stream<Path> files = Files.walk(profile)) {
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        http.close();
+        page.close();
+        pipeline.close();
+        fleet.close();
+        kubernetes.close();
+    }
+
+    @Test
+    void aClusterTurnsReadyOnTheOpenPageAndItsDetailListsTheTransition() throws Exception {
+        browser = chromium();
+        try {
+            turnsReadyLive();
+        } catch (AssertionError | RuntimeException e) {
+            // What the page showed when it failed: often the quickest explanation.
+            screenshot(Path.of("target", "fleet-page-failure.png"));
+            throw e;
+        }
+        Path screenshot = screenshot(Path.of("target", "fleet-page.png"));
+        System.out.println("fleet page screenshot: " + screenshot.toAbsolutePath());
+    }
+
+    private Path screenshot(Path file) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.write(file, ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
+        return file;
+    }
+
+    private void turnsReadyLive() {
+        fleet.createCluster("alpha", 1, 1);
+        NamespacedKubernetesClient alpha = fleet.workloadCluster("alpha");
+        Fleet.cilium(alpha, CILIUM, 1, 0);
+        // The rest of the fleet, for a page with every colour: Ready, scaling up, failed.
+        fleet.createCluster("bravo", 1, 2);
+        fleet.controlPlaneReady("bravo", 1);
+        fleet.workers("bravo", 1, 2, 2, 2);
+        Fleet.cilium(fleet.workloadCluster("bravo"), CILIUM, 3, 3);
+        fleet.createCluster("charlie", 3, 3);
+        fleet.controlPlaneReady("charlie", 3);
+        fleet.workers("charlie", 1, 3, 3, 1);
+        // delta: machines all ready, but an EKS-A version the management cluster has no release of (Ready False, Error).
+        fleet.createCluster("delta", 1, 1);
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "delta", "{\"spec\": {\"eksaVersion\": \"v0.99.0\"}}");
+        fleet.controlPlaneReady("delta", 1);
+        fleet.workers("delta", 1, 1, 1, 1);
+        Fleet.cilium(fleet.workloadCluster("delta"), CILIUM, 2, 2);
+
+        WebDriverWait wait = new WebDriverWait(browser, DEADLINE);
+        browser.get(base + "/");
+        String alphaReady = "tr[data-cluster='default/alpha'] td[data-condition='Ready']";
+        wait.withMessage(() -> "alpha shown Ready False: " + html(By.id("fleet")))
+                .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(alphaReady + "[data-status='False']")));
+        wait.until(ExpectedConditions.attributeToBe(By.id("connection"), "data-state", "live"));
+        // A mark on this very document: a reload would lose it.
+        ((JavascriptExecutor) browser).executeScript("window.fleetPageTestMark = 'same document';");
+
+        // alpha becomes Ready, as in PipelineTest: control plane, workers, then Cilium ready in the workload cluster.
+        fleet.controlPlaneReady("alpha", 1);
+        fleet.workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(alpha, CILIUM, 1, 1);
+        wait.withMessage(() -> "alpha shown Ready True without a reload: " + html(By.cssSelector("tr[data-cluster='default/alpha']")))
+                .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(alphaReady + "[data-status='True']")));
+        assertEquals("same document", ((JavascriptExecutor) browser).executeScript("return window.fleetPageTestMark;"),
+                "the page changed live, it was not reloaded");
+        WebElement readyPill = browser.findElement(By.cssSelector(alphaReady + " .pill"));
+        assertTrue(readyPill.getAttribute("class").contains("ok"), "Ready True is green: " + readyPill.getAttribute("class"));
+
+        // The rest of the fleet settles: bravo Ready, charlie scaling up (amber), delta failed (red).
+        wait.withMessage(() -> "bravo Ready, charlie's workers scaling, delta failed: " + html(By.id("fleet")))
+                .until(d -> !d.findElements(By.cssSelector("tr[data-cluster='default/bravo'] td[data-condition='Ready'][data-status='True']")).isEmpty()
+                        && !d.findElements(By.cssSelector("tr[data-cluster='default/charlie'] td[data-condition='WorkersReady'][data-status='False']")).isEmpty()
+                        && !d.findElements(By.cssSelector("tr[data-cluster='default/delta'] td[data-condition='Ready'][data-severity='Error']")).isEmpty());
+        assertEquals("EksaVersionInvalid", browser.findElement(By.cssSelector("tr[data-cluster='default/delta'] [data-failure-reason]"))
+                .getAttribute("data-failure-reason"), "failureReason shown");
+        assertEquals("4 clusters, 2 Ready", browser.findElement(By.id("counts")).getText());
+        assertTrue(browser.findElement(By.cssSelector("tr[data-cluster='default/delta'] td[data-condition='Ready'] .pill"))
+                .getAttribute("class").contains("error"), "a failed cluster's Ready is red");
+        assertTrue(browser.findElement(By.cssSelector("tr[data-cluster='default/charlie'] td[data-condition='WorkersReady'] .pill"))
+                .getAttribute("class").contains("warn"), "scaling up is amber");
+
+        // The detail panel: alpha's recent transitions, Ready False -> True among them.
+        browser.findElement(By.cssSelector("tr[data-cluster='default/alpha']")).click();
+        wait.withMessage(() -> "alpha's detail lists Ready False -> True: " + html(By.id("detail")))
+                .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(
+                        "#detail[data-cluster='default/alpha'] [data-transition][data-condition='Ready'][data-from='False'][data-to='True']")));
+        assertTrue(browser.findElement(By.id("detail")).isDisplayed());
+        WebElement newest = browser.findElement(By.cssSelector("#transitions > li"));
+        assertTrue(newest.getText().contains("Ready"), "the newest change comes first and made alpha Ready: " + newest.getText());
+    }
+
+    @Test
+    void theEventStreamStartsWithASnapshotThenCarriesEachStatusTransitionAndDeletion() throws Exception {
+        fleet.createCluster("echo", 1, 1);
+        await(DEADLINE, () -> get("/fleet/clusters").toString().contains("\"key\":\"default/echo\""),
+                () -> "echo in the snapshot: " + get("/fleet/clusters"));
+
+        try (EventStream events = EventStream.open(URI.create(base + "/fleet/events"))) {
+            EventStream.Event snapshot = events.next(e -> true);
+            assertEquals("snapshot", snapshot.type(), "the stream starts with a snapshot");
+            JsonNode clusters = JSON.readTree(snapshot.data());
+            assertEquals("default/echo", clusters.get(0).path("key").asText());
+            assertEquals("echo", clusters.get(0).path("document").path("metadata").path("name").asText());
+
+            fleet.controlPlaneReady("echo", 1);
+            // Two topics read apart: the status and the change event may come in either order.
+            events.all(e -> e.type().equals("status") && e.data().contains("\"key\":\"default/echo\"") && initialized(e.data()),
+                    e -> e.type().equals("transition") && e.data().contains("\"key\":\"default/echo\"")
+                            && e.data().contains("{\"type\":\"ControlPlaneInitialized\",\"from\":\"False\",\"to\":\"True\""));
+
+            JsonNode transitions = get("/fleet/clusters/default/echo/transitions");
+            assertEquals("default/echo", transitions.path("cluster").asText());
+            JsonNode newest = transitions.path("events").get(0);
+            assertTrue(newest.toString().contains("{\"type\":\"ControlPlaneInitialized\",\"from\":\"False\",\"to\":\"True\""),
+                    "newest first: " + transitions);
+            assertTrue(transitions.path("events").size() >= 2, "the first status is a change too: " + transitions);
+
+            fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "echo");
+            fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "echo");
+            fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "echo-md-0");
+            events.next(e -> e.type().equals("deleted") && e.data().contains("default/echo"));
+        }
+        assertEquals(0, get("/fleet/clusters").size(), "a deleted cluster leaves the snapshot");
+    }
+
+    private static boolean initialized(String data) {
+        try {
+            for (JsonNode condition : JSON.readTree(data).path("document").path("status").path("conditions")) {
+                if (condition.path("type").asText().equals("ControlPlaneInitialized")) {
+                    return condition.path("status").asText().equals("True");
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private JsonNode get(String path) {
+        try {
+            HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, response.statusCode(), response.body());
+            assertEquals("application/json", response.headers().firstValue("content-type").orElse(""));
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private String html(By element) {
+        try {
+            return browser.findElement(element).getAttribute("outerHTML");
+        } catch (RuntimeException e) {
+            return "(" + element + " not found: " + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * Debian's chromium through its chromedriver. Both paths are given, so Selenium Manager never looks for (nor
+     * downloads) a driver or a browser: these machines have no internet.
+     */
+    private WebDriver chromium() throws IOException {
+        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
+            fail("this test needs Debian's chromium and chromedriver at " + CHROMIUM + " and " + CHROMEDRIVER
+                    + ": apt-get install -y chromium chromium-driver");
+        }
+        System.setProperty(ChromeDriverService.CHROME_DRIVER_EXE_PROPERTY, CHROMEDRIVER.toString());
+        profile = Files.createTempDirectory("fleet-page-chromium");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        // Without the background-networking flags, Chromium's calls home fail against this machine's closed network.
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-dev-shm-usage", "--window-size=1500,1000", "--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        return new ChromeDriver(service, options);
+    }
+
+    /** A reader of a server-sent event stream: events as they arrive, awaited with a deadline. */
+    private static final class EventStream implements AutoCloseable {
+        record Event(String type, String data) {
+        }
+
+        private final InputStream body;
+        private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+        private final Thread reader;
+
+        private EventStream(HttpResponse<InputStream> response) {
+            this.body = response.body();
+            this.reader = new Thread(this::read, "fleet-page-test-events");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        static EventStream open(URI uri) throws IOException, InterruptedException {
+            HttpResponse<InputStream> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(uri).GET().build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            assertEquals(200, response.statusCode());
+            assertTrue(response.headers().firstValue("content-type").orElse("").startsWith("text/event-stream"),
+                    "content type: " + response.headers().firstValue("content-type"));
+            assertEquals("no-cache", response.headers().firstValue("cache-control").orElse(""));
+            return new EventStream(response);
+        }
+
+        private void read() {
+            try (BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8))) {
+                String type = "message";
+                StringBuilder data = new StringBuilder();
+                for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                    if (line.isEmpty()) {
+                        if (data.length() > 0) {
+                            events.add(new Event(type, data.toString()));
+                        }
+                        type = "message";
+                        data.setLength(0);
+                    } else if (line.startsWith("event:")) {
+                        type = line.substring(6).trim();
+                    } else if (line.startsWith("data:")) {
+                        data.append(data.length() > 0 ? "\n" : "").append(line.substring(5).trim());
+                    }
+                }
+            } catch (IOException e) {
+                // Closed by the test.
+            }
+        }
+
+        /** Waits until each of {@code wanted} has accepted an event, in any order, skipping others. */
+        @SafeVarargs
+        final void all(Predicate<Event>... wanted) throws InterruptedException {
+            java.util.List<Predicate<Event>> waiting = new java.util.ArrayList<>(java.util.List.of(wanted));
+            while (!waiting.isEmpty()) {
+                Event event = next(e -> waiting.stream().anyMatch(p -> p.test(e)));
+                waiting.removeIf(p -> p.test(event));
+            }
+        }
+
+        /** The next event that {@code wanted} accepts, skipping others. */
+        Event next(Predicate<Event> wanted) throws InterruptedException {
+            long end = System.nanoTime() + DEADLINE.toNanos();
+            StringBuilder skipped = new StringBuilder();
+            while (true) {
+                Event event = events.poll(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (event == null) {
+                    throw new AssertionError("no such event within " + DEADLINE + "; skipped: " + skipped);
+                }
+                if (wanted.test(event)) {
+                    return event;
+                }
+                skipped.append(event.type()).append(' ');
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            body.close();
+        }
+    }
+}
