@@ -125,12 +125,15 @@ class TransitionFeedTest {
     void oneEventPerStatusChangeInOrderWithIdsThatSurviveARestart() throws Exception {
         Pipeline first = pipeline();
         fleet.createCluster("alpha", 1, 1);
+        // Seen not ready first, so that the feed has a story to tell (on a fast machine the objects below could all
+        // arrive within one coalescing window, and Ready True would be the first and only change).
+        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
         fleet.controlPlaneReady("alpha", 1);
         fleet.workers("alpha", 1, 1, 1, 1);
         Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
         fleet.awaitReady("alpha");
         List<ConsumerRecord<String, CloudEvent>> seen = new ArrayList<>();
-        await(DEADLINE, () -> showsReady(events(seen)), () -> "no event took alpha to Ready: " + seen.size() + " events");
+        await(DEADLINE, () -> showsReady(events(seen)), () -> "no event took alpha from Ready False to True: " + seen.size() + " events");
         await(DEADLINE, first.aggregator()::settled, () -> "not settled: " + first.aggregator().progress());
         events(seen);
         List<ConsumerRecord<String, CloudEvent>> alpha = seen.stream().filter(e -> e.key().equals("default/alpha")).toList();
