@@ -130,6 +130,36 @@ public interface AggregatorConfig {
         /** Whether this instance runs the informers and feeds the object-state topic. */
         @WithDefault("true")
         boolean enabled();
+
+        /**
+         * Whether a Kubernetes Lease decides which replica ingests (the others only aggregate); without it every
+         * replica with ingest enabled ingests.
+         */
+        @WithName("leader-election")
+        @WithDefault("true")
+        boolean leaderElection();
+
+        Lease lease();
+
+        interface Lease {
+            @WithDefault("status-aggregator-ingest")
+            String name();
+
+            /** Where the Lease lives; the Kubernetes client's namespace (the pod's, in a cluster) when unset. */
+            Optional<String> namespace();
+
+            /** How long a dead holder keeps the others waiting. */
+            @WithDefault("15s")
+            Duration duration();
+
+            @WithName("renew-deadline")
+            @WithDefault("10s")
+            Duration renewDeadline();
+
+            @WithName("retry-period")
+            @WithDefault("2s")
+            Duration retryPeriod();
+        }
     }
 
     interface Write {

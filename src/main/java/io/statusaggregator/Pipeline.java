@@ -6,6 +6,7 @@ import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.json.ObjectDecoder;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -52,7 +53,8 @@ public final class Pipeline implements AutoCloseable {
 
     /**
      * @param kafka        Kafka client properties shared by every client (bootstrap servers, security)
-     * @param ingest       whether this instance runs ingest (one instance feeds the topic; all aggregate)
+     * @param ingest       whether this instance may run ingest (one instance feeds the topic; all aggregate)
+     * @param leadership   the Lease that decides which instance ingests; empty: this one does, unconditionally
      * @param compatibilityConfigMap the ConfigMap in the CAPI namespace whose compatibility data, while it exists,
      *                               replaces the built-in data
      */
@@ -70,7 +72,8 @@ public final class Pipeline implements AutoCloseable {
             Aggregator.Settings aggregatorSettings,
             StatusWriter.Settings writerSettings,
             CniObserver.Settings cniSettings,
-            java.util.Optional<String> compatibilityConfigMap) {
+            java.util.Optional<String> compatibilityConfigMap,
+            java.util.Optional<IngestLeadership.Settings> leadership) {
     }
 
     private final Settings settings;
@@ -78,11 +81,16 @@ public final class Pipeline implements AutoCloseable {
     private final Compatibility compatibility;
     private final Clock clock;
     private final List<AutoCloseable> started = new ArrayList<>();
-    private ObjectIngest ingest;
+    private volatile ObjectIngest ingest;
+    /** The running parts of ingest, in the order they stop. */
+    private List<AutoCloseable> ingestParts = List.of();
+    private IngestLeadership leadership;
+    /** Starts and stops of ingest, one at a time, off the election's thread. */
+    private final java.util.concurrent.ExecutorService ingestThread = java.util.concurrent.Executors.newSingleThreadExecutor(DaemonThreads.named("ingest-leadership"));
+    private volatile boolean closed;
     private Aggregator aggregator;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
-    private KafkaProducer<String, String> objectStates;
 
     public Pipeline(Settings settings, KubernetesClient client, Compatibility compatibility, Clock clock) {
         this.settings = settings;
@@ -126,23 +134,62 @@ public final class Pipeline implements AutoCloseable {
         started.add(aggregator);
         aggregator.start();
 
-        if (settings.ingest()) {
-            objectStates = new KafkaProducer<>(producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
-            started.add(objectStates);
-            ingest = new ObjectIngest(client, settings.ingestSettings(),
-                    onFailure -> new ObjectStatePublisher(objectStates, settings.objectStatesTopic(), onFailure));
-            started.add(ingest);
-            CniObserver cni = new CniObserver(client, settings.cniSettings(), ingest.publisher(), clock);
-            started.add(cni);
-            ingest.addListener(cni);
+        // The API server answers (and lets this account read) before anything waits on an election.
+        management.synced().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (settings.ingest() && settings.leadership().isPresent()) {
+            leadership = new IngestLeadership(client, settings.leadership().get(),
+                    () -> ingestThread.execute(() -> startIngest(timeout)), () -> ingestThread.execute(this::stopIngest));
+            started.add(leadership);
+            leadership.start();
+        } else if (settings.ingest()) {
+            startIngest(timeout);
+            if (ingest == null) {
+                throw new TimeoutException("ingest did not list the API server within " + timeout);
+            }
+        }
+    }
+
+    /** Informers to the object-state topic, and the CNI observer; returns once they have listed the API server. */
+    private synchronized void startIngest(Duration timeout) {
+        if (closed) {
+            return;
+        }
+        KafkaProducer<String, String> producer = new KafkaProducer<>(producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
+        ObjectIngest objects = new ObjectIngest(client, settings.ingestSettings(),
+                onFailure -> new ObjectStatePublisher(producer, settings.objectStatesTopic(), onFailure));
+        CniObserver cni = new CniObserver(client, settings.cniSettings(), objects.publisher(), clock);
+        objects.addListener(cni);
+        ingestParts = List.of(cni, objects, producer);
+        try {
             cni.start();
-            CompletableFuture<Void> synced = ingest.start();
-            synced.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            ingest.tombstoneVanished(settings.kafka(), settings.objectStatesTopic(), timeout);
+            objects.start().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            objects.tombstoneVanished(settings.kafka(), settings.objectStatesTopic(), timeout);
+            ingest = objects;
             LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
                     settings.ingestSettings().clusterNamespaces().isEmpty() ? "every namespace" : settings.ingestSettings().clusterNamespaces(),
                     settings.ingestSettings().capiNamespace());
+        } catch (Exception e) {
+            LOG.errorf("ingest could not start: %s", e.toString());
+            stopIngest();
         }
+    }
+
+    /** Stops the informers and the CNI observer at once: another replica ingests now, or none is needed. */
+    private synchronized void stopIngest() {
+        for (AutoCloseable part : ingestParts) {
+            try {
+                part.close();
+            } catch (Exception e) {
+                LOG.debug("stopping ingest", e);
+            }
+        }
+        ingestParts = List.of();
+        ingest = null;
+    }
+
+    /** Whether this instance feeds the object-state topic now. */
+    public boolean ingesting() {
+        return ingest != null;
     }
 
     public Aggregator aggregator() {
@@ -228,6 +275,12 @@ public final class Pipeline implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
+        if (leadership != null) {
+            leadership.close(); // gives the lease up first, so that another replica takes over at once
+        }
+        ingestThread.shutdown();
+        stopIngest();
         for (int i = started.size() - 1; i >= 0; i--) {
             try {
                 started.get(i).close();

@@ -18,6 +18,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -41,6 +42,7 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
     /** The EKS-A version of each management Cluster, by namespace/name: only the few that manage themselves. */
     private final Map<String, Map.Entry<String, String>> managementVersions = new ConcurrentHashMap<>();
     private volatile ManagementCluster current = ManagementCluster.UNKNOWN;
+    private CompletableFuture<Void> synced = new CompletableFuture<>();
 
     /**
      * @param clusterNamespaces where EKS-A Clusters live; empty for every namespace
@@ -57,7 +59,8 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
             clusters.addEventHandler(changes(false));
             informers.add(clusters);
         }
-        informers.forEach(SharedIndexInformer::start); // without waiting: until the first list, nothing is known
+        // Without waiting: until the first list, nothing is known. synced() tells when it is.
+        synced = CompletableFuture.allOf(informers.stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new));
     }
 
     /** Keeps the management versions up to date per event: a Cluster changes with every status write. */
@@ -126,6 +129,11 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
 
     private JsonNode asJson(GenericKubernetesResource object) {
         return client.getKubernetesSerialization().convertValue(object, JsonNode.class);
+    }
+
+    /** Completes once every informer has listed the API server: the API answers, and this account may read. */
+    public CompletableFuture<Void> synced() {
+        return synced;
     }
 
     @Override

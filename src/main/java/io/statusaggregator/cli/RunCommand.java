@@ -13,6 +13,7 @@ import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.ingest.CniObserver;
+import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.preflight.PreflightRoutes;
 import io.statusaggregator.versions.CompatibilityReader;
@@ -89,7 +90,7 @@ public class RunCommand implements Callable<Integer> {
             }
             running.push(client);
 
-            Pipeline pipeline = new Pipeline(settings(kafka, embedded), client, CompatibilityReader.builtIn(), Clock.systemUTC());
+            Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC());
             running.push(pipeline);
             try {
                 pipeline.start(START_TIMEOUT);
@@ -143,7 +144,7 @@ public class RunCommand implements Callable<Integer> {
         }
     }
 
-    private Pipeline.Settings settings(Map<String, Object> kafka, boolean embedded) {
+    private Pipeline.Settings settings(Map<String, Object> kafka, boolean embedded, KubernetesClient client) {
         AggregatorConfig.Topics topics = config.topics();
         return new Pipeline.Settings(
                 kafka,
@@ -160,6 +161,16 @@ public class RunCommand implements Callable<Integer> {
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()),
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
                         config.cni().checkInterval(), config.cni().requestTimeout()),
-                config.compatibilityConfigMap());
+                config.compatibilityConfigMap(),
+                config.ingest().leaderElection() ? java.util.Optional.of(lease(client)) : java.util.Optional.empty());
+    }
+
+    /** This replica's part in the ingest election: named after its pod (HOSTNAME in Kubernetes), unique per process. */
+    private IngestLeadership.Settings lease(KubernetesClient client) {
+        AggregatorConfig.Ingest.Lease lease = config.ingest().lease();
+        String host = java.util.Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()).orElse("localhost");
+        String namespace = lease.namespace().or(() -> java.util.Optional.ofNullable(client.getNamespace())).orElse("default");
+        return new IngestLeadership.Settings(namespace, lease.name(), host + "-" + ProcessHandle.current().pid(),
+                lease.duration(), lease.renewDeadline(), lease.retryPeriod());
     }
 }

@@ -66,7 +66,7 @@ final class Fleet implements AutoCloseable {
                 new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), Duration.ofSeconds(10)),
                 new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2)),
                 new CniObserver.Settings(CAPI, workloadConnections, STALE_AFTER, Duration.ofMillis(250), Duration.ofSeconds(2)),
-                java.util.Optional.of(COMPATIBILITY_CONFIGMAP));
+                java.util.Optional.of(COMPATIBILITY_CONFIGMAP), java.util.Optional.empty());
     }
 
     /** The ConfigMap whose compatibility data replaces the built-in data, in these tests. */

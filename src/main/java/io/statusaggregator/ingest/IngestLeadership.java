@@ -1,0 +1,77 @@
+package io.statusaggregator.ingest;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.jboss.logging.Logger;
+
+/**
+ * Which replica ingests: the holder of a Kubernetes Lease. Every replica aggregates (the consumer group shares the
+ * partitions), but one feeds the topic, so that the API server is watched once and each change is sent once. A
+ * replica that loses the lease stops ingesting at once; when the holder dies without releasing it, another takes it
+ * over once it expires.
+ */
+public final class IngestLeadership implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(IngestLeadership.class);
+
+    /**
+     * @param namespace     where the Lease lives (the application's own namespace)
+     * @param identity      this replica's name in the Lease (its pod name)
+     * @param leaseDuration how long a lease holds without renewal: how long a dead holder keeps the others waiting
+     */
+    public record Settings(String namespace, String leaseName, String identity, Duration leaseDuration, Duration renewDeadline,
+            Duration retryPeriod) {
+    }
+
+    private final LeaderElector elector;
+    private final Settings settings;
+    private volatile CompletableFuture<?> running;
+
+    /**
+     * @param startLeading run when this replica takes the lease
+     * @param stopLeading  run when it loses or gives it up
+     */
+    public IngestLeadership(KubernetesClient client, Settings settings, Runnable startLeading, Runnable stopLeading) {
+        this.settings = settings;
+        this.elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+                .withName(settings.leaseName())
+                .withLock(new LeaseLock(settings.namespace(), settings.leaseName(), settings.identity()))
+                .withLeaseDuration(settings.leaseDuration())
+                .withRenewDeadline(settings.renewDeadline())
+                .withRetryPeriod(settings.retryPeriod())
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(new LeaderCallbacks(
+                        () -> {
+                            LOG.infof("%s holds lease %s/%s: this replica ingests", settings.identity(), settings.namespace(), settings.leaseName());
+                            startLeading.run();
+                        },
+                        () -> {
+                            LOG.infof("%s no longer holds lease %s/%s: this replica stops ingesting", settings.identity(),
+                                    settings.namespace(), settings.leaseName());
+                            stopLeading.run();
+                        },
+                        leader -> LOG.debugf("lease %s/%s held by %s", settings.namespace(), settings.leaseName(), leader)))
+                .build()).build();
+    }
+
+    /** Takes part in the election, without waiting for its outcome. */
+    public void start() {
+        running = elector.start();
+    }
+
+    /** Leaves the election, releasing the lease if held, so that another replica takes over at once. */
+    @Override
+    public void close() {
+        if (running != null) {
+            running.cancel(true);
+        }
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+}

@@ -1,0 +1,120 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.DEADLINE;
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.ingest.IngestLeadership;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Ingest leader election with a Kubernetes Lease, on a real broker and the CRUD API server: one of two replicas
+ * ingests while both aggregate; when it stops, the other takes over; a holder that died without giving the lease up
+ * keeps it only until it expires.
+ */
+class IngestLeadershipTest {
+    private static final String LEASE = "status-aggregator-ingest";
+    private static final Duration LEASE_DURATION = Duration.ofSeconds(3);
+    private static EmbeddedKafka kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
+
+    private EmbeddedKubernetes kubernetes;
+    private Fleet fleet;
+    private String run;
+    private final List<Pipeline> pipelines = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        fleet = new Fleet(kubernetes.client());
+        run = UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void stop() {
+        pipelines.forEach(Pipeline::close);
+        fleet.close();
+        kubernetes.close();
+    }
+
+    private Pipeline replica(String identity) throws Exception {
+        Pipeline.Settings base = Fleet.settings(kafka.bootstrapServers(), run, true);
+        Pipeline.Settings elected = new Pipeline.Settings(base.kafka(), base.objectStatesTopic(), base.statusesTopic(),
+                base.transitionsTopic(), base.createTopics(), base.partitions(), base.replicationFactor(), base.groupId(), true,
+                base.ingestSettings(), base.aggregatorSettings(), base.writerSettings(), base.cniSettings(), base.compatibilityConfigMap(),
+                Optional.of(new IngestLeadership.Settings("default", LEASE, identity, LEASE_DURATION, Duration.ofSeconds(2),
+                        Duration.ofMillis(200))));
+        Pipeline pipeline = new Pipeline(elected, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
+        pipelines.add(pipeline);
+        pipeline.start(DEADLINE);
+        return pipeline;
+    }
+
+    private Optional<String> holder() {
+        return Optional.ofNullable(kubernetes.client().leases().inNamespace("default").withName(LEASE).get())
+                .map(lease -> lease.getSpec().getHolderIdentity());
+    }
+
+    @Test
+    void oneReplicaIngestsAndTheOtherTakesOverWhenItStops() throws Exception {
+        Pipeline a = replica("replica-a");
+        Pipeline b = replica("replica-b");
+        await(DEADLINE, () -> a.ingesting() != b.ingesting(), () -> "exactly one replica ingests: a=" + a.ingesting() + ", b=" + b.ingesting());
+        Pipeline leader = a.ingesting() ? a : b;
+        Pipeline other = leader == a ? b : a;
+        assertEquals(Optional.of(leader == a ? "replica-a" : "replica-b"), holder());
+
+        fleet.createCluster("alpha", 1, 1);
+        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+
+        leader.close();
+        await(DEADLINE, other::ingesting, () -> "the other replica took over: holder " + holder());
+        assertEquals(Optional.of(other == a ? "replica-a" : "replica-b"), holder());
+        // What happens now reaches the status through the new holder's ingest.
+        fleet.controlPlaneReady("alpha", 1);
+        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+    }
+
+    @Test
+    void aHolderThatDiedKeepsTheLeaseOnlyUntilItExpires() throws Exception {
+        ZonedDateTime renewed = ZonedDateTime.now().truncatedTo(ChronoUnit.MICROS);
+        Lease ghost = new LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace("default").endMetadata()
+                .withNewSpec().withHolderIdentity("replica-gone").withLeaseDurationSeconds((int) LEASE_DURATION.toSeconds())
+                .withAcquireTime(renewed).withRenewTime(renewed).withLeaseTransitions(0).endSpec().build();
+        kubernetes.client().leases().inNamespace("default").resource(ghost).create();
+
+        Pipeline replica = replica("replica-a");
+        await(DEADLINE, replica::ingesting, () -> "took over once the lease expired: holder " + holder());
+        assertEquals(Optional.of("replica-a"), holder());
+        assertTrue(!ZonedDateTime.now().isBefore(renewed.plus(LEASE_DURATION)),
+                "not before the dead holder's lease expired at " + renewed.plus(LEASE_DURATION));
+    }
+}
