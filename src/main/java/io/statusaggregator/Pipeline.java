@@ -88,6 +88,9 @@ public final class Pipeline implements AutoCloseable {
     /** Starts and stops of ingest, one at a time, off the election's thread. */
     private final java.util.concurrent.ExecutorService ingestThread = java.util.concurrent.Executors.newSingleThreadExecutor(DaemonThreads.named("ingest-leadership"));
     private volatile boolean closed;
+    /** Whether ingest should run here: always without an election, while holding the lease with one. */
+    private volatile boolean leading;
+    private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
     private Aggregator aggregator;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
@@ -130,7 +133,7 @@ public final class Pipeline implements AutoCloseable {
         management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces());
         this.compatibilityData = compatibilityData;
         aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData, management,
-                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes), feed, transitions, published, clock);
+                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
         started.add(aggregator);
         aggregator.start();
 
@@ -138,10 +141,18 @@ public final class Pipeline implements AutoCloseable {
         management.synced().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (settings.ingest() && settings.leadership().isPresent()) {
             leadership = new IngestLeadership(client, settings.leadership().get(),
-                    () -> ingestThread.execute(() -> startIngest(timeout)), () -> ingestThread.execute(this::stopIngest));
+                    () -> {
+                        leading = true;
+                        ingestThread.execute(() -> startIngest(timeout));
+                    },
+                    () -> {
+                        leading = false;
+                        ingestThread.execute(this::stopIngest);
+                    });
             started.add(leadership);
             leadership.start();
         } else if (settings.ingest()) {
+            leading = true;
             startIngest(timeout);
             if (ingest == null) {
                 throw new TimeoutException("ingest did not list the API server within " + timeout);
@@ -185,6 +196,22 @@ public final class Pipeline implements AutoCloseable {
         }
         ingestParts = List.of();
         ingest = null;
+    }
+
+    /** Tells {@code observer} of every status write (for metrics); before {@link #start}. */
+    public Pipeline observedBy(StatusWriter.Observer observer) {
+        this.writeObserver = observer;
+        return this;
+    }
+
+    /** Whether the management cluster's reference objects have been listed: the API server answers. */
+    public boolean apiSynced() {
+        return management != null && management.synced().isDone() && !management.synced().isCompletedExceptionally();
+    }
+
+    /** Whether ingest runs where it should: nowhere to wait for when another replica holds the lease. */
+    public boolean ingestSynced() {
+        return !leading || ingest != null;
     }
 
     /** Whether this instance feeds the object-state topic now. */

@@ -189,7 +189,32 @@ public final class Aggregator implements AutoCloseable {
         return tracked;
     }
 
+    /** The records of the assigned partitions not read yet, and whether the consumer is connected to a broker. */
+    private volatile long lag;
+    private volatile boolean connected;
+
+    public long lag() {
+        return lag;
+    }
+
+    /** Whether the aggregation's consumer has a connection to the brokers (read on its own thread, after each poll). */
+    public boolean connected() {
+        return connected;
+    }
+
+    private void measure() {
+        long behind = 0;
+        for (TopicPartition partition : consumer.assignment()) {
+            behind += consumer.currentLag(partition).orElse(0);
+        }
+        lag = behind;
+        connected = consumer.metrics().entrySet().stream()
+                .filter(m -> m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics"))
+                .anyMatch(m -> m.getValue().metricValue() instanceof Double count && count > 0);
+    }
+
     private void process(ConsumerRecords<String, String> records) {
+        measure();
         drainOutcomes();
         Runnable acknowledgement;
         while ((acknowledgement = acknowledged.poll()) != null) {

@@ -12,6 +12,10 @@ import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.operations.OperationsRoutes;
+import io.statusaggregator.operations.PipelineMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
@@ -90,8 +94,27 @@ public class RunCommand implements Callable<Integer> {
             }
             running.push(client);
 
-            Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC());
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            PipelineMetrics metrics = new PipelineMetrics(registry);
+            Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
+                    .observedBy(metrics);
             running.push(pipeline);
+            // HTTP first, so that probes get answers (not ready yet) while the pipeline starts.
+            java.util.concurrent.atomic.AtomicReference<Pipeline> started = new java.util.concurrent.atomic.AtomicReference<>();
+            HttpEndpoints http = null;
+            if (config.http().enabled()) {
+                http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(config.http().port(),
+                        config.http().tls().certificate(), config.http().tls().key()))
+                        .with(new OperationsRoutes(started::get, registry)::addTo);
+                running.push(http);
+                try {
+                    http.start(START_TIMEOUT);
+                } catch (java.util.concurrent.ExecutionException e) {
+                    LOG.errorf("cannot serve HTTP on port %d: %s. Set aggregator.http.port (0 takes a free port) "
+                            + "or aggregator.http.enabled=false.", config.http().port(), e.getCause().getMessage());
+                    return 1;
+                }
+            }
             try {
                 pipeline.start(START_TIMEOUT);
             } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
@@ -102,23 +125,15 @@ public class RunCommand implements Callable<Integer> {
                         e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());
                 return 1;
             }
+            metrics.bind(pipeline);
+            started.set(pipeline);
 
-            if (config.http().enabled()) {
+            if (http != null) {
                 FleetPage fleetPage = new FleetPage(vertx, kafka, config.topics().statuses(), config.topics().transitions());
                 running.push(fleetPage);
                 fleetPage.start();
-                HttpEndpoints http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(config.http().port(),
-                        config.http().tls().certificate(), config.http().tls().key()))
-                        .with(new PreflightRoutes(vertx, client, config.capiNamespace(), pipeline.management(), pipeline.compatibility())::addTo)
+                http.with(new PreflightRoutes(vertx, client, config.capiNamespace(), pipeline.management(), pipeline.compatibility())::addTo)
                         .with(fleetPage::addTo);
-                running.push(http);
-                try {
-                    http.start(START_TIMEOUT);
-                } catch (java.util.concurrent.ExecutionException e) {
-                    LOG.errorf("cannot serve HTTP on port %d: %s. Set aggregator.http.port (0 takes a free port) "
-                            + "or aggregator.http.enabled=false.", config.http().port(), e.getCause().getMessage());
-                    return 1;
-                }
             }
             if (embedded && config.embedded().simulate()) {
                 FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());

@@ -23,6 +23,13 @@ public final class ObjectStatePublisher {
         void failed(ObjectStateKey key);
     }
 
+    /** Object states and tombstones sent, by every publisher of this process (ingest restarts with each lease). */
+    private static final java.util.concurrent.atomic.LongAdder SENT = new java.util.concurrent.atomic.LongAdder();
+
+    public static long sent() {
+        return SENT.sum();
+    }
+
     private final Producer<String, String> producer;
     private final String topic;
     private final FailedSend onFailure;
@@ -64,6 +71,7 @@ public final class ObjectStatePublisher {
     }
 
     private void send(ObjectStateKey key, String value) {
+        SENT.increment();
         producer.send(new ProducerRecord<>(topic, key.encode(), value), (metadata, error) -> {
             if (error != null) {
                 LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), error.toString());

@@ -69,6 +69,21 @@ public final class StatusWriter implements AutoCloseable {
         Cancellable attempt;
     }
 
+    /** Told of every write attempt, for metrics: its outcome and how long it took. */
+    public interface Observer {
+        Observer NONE = (outcome, took) -> { };
+
+        /** @param outcome {@code written}, {@code retried} (a conflict, throttling, 5xx or no answer), {@code gone} or {@code refused} */
+        void attempted(String outcome, java.time.Duration took);
+    }
+
+    private Observer observer = Observer.NONE;
+
+    public StatusWriter observedBy(Observer observer) {
+        this.observer = observer;
+        return this;
+    }
+
     public StatusWriter(KubernetesClient client, Settings settings, Consumer<Outcome> outcomes) {
         // Retries are this class's, per cluster: the client's own (which would hold a writer thread through its
         // backoff on a 5xx or a connection failure) are switched off.
@@ -119,6 +134,19 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     private ClusterStatus write(ObjectKey cluster, Slot slot) {
+        long started = System.nanoTime();
+        try {
+            ClusterStatus written = patch(cluster, slot);
+            observer.attempted("written", java.time.Duration.ofNanos(System.nanoTime() - started));
+            return written;
+        } catch (RuntimeException e) {
+            boolean gone = e instanceof KubernetesClientException k && k.getCode() == 404;
+            observer.attempted(retryable(e) ? "retried" : gone ? "gone" : "refused", java.time.Duration.ofNanos(System.nanoTime() - started));
+            throw e;
+        }
+    }
+
+    private ClusterStatus patch(ObjectKey cluster, Slot slot) {
         ClusterStatus status;
         synchronized (slot) {
             status = slot.latest;

@@ -1,0 +1,49 @@
+package io.statusaggregator.operations;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.ingest.ObjectStatePublisher;
+import io.statusaggregator.writeback.StatusWriter;
+import java.time.Duration;
+
+/**
+ * The pipeline's Prometheus metrics: what each stage has done, read from its own counters when scraped, and the
+ * status writes timed by outcome as they happen.
+ */
+public final class PipelineMetrics implements StatusWriter.Observer {
+    private final MeterRegistry registry;
+
+    public PipelineMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Registers the meters that read the running pipeline. */
+    public void bind(Pipeline pipeline) {
+        FunctionCounter.builder("aggregator_events_ingested", this, metrics -> ObjectStatePublisher.sent())
+                .description("Object states and tombstones ingest sent to the object-state topic").register(registry);
+        Aggregator aggregator = pipeline.aggregator();
+        FunctionCounter.builder("aggregator_events_consumed", aggregator, Aggregator::events)
+                .description("Object-state records aggregation read").register(registry);
+        FunctionCounter.builder("aggregator_computations", aggregator, Aggregator::computations)
+                .description("Status computations").register(registry);
+        Gauge.builder("aggregator_consumer_lag", aggregator, Aggregator::lag)
+                .description("Object-state records of the assigned partitions not read yet").register(registry);
+        Gauge.builder("aggregator_coalescing_ratio", aggregator, a -> a.computations() == 0 ? 0 : (double) a.events() / a.computations())
+                .description("Records read per computation: how much the coalescing window gathers").register(registry);
+        Gauge.builder("aggregator_clusters_tracked", aggregator, Aggregator::clustersTracked)
+                .description("Clusters this instance aggregates").register(registry);
+        Gauge.builder("aggregator_ingesting", pipeline, p -> p.ingesting() ? 1 : 0)
+                .description("1 when this instance holds the ingest lease and feeds the topic").register(registry);
+    }
+
+    /** {@code aggregator_status_writes_seconds{outcome}}: its count is the number of writes by outcome. */
+    @Override
+    public void attempted(String outcome, Duration took) {
+        Timer.builder("aggregator_status_writes").description("Status writes to the Cluster's status subresource, by outcome")
+                .tag("outcome", outcome).register(registry).record(took);
+    }
+}

@@ -1,0 +1,113 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.DEADLINE;
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.statusaggregator.HttpEndpoints;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.operations.OperationsRoutes;
+import io.statusaggregator.operations.PipelineMetrics;
+import io.statusaggregator.versions.CompatibilityReader;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Readiness before and after the pipeline has started and synced, and the metrics endpoint naming every metric. */
+class OperationsTest {
+    private static EmbeddedKafka kafka;
+    private static Vertx vertx;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+        vertx = Vertx.vertx();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        vertx.close().toCompletionStage().toCompletableFuture().get();
+        kafka.close();
+    }
+
+    private HttpResponse<String> get(int port, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The value of a sample line like {@code name{labels} value} in the Prometheus text. */
+    private static double sample(String text, String name) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(name) + "(?:\\{[^}]*\\})? ([0-9.eE+-]+)$").matcher(text);
+        assertTrue(m.find(), name + " in\n" + text);
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void notReadyUntilSyncedAndRebuiltThenMetricsForEveryStage() throws Exception {
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0); Fleet fleet = new Fleet(kubernetes.client())) {
+            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            PipelineMetrics metrics = new PipelineMetrics(registry);
+            AtomicReference<Pipeline> started = new AtomicReference<>();
+            try (HttpEndpoints endpoints = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty()))
+                    .with(new OperationsRoutes(started::get, registry)::addTo);
+                    Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true),
+                            kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC()).observedBy(metrics)) {
+                int port = endpoints.start(DEADLINE);
+                assertEquals(200, get(port, "/q/health/live").statusCode());
+                HttpResponse<String> starting = get(port, "/q/health/ready");
+                assertEquals(503, starting.statusCode(), starting.body());
+                for (String check : List.of("kubernetes-api", "kafka", "rebuild", "ingest")) {
+                    assertTrue(starting.body().contains("{\"name\":\"" + check + "\",\"status\":\"DOWN\"}"), starting.body());
+                }
+
+                pipeline.start(DEADLINE);
+                metrics.bind(pipeline);
+                started.set(pipeline);
+                await(DEADLINE, () -> {
+                    try {
+                        return get(port, "/q/health/ready").statusCode() == 200;
+                    } catch (Exception e) {
+                        return false;
+                    }
+                }, () -> "never ready: " + pipeline.aggregator().progress());
+
+                fleet.createCluster("alpha", 1, 1);
+                fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+                fleet.controlPlaneReady("alpha", 1);
+                fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+                await(DEADLINE, () -> pipeline.aggregator().writer().writes() >= 2, () -> "writes: " + pipeline.aggregator().writer().writes());
+
+                HttpResponse<String> scraped = get(port, "/q/metrics");
+                assertEquals(200, scraped.statusCode());
+                String text = scraped.body();
+                assertTrue(sample(text, "aggregator_events_ingested_total") >= 3, "ingested");
+                assertTrue(sample(text, "aggregator_events_consumed_total") >= 3, "consumed");
+                assertTrue(sample(text, "aggregator_computations_total") >= 2, "computations");
+                assertTrue(sample(text, "aggregator_consumer_lag") >= 0, "lag");
+                assertTrue(sample(text, "aggregator_coalescing_ratio") > 0, "coalescing ratio");
+                assertEquals(1, sample(text, "aggregator_clusters_tracked"));
+                assertEquals(1, sample(text, "aggregator_ingesting"));
+                assertTrue(text.contains("aggregator_status_writes_seconds_count{outcome=\"written\"}"), text);
+                assertTrue(sample(text, "aggregator_status_writes_seconds_count") >= 2, "writes counted");
+                assertTrue(sample(text, "aggregator_status_writes_seconds_max") > 0, "write latency");
+            }
+        }
+    }
+}
