@@ -488,12 +488,27 @@ public final class Aggregator implements AutoCloseable {
     }
 
     @Override
+    /**
+     * Stops gracefully: no more polls; the writes under way finish (for at most {@link #SHUTDOWN_GRACE}) and their
+     * changes go to the feeds; then the consumer commits what it read and leaves the group, so that the partitions
+     * move to the other instances at once. Whatever is left undone, the next owner's rebuild does again.
+     */
     public void close() {
         closed = true;
         if (subscription != null) {
             subscription.cancel();
         }
+        writer.finish(SHUTDOWN_GRACE);
         thread.submit(() -> {
+            try {
+                drainOutcomes();
+                Runnable acknowledgement;
+                while ((acknowledgement = acknowledged.poll()) != null) {
+                    acknowledgement.run();
+                }
+            } catch (RuntimeException e) {
+                LOG.debug("finishing the last outcomes", e);
+            }
             try {
                 consumer.close(Duration.ofSeconds(5));
             } catch (RuntimeException e) {
@@ -501,6 +516,14 @@ public final class Aggregator implements AutoCloseable {
             }
         });
         thread.shutdown();
+        try {
+            thread.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         writer.close();
     }
+
+    /** How long a stopping instance lets its status writes under way finish. */
+    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
 }

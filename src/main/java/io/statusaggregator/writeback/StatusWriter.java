@@ -186,6 +186,10 @@ public final class StatusWriter implements AutoCloseable {
             slot.running = false;
         }
         slots.remove(cluster, slot);
+        if (failure instanceof java.util.concurrent.RejectedExecutionException) {
+            LOG.debugf("stopping: the status write of %s is left to the cluster's next owner", cluster);
+            return;
+        }
         if (failure instanceof KubernetesClientException e && e.getCode() == 404) {
             LOG.debugf("cluster %s is gone; its status is not written", cluster);
             outcomes.accept(new Gone(cluster));
@@ -232,6 +236,21 @@ public final class StatusWriter implements AutoCloseable {
         ObjectNode patch = JsonNodeFactory.instance.objectNode();
         patch.set("status", encoded);
         return patch.toString();
+    }
+
+    /**
+     * Stops taking writes and lets those under way finish, for at most {@code grace}; a write still waiting for a
+     * retry then is left to the next owner of the cluster, which computes and writes it again.
+     */
+    public void finish(java.time.Duration grace) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                LOG.infof("status writes still under way after %s are left to the next owner of their clusters", grace);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

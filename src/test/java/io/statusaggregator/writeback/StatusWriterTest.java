@@ -54,6 +54,18 @@ class StatusWriterTest {
     }
 
     @Test
+    void stoppingLetsTheWriteUnderWayFinish() {
+        // The API server takes a second to answer: the write is under way when the writer is told to stop.
+        server.expect().patch().delay(1, java.util.concurrent.TimeUnit.SECONDS).withPath(PATH.formatted("slow")).andReturn(200, OK).once();
+        writer.submit(new ObjectKey("default", "slow"), status(1));
+        Waiting.until(Duration.ofSeconds(10), () -> server.getRequestCount() >= 1, () -> "the write never reached the server");
+        writer.finish(Duration.ofSeconds(10));
+        assertEquals(List.of(new StatusWriter.Written(new ObjectKey("default", "slow"), status(1))), outcomes,
+                "finished before stop returned");
+        assertEquals(1, writer.writes());
+    }
+
+    @Test
     void aFailingClusterHoldsUpNoOther() {
         server.expect().patch().withPath(PATH.formatted("broken")).andReturn(503, "{}").always();
         server.expect().patch().withPath(PATH.formatted("fine")).andReturn(200, OK).always();
