@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
@@ -23,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
@@ -32,19 +34,21 @@ import java.util.List;
  */
 public final class EmbeddedKubernetes implements AutoCloseable {
     private final KubernetesMockServer server;
+    private final MergePatchingDispatcher dispatcher;
     private final NamespacedKubernetesClient client;
 
-    private EmbeddedKubernetes(KubernetesMockServer server) {
+    private EmbeddedKubernetes(KubernetesMockServer server, MergePatchingDispatcher dispatcher) {
         this.server = server;
+        this.dispatcher = dispatcher;
         this.client = server.createClient();
     }
 
     /** @param port the port to listen on (loopback only), 0 for any free one */
     public static EmbeddedKubernetes start(int port) {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new MergePatchingDispatcher(), false);
+        MergePatchingDispatcher dispatcher = new MergePatchingDispatcher();
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), port);
-        EmbeddedKubernetes kubernetes = new EmbeddedKubernetes(server);
+        EmbeddedKubernetes kubernetes = new EmbeddedKubernetes(server, dispatcher);
         for (ObjectKind kind : ObjectKind.values()) {
             if (kind != ObjectKind.CNI_OBSERVATION) {
                 kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(crd(kind)).create();
@@ -63,6 +67,15 @@ public final class EmbeddedKubernetes implements AutoCloseable {
 
     public NamespacedKubernetesClient client() {
         return client;
+    }
+
+    /**
+     * Tells {@code listener} of every request this server receives (method, path with query, headers) before answering
+     * it, on the thread that answers it; {@code null} stops telling. For tests that check what clients ask of the API
+     * server, such as the RBAC the application needs ({@code RbacTest}); the embedded default sets none.
+     */
+    public void onRequest(Consumer<RecordedRequest> listener) {
+        dispatcher.listener = listener;
     }
 
     public String url() {
@@ -109,8 +122,20 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      * clear {@code failureReason}.
      */
     static final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
+        /** See {@link EmbeddedKubernetes#onRequest}. */
+        private volatile Consumer<RecordedRequest> listener;
+
         MergePatchingDispatcher() {
             super(List.of());
+        }
+
+        @Override
+        public MockResponse dispatch(RecordedRequest request) {
+            Consumer<RecordedRequest> told = listener;
+            if (told != null) {
+                told.accept(request);
+            }
+            return super.dispatch(request);
         }
 
         /** Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs). */

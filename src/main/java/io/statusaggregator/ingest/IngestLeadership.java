@@ -27,17 +27,38 @@ public final class IngestLeadership implements AutoCloseable {
             Duration retryPeriod) {
     }
 
-    private final LeaderElector elector;
+    private final KubernetesClient client;
     private final Settings settings;
+    private final Runnable startLeading;
+    private final Runnable stopLeading;
     private volatile CompletableFuture<?> running;
+    private volatile boolean closed;
 
     /**
      * @param startLeading run when this replica takes the lease
      * @param stopLeading  run when it loses or gives it up
      */
     public IngestLeadership(KubernetesClient client, Settings settings, Runnable startLeading, Runnable stopLeading) {
+        this.client = client;
         this.settings = settings;
-        this.elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+        this.startLeading = startLeading;
+        this.stopLeading = stopLeading;
+    }
+
+    /** Takes part in the election, without waiting for its outcome. */
+    public void start() {
+        campaign();
+    }
+
+    /**
+     * One elector campaigns until it loses the lease (a missed renewal: a long pause, a slow API server); Fabric8's
+     * elector runs once, so a new one campaigns again, or this replica would never ingest again.
+     */
+    private void campaign() {
+        if (closed) {
+            return;
+        }
+        LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName(settings.leaseName())
                 .withLock(new LeaseLock(settings.namespace(), settings.leaseName(), settings.identity()))
                 .withLeaseDuration(settings.leaseDuration())
@@ -56,18 +77,25 @@ public final class IngestLeadership implements AutoCloseable {
                         },
                         leader -> LOG.debugf("lease %s/%s held by %s", settings.namespace(), settings.leaseName(), leader)))
                 .build()).build();
-    }
-
-    /** Takes part in the election, without waiting for its outcome. */
-    public void start() {
-        running = elector.start();
+        CompletableFuture<?> campaign = elector.start();
+        running = campaign;
+        campaign.whenComplete((done, failure) -> {
+            if (!closed) {
+                LOG.debugf("election for lease %s/%s ended (%s); campaigning again", settings.namespace(), settings.leaseName(),
+                        failure == null ? "lease lost" : failure.toString());
+                CompletableFuture.runAsync(this::campaign, CompletableFuture.delayedExecutor(settings.retryPeriod().toMillis(),
+                        java.util.concurrent.TimeUnit.MILLISECONDS));
+            }
+        });
     }
 
     /** Leaves the election, releasing the lease if held, so that another replica takes over at once. */
     @Override
     public void close() {
-        if (running != null) {
-            running.cancel(true);
+        closed = true;
+        CompletableFuture<?> campaign = running;
+        if (campaign != null) {
+            campaign.cancel(true);
         }
     }
 
