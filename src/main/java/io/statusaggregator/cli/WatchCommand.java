@@ -91,6 +91,7 @@ public class WatchCommand implements Callable<Integer> {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // a watch never creates the feed it reads
         long deadline = System.nanoTime() + timeout.toNanos();
         ClusterWatch watch = new ClusterWatch(cluster, until);
         try (KafkaConsumer<String, CloudEvent> consumer = new KafkaConsumer<>(props)) {
@@ -100,6 +101,11 @@ public class WatchCommand implements Callable<Integer> {
                         .map(p -> new TopicPartition(topic, p.partition())).toList();
             } catch (KafkaException e) {
                 System.err.println("error: cannot read topic " + topic + " from Kafka at " + kafka.get("bootstrap.servers") + ": " + e.getMessage());
+                return BAD_USE;
+            }
+            if (partitions.isEmpty()) {
+                System.err.println("error: no topic " + topic + " on Kafka at " + kafka.get("bootstrap.servers")
+                        + ": is the aggregator running against this broker?");
                 return BAD_USE;
             }
             consumer.assign(partitions);
