@@ -15,7 +15,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.CloudEventSerializer;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.Severity;
@@ -57,6 +57,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The alert bridge between a real Kafka broker (in process) and a real Alertmanager (the Debian package
@@ -66,7 +67,8 @@ import org.junit.jupiter.api.Test;
 class AlertBridgeTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static EmbeddedKafka kafka;
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
     private static Admin admin;
 
     private Alertmanager alertmanager;
@@ -77,15 +79,13 @@ class AlertBridgeTest {
     private String group;
 
     @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
+    static void admin() throws Exception {
         admin = Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()));
     }
 
     @AfterAll
-    static void stopBroker() throws Exception {
+    static void closeAdmin() throws Exception {
         admin.close();
-        kafka.close();
     }
 
     @BeforeEach

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.CompatibilityReader;
@@ -17,28 +17,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * DefaultCNIConfigured and defaultCNI from the workload cluster itself: a second mock API server plays each
  * workload cluster, reached through the CAPI kubeconfig secret, with the Cilium DaemonSet in kube-system.
  */
 class CniObservationTest {
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
 
     private static final int WORKLOAD_CONNECTIONS = 3;
     /** Every log record of the test, to check that no credential reaches the log. */

@@ -13,7 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.statusaggregator.HttpEndpoints;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.model.ObjectKind;
@@ -45,6 +45,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
@@ -69,19 +70,18 @@ class FleetPageBrowserTest {
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final String CILIUM = "v1.15.16-eksa.1";
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static EmbeddedKafka kafka;
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
     private static Vertx vertx;
 
     @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
+    static void vertx() throws Exception {
         vertx = Vertx.vertx();
     }
 
     @AfterAll
-    static void stopBroker() throws Exception {
+    static void stopVertx() throws Exception {
         vertx.close().toCompletionStage().toCompletableFuture().get();
-        kafka.close();
     }
 
     private EmbeddedKubernetes kubernetes;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.versions.CompatibilityReader;
@@ -20,11 +20,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Ingest leader election with a Kubernetes Lease, on a real broker and the CRUD API server: one of two replicas
@@ -34,17 +33,8 @@ import org.junit.jupiter.api.Test;
 class IngestLeadershipTest {
     private static final String LEASE = "status-aggregator-ingest";
     private static final Duration LEASE_DURATION = Duration.ofSeconds(3);
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
 
     private EmbeddedKubernetes kubernetes;
     private Fleet fleet;

@@ -15,7 +15,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.ManagementClusterView;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.HttpEndpoints;
@@ -36,6 +36,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A modular Kubernetes upgrade end to end (issue [4]): the whole pipeline on a real broker and the CRUD API server, with
@@ -46,19 +47,18 @@ import org.junit.jupiter.api.Test;
  */
 class ModularUpgradeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static EmbeddedKafka kafka;
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
     private static Vertx vertx;
 
     @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
+    static void vertx() throws Exception {
         vertx = Vertx.vertx();
     }
 
     @AfterAll
-    static void stopBroker() throws Exception {
+    static void stopVertx() throws Exception {
         vertx.close().toCompletionStage().toCompletableFuture().get();
-        kafka.close();
     }
 
     private EmbeddedKubernetes kubernetes;

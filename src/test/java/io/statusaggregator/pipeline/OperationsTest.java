@@ -9,7 +9,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.statusaggregator.HttpEndpoints;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.operations.OperationsRoutes;
 import io.statusaggregator.operations.PipelineMetrics;
@@ -29,23 +29,23 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Readiness before and after the pipeline has started and synced, and the metrics endpoint naming every metric. */
 class OperationsTest {
-    private static EmbeddedKafka kafka;
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
     private static Vertx vertx;
     private final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
+    static void vertx() throws Exception {
         vertx = Vertx.vertx();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stopVertx() throws Exception {
         vertx.close().toCompletionStage().toCompletableFuture().get();
-        kafka.close();
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
@@ -18,29 +18,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The whole pipeline on a real in-process Kafka broker and the Fabric8 CRUD API server: objects written to the API
  * reach the EKS-A Cluster's status through the object-state topic, aggregation and write-back.
  */
 class PipelineTest {
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        kafka.close();
-    }
-
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
 
     private EmbeddedKubernetes kubernetes;
     private KubernetesClient client;

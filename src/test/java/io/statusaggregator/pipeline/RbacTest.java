@@ -20,7 +20,7 @@ import io.statusaggregator.deploy.Manifests;
 import io.statusaggregator.deploy.ShippedRbac;
 import io.statusaggregator.deploy.ShippedRbac.Grant;
 import io.statusaggregator.deploy.ShippedRbac.Request;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.model.ObjectKey;
@@ -37,10 +37,9 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shipped RBAC (deploy/kubernetes, as {@code kubectl kustomize} builds it) against what the application asks of
@@ -64,17 +63,8 @@ import org.junit.jupiter.api.Test;
 class RbacTest {
     /** Marks the requests of the application's clients. */
     static final String CLIENT_HEADER = "X-Rbac-Test-Client";
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
 
     private record Recorded(String client, String method, String path) {
     }

@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.Pipeline;
-import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.model.ObjectKind;
@@ -36,11 +36,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The transitions feed as a subscriber sees it, on a real broker: one CloudEvent per status change of a cluster, in
@@ -50,17 +49,8 @@ import org.junit.jupiter.api.Test;
  */
 class TransitionFeedTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static EmbeddedKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = EmbeddedKafka.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        kafka.close();
-    }
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
 
     private EmbeddedKubernetes kubernetes;
     private Fleet fleet;
