@@ -57,6 +57,15 @@ public interface AggregatorConfig {
 
     Alerts alerts();
 
+    Log log();
+
+    /** How the application logs. */
+    interface Log {
+        /** One JSON object per line on the console (for log collectors), instead of text lines. */
+        @WithDefault("false")
+        boolean json();
+    }
+
     /** The alert bridge ({@code alerts}): where it posts, and when Ready's alert fires. */
     interface Alerts {
         /** Alertmanager's base URL; {@code --alertmanager} overrides it. */

@@ -35,6 +35,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.eclipse.microprofile.config.Config;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.jboss.logging.Logger;
 import picocli.CommandLine.Command;
 
@@ -117,12 +120,23 @@ public class RunCommand implements Callable<Integer> {
             }
             try {
                 pipeline.start(START_TIMEOUT);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                // Say which end did not answer, without a stack trace: the usual cause is a wrong address or no access.
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException | KafkaException e) {
+                Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+                // Say what went wrong in one line, without a stack trace. Kafka's own messages never carry a password.
+                if (cause instanceof ConfigException) {
+                    LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", cause.getMessage());
+                    return 2;
+                }
+                if (cause instanceof AuthenticationException) {
+                    LOG.errorf("Kafka at %s refused this application's credentials: %s. Check kafka.security.protocol, "
+                            + "kafka.sasl.mechanism, kafka.sasl.jaas.config (the user and password) and "
+                            + "kafka.ssl.truststore.location.", kafka.get("bootstrap.servers"), cause.getMessage());
+                    return 1;
+                }
                 LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
                         + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
                         START_TIMEOUT, kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
-                        e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());
+                        cause.getClass().getSimpleName());
                 return 1;
             }
             metrics.bind(pipeline);
