@@ -144,6 +144,11 @@ public interface AggregatorConfig {
          * Whether a Kubernetes Lease decides which replica ingests (the others only aggregate); without it every
          * replica with ingest enabled ingests.
          */
+        /** How long an informer may go without a running watch before ingest lists that kind again itself. */
+        @WithName("relist-stalled-after")
+        @WithDefault("30s")
+        Duration relistStalledAfter();
+
         @WithName("leader-election")
         @WithDefault("true")
         boolean leaderElection();

@@ -115,7 +115,20 @@ public final class Pipeline implements AutoCloseable {
         KafkaProducer<String, CloudEvent> events = new KafkaProducer<>(eventProducer);
         started.add(events);
         TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
-        Map<String, ClusterStatus> published = publishedStatuses(timeout);
+        // Read once now (the broker answers, or the start fails), then again on each later assignment of partitions.
+        java.util.concurrent.atomic.AtomicReference<Map<String, ClusterStatus>> readAtStart = new java.util.concurrent.atomic.AtomicReference<>(publishedStatuses(timeout));
+        java.util.function.Supplier<Map<String, ClusterStatus>> published = () -> {
+            Map<String, ClusterStatus> first = readAtStart.getAndSet(null);
+            if (first != null) {
+                return first;
+            }
+            try {
+                return publishedStatuses(timeout);
+            } catch (TimeoutException e) {
+                LOG.warnf("%s; deletions while these partitions were elsewhere may go unannounced", e.getMessage());
+                return Map.of();
+            }
+        };
 
         Map<String, Object> consumer = new HashMap<>(settings.kafka());
         consumer.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());

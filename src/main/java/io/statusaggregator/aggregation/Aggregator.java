@@ -6,6 +6,7 @@ import io.smallrye.mutiny.subscription.Cancellable;
 import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
+import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
@@ -77,8 +78,16 @@ public final class Aggregator implements AutoCloseable {
     private final StatusWriter writer;
     private final StatusFeed feed;
     private final TransitionFeed transitions;
-    /** The status topic's last status of each cluster (namespace/name) when this instance started: what was published. */
-    private final Map<String, ClusterStatus> publishedAtStart;
+    /** Reads the status topic's last status of each cluster (namespace/name), on each assignment. */
+    private final java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic;
+    /**
+     * The last status on the status topic of each cluster (namespace/name) of the assigned partitions: read from the
+     * topic on assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted.
+     */
+    private final Map<String, ClusterStatus> published = new HashMap<>();
+    /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
+    private final Queue<Map.Entry<Long, Runnable>> retries = new java.util.ArrayDeque<>();
+    private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
     /** Work that the producer's acknowledgements hand back to this thread. */
     private final Queue<Runnable> acknowledged = new ConcurrentLinkedQueue<>();
     private final Clock clock;
@@ -112,9 +121,9 @@ public final class Aggregator implements AutoCloseable {
     public Aggregator(Consumer<String, String> consumer, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
-            StatusFeed feed, TransitionFeed transitions, Map<String, ClusterStatus> publishedAtStart, Clock clock) {
+            StatusFeed feed, TransitionFeed transitions, java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
         this.transitions = transitions;
-        this.publishedAtStart = new HashMap<>(publishedAtStart);
+        this.statusTopic = statusTopic;
         this.management = management;
         this.consumer = consumer;
         this.settings = settings;
@@ -220,6 +229,9 @@ public final class Aggregator implements AutoCloseable {
         while ((acknowledgement = acknowledged.poll()) != null) {
             acknowledgement.run();
         }
+        while (!retries.isEmpty() && System.nanoTime() - retries.peek().getKey() >= 0) {
+            retries.poll().getValue().run();
+        }
         for (ConsumerRecord<String, String> record : records) {
             apply(record);
         }
@@ -230,6 +242,7 @@ public final class Aggregator implements AutoCloseable {
                 LOG.debugf("partition %s rebuilt: %s clusters", (Object) entry.getKey(), (Object) partition.clusters.size());
                 long due = System.nanoTime() - settings.coalescingWindow().toNanos();
                 partition.clusters.values().forEach(c -> markDirty(c, due));
+                announceVanished(entry.getKey(), partition);
             }
         }
         live = !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
@@ -302,19 +315,76 @@ public final class Aggregator implements AutoCloseable {
         cluster.state.remove(key.kind(), key.key());
         if (key.kind() == ObjectKind.EKSA_CLUSTER && before.isPresent() && cluster.state.cluster().isEmpty()) {
             clearPending(cluster);
+            // While rebuilding, the partition's end decides (announceVanished): the Cluster may be back by then.
             if (partition.live) {
-                Optional<ClusterStatus> last = lastPublished(cluster, key.key());
-                StatusChange deleted = new StatusChange(key.key(), before.get().generation(), last, Optional.empty(), StatusChange.Progress.UNKNOWN);
-                transitions.send(deleted, clock.instant(), error -> acknowledged.add(() -> feed.tombstone(key.key())));
+                announceDeleted(key.key(), before.get().generation());
             }
-            cluster.published = null;
-            publishedAtStart.remove(key.key().toString());
         }
         if (cluster.state.isEmpty()) {
             partition.clusters.remove(cluster.state.clusterName());
             dirty.remove(cluster);
             awaitingEcho.remove(cluster);
         }
+    }
+
+    /** The clusters of a rebuilt partition that have a status on the topic but no Cluster any more: deleted meanwhile. */
+    private void announceVanished(int partitionNumber, PartitionState partition) {
+        int partitionCount = consumer.partitionsFor(settings.topic()).size();
+        for (String key : List.copyOf(published.keySet())) {
+            ObjectKey cluster = ObjectKey.parse(key).orElse(null);
+            if (cluster == null) {
+                continue;
+            }
+            if (ClusterPartitioner.partitionOf(cluster.name(), partitionCount) != partitionNumber) {
+                continue;
+            }
+            TrackedCluster tracked = partition.clusters.get(cluster.name());
+            if (tracked == null || tracked.state.cluster().filter(c -> c.key().equals(cluster)).isEmpty()) {
+                announceDeleted(cluster, published.get(key).observedGeneration());
+            }
+        }
+    }
+
+    /**
+     * A deleted Cluster: its last event ({@code before} its last published status, {@code after} nothing), then the
+     * tombstone of its status. Tried again until the broker takes both, unless the Cluster is back by then.
+     */
+    private void announceDeleted(ObjectKey cluster, long generation) {
+        ClusterStatus last = published.remove(cluster.toString());
+        if (last == null) {
+            return; // never published, or announced already
+        }
+        sendDeletion(cluster, new StatusChange(cluster, generation, Optional.of(last), Optional.empty(), StatusChange.Progress.UNKNOWN));
+    }
+
+    private void sendDeletion(ObjectKey cluster, StatusChange deleted) {
+        transitions.send(deleted, clock.instant(), error -> acknowledged.add(() -> {
+            if (published.containsKey(cluster.toString())) {
+                return; // the Cluster is back: its new status follows this event
+            }
+            if (error != null) {
+                LOG.warnf("could not publish the deletion of %s (%s); trying again", cluster, error.toString());
+                retry(() -> sendDeletion(cluster, deleted));
+            } else {
+                sendTombstone(cluster);
+            }
+        }));
+    }
+
+    private void sendTombstone(ObjectKey cluster) {
+        feed.tombstone(cluster, error -> {
+            if (error != null) {
+                acknowledged.add(() -> retry(() -> {
+                    if (!published.containsKey(cluster.toString())) {
+                        sendTombstone(cluster);
+                    }
+                }));
+            }
+        });
+    }
+
+    private void retry(Runnable announcement) {
+        retries.add(Map.entry(System.nanoTime() + RETRY_AFTER.toNanos(), announcement));
     }
 
     /**
@@ -383,34 +453,50 @@ public final class Aggregator implements AutoCloseable {
         writer.submit(eksa.get().key(), computed);
     }
 
-    private Optional<ClusterStatus> lastPublished(TrackedCluster cluster, ObjectKey key) {
-        return Optional.ofNullable(cluster.published != null ? cluster.published : publishedAtStart.get(key.toString()));
-    }
-
     /**
      * A status the Cluster shows (written, or found correct): its change goes to the transitions feed, and once the
      * broker has that, the status to the status topic. That order lets an instance starting after a crash find a
      * change whose status never reached the status topic, and publish it again under the same event id.
      */
     private void publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
-        Optional<ClusterStatus> before = lastPublished(cluster, eksa.key());
-        cluster.published = status;
+        String key = eksa.key().toString();
+        Optional<ClusterStatus> before = Optional.ofNullable(published.get(key));
         if (before.equals(Optional.of(status))) {
             return;
         }
+        published.put(key, status);
         StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
                 .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
         StatusChange change = new StatusChange(eksa.key(), eksa.generation(), before, Optional.of(status), progress);
         transitions.send(change, clock.instant(), error -> acknowledged.add(() -> {
             if (error == null) {
-                feed.publish(eksa, status);
-            } else if (status.equals(cluster.published)) {
-                // The next computation publishes the change again, under the same id.
-                LOG.warnf("could not publish the status change of %s: %s", eksa.key(), error.toString());
-                cluster.published = before.orElse(null);
-                markDirty(cluster, System.nanoTime());
+                feed.publish(eksa, status, feedError -> {
+                    if (feedError != null) {
+                        acknowledged.add(() -> unpublished(eksa.key(), before, status, feedError));
+                    }
+                });
+            } else {
+                unpublished(eksa.key(), before, status, error);
             }
         }));
+    }
+
+    /**
+     * A change the broker did not take (its event, or its status record): the cluster is computed again a second
+     * later, and the same change goes out again under the same event id. Unless a newer status was published since.
+     */
+    private void unpublished(ObjectKey key, Optional<ClusterStatus> before, ClusterStatus status, Exception error) {
+        if (!status.equals(published.get(key.toString()))) {
+            return;
+        }
+        LOG.warnf("could not publish the status change of %s (%s); trying again", key, error.toString());
+        before.ifPresentOrElse(b -> published.put(key.toString(), b), () -> published.remove(key.toString()));
+        retry(() -> {
+            TrackedCluster cluster = find(key);
+            if (cluster != null) {
+                markDirty(cluster, System.nanoTime() - settings.coalescingWindow().toNanos());
+            }
+        });
     }
 
     /** Write-back's outcomes, applied on this thread. */
@@ -431,13 +517,21 @@ public final class Aggregator implements AutoCloseable {
                     publish(cluster, cluster.state.cluster().get(), written.status());
                 }
             } else if (outcome instanceof StatusWriter.Gone gone) {
-                // The Cluster was deleted; its tombstone follows on the topic. Stop computing it meanwhile.
+                // The Cluster was deleted; its tombstone follows on the topic. Stop computing it meanwhile, and
+                // announce the deletion now (the tombstone will find nothing left to announce).
+                long generation = cluster.state.cluster().map(EksaCluster::generation).orElse(0L);
                 cluster.state.remove(ObjectKind.EKSA_CLUSTER, gone.cluster());
                 clearPending(cluster);
+                announceDeleted(gone.cluster(), generation);
             } else {
                 clearPending(cluster); // refused for good: the Cluster's own status is the truth again
             }
         }
+    }
+
+    /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
+    private static int partitionOf(String statusKey, int partitionCount) {
+        return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
     }
 
     private TrackedCluster find(ObjectKey eksaCluster) {
@@ -459,6 +553,16 @@ public final class Aggregator implements AutoCloseable {
             }
             consumer.seekToBeginning(assigned);
             Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
+            // What the status topic holds for these partitions' clusters; another instance may have owned them.
+            int partitionCount = consumer.partitionsFor(settings.topic()).size();
+            Set<Integer> numbers = new java.util.HashSet<>();
+            assigned.forEach(tp -> numbers.add(tp.partition()));
+            published.keySet().removeIf(key -> numbers.contains(partitionOf(key, partitionCount)));
+            statusTopic.get().forEach((key, status) -> {
+                if (numbers.contains(partitionOf(key, partitionCount))) {
+                    published.put(key, status);
+                }
+            });
             for (TopicPartition tp : assigned) {
                 partitions.put(tp.partition(), new PartitionState(ends.getOrDefault(tp, 0L)));
             }

@@ -11,8 +11,6 @@ final class TrackedCluster {
     /** The status submitted for writing whose echo (the Cluster showing it) has not arrived yet. */
     ClusterStatus pending;
     long pendingSince;
-    /** The status last put on the status topic by this instance. */
-    ClusterStatus published;
 
     TrackedCluster(String clusterName) {
         this.state = new ClusterState(clusterName);

@@ -185,7 +185,7 @@ public class RunCommand implements Callable<Integer> {
                 embedded ? 1 : topics.replicationFactor(),
                 config.groupId(),
                 config.ingest().enabled(),
-                new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of())),
+                new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.echoTimeout()),
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()),
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),

@@ -53,8 +53,8 @@ public class UpgradeCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        int slash = cluster.indexOf('/');
-        if (slash <= 0 || slash == cluster.length() - 1 || cluster.indexOf('/', slash + 1) >= 0) {
+        java.util.Optional<ObjectKey> parsed = ObjectKey.parse(cluster);
+        if (parsed.isEmpty()) {
             System.err.println("error: --cluster takes NAMESPACE/NAME, got \"" + cluster + "\"");
             return UNREACHABLE;
         }
@@ -62,7 +62,7 @@ public class UpgradeCheckCommand implements Callable<Integer> {
             System.err.println("error: --output takes text or json, got \"" + output + "\"");
             return UNREACHABLE;
         }
-        ObjectKey key = new ObjectKey(cluster.substring(0, slash), cluster.substring(slash + 1));
+        ObjectKey key = parsed.get();
         KubernetesClient api = client.get();
         try {
             Compatibility compatibility = config.compatibilityConfigMap()

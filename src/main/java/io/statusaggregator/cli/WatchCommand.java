@@ -5,6 +5,7 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.quarkus.arc.Unremovable;
 import io.statusaggregator.AggregatorConfig;
+import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.feeds.ClusterWatch;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
@@ -62,8 +63,7 @@ public class WatchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        int slash = cluster.indexOf('/');
-        if (slash <= 0 || slash == cluster.length() - 1 || cluster.indexOf('/', slash + 1) >= 0) {
+        if (ObjectKey.parse(cluster).isEmpty()) {
             System.err.println("error: the cluster is NAMESPACE/NAME, got \"" + cluster + "\"");
             return BAD_USE;
         }

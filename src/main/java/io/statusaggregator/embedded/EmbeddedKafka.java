@@ -37,6 +37,19 @@ public final class EmbeddedKafka implements AutoCloseable {
         return cluster.bootstrapServers();
     }
 
+    /** Stops the broker, leaving the controller and the data: an outage as clients see one (fault tests). */
+    public void stopBroker() {
+        cluster.brokers().values().forEach(broker -> broker.shutdown());
+    }
+
+    /** Starts the stopped broker again, on the same port with the same data. */
+    public void startBroker() throws Exception {
+        for (var broker : cluster.brokers().values()) {
+            broker.startup();
+        }
+        cluster.waitForReadyBrokers();
+    }
+
     @Override
     public void close() throws Exception {
         cluster.close();

@@ -33,7 +33,7 @@ import java.util.function.Consumer;
  * merge patches, which this class corrects (see {@link MergePatchingDispatcher}).
  */
 public final class EmbeddedKubernetes implements AutoCloseable {
-    private final KubernetesMockServer server;
+    private volatile KubernetesMockServer server;
     private final MergePatchingDispatcher dispatcher;
     private final NamespacedKubernetesClient client;
 
@@ -76,6 +76,26 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      */
     public void onRequest(Consumer<RecordedRequest> listener) {
         dispatcher.listener = listener;
+    }
+
+    /**
+     * Answers a request with what {@code fault} returns instead of serving it, where that is not null; {@code null}
+     * serves every request again. For the fault tests: a 410 to watches, a 409 to status writes.
+     */
+    public void answerInstead(java.util.function.Function<RecordedRequest, MockResponse> fault) {
+        dispatcher.fault = fault;
+    }
+
+    /**
+     * Stops listening and listens again on the same port with the same objects, as a restarted API server does: every
+     * open watch ends and clients reconnect. For the fault tests.
+     */
+    public void restart() {
+        int port = server.getPort();
+        server.destroy();
+        KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+        restarted.init(InetAddress.getLoopbackAddress(), port);
+        server = restarted;
     }
 
     public String url() {
@@ -129,13 +149,18 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             super(List.of());
         }
 
+        /** See {@link EmbeddedKubernetes#answerInstead}. */
+        private volatile java.util.function.Function<RecordedRequest, MockResponse> fault;
+
         @Override
         public MockResponse dispatch(RecordedRequest request) {
             Consumer<RecordedRequest> told = listener;
             if (told != null) {
                 told.accept(request);
             }
-            return super.dispatch(request);
+            java.util.function.Function<RecordedRequest, MockResponse> injected = fault;
+            MockResponse instead = injected == null ? null : injected.apply(request);
+            return instead != null ? instead : super.dispatch(request);
         }
 
         /** Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs). */

@@ -23,20 +23,21 @@ public final class StatusFeed {
         this.topic = topic;
     }
 
-    public void publish(EksaCluster cluster, ClusterStatus status) {
-        send(cluster.key(), StatusDocument.of(cluster, status).toString());
+    /** @param done told, on the producer's thread, once the broker has the record (null) or could not take it */
+    public void publish(EksaCluster cluster, ClusterStatus status, java.util.function.Consumer<Exception> done) {
+        send(cluster.key(), StatusDocument.of(cluster, status).toString(), done);
     }
 
-    public void tombstone(ObjectKey cluster) {
-        send(cluster, null);
+    public void tombstone(ObjectKey cluster, java.util.function.Consumer<Exception> done) {
+        send(cluster, null, done);
     }
 
-    private void send(ObjectKey cluster, String value) {
+    private void send(ObjectKey cluster, String value, java.util.function.Consumer<Exception> done) {
         producer.send(new ProducerRecord<>(topic, cluster.toString(), value), (metadata, error) -> {
             if (error != null) {
-                // The next change of the cluster publishes its status again; the topic holds the newest one.
                 LOG.warnf("could not publish the status of %s: %s", cluster, error.toString());
             }
+            done.accept(error);
         });
     }
 }

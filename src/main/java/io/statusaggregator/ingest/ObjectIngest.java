@@ -33,15 +33,18 @@ public final class ObjectIngest implements AutoCloseable {
             ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE, ObjectKind.ETCDADM_CLUSTER);
 
     /**
-     * @param clusterNamespaces where to watch EKS-A Clusters; empty for every namespace
+     * @param clusterNamespaces  where to watch EKS-A Clusters; empty for every namespace
+     * @param relistStalledAfter how long an informer may go without a running watch before ingest lists again itself
      */
-    public record Settings(String capiNamespace, List<String> clusterNamespaces) {
+    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
     }
 
     private final KubernetesClient client;
     private final Settings settings;
     private final ObjectStatePublisher publisher;
-    private final List<Watched> informers = new ArrayList<>();
+    private final List<Watched> informers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Since when (System.nanoTime) each informer has had no running watch. */
+    private final Map<Integer, Long> notWatchingSince = new ConcurrentHashMap<>();
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
 
@@ -81,12 +84,13 @@ public final class ObjectIngest implements AutoCloseable {
         List<String> clusterNamespaces = settings.clusterNamespaces().isEmpty() ? java.util.Collections.singletonList(null)
                 : settings.clusterNamespaces();
         for (String namespace : clusterNamespaces) {
-            watch(ObjectKind.EKSA_CLUSTER, namespace);
+            informers.add(watch(ObjectKind.EKSA_CLUSTER, namespace));
         }
         for (ObjectKind kind : CAPI_KINDS) {
-            watch(kind, settings.capiNamespace());
+            informers.add(watch(kind, settings.capiNamespace()));
         }
         resender.scheduleWithFixedDelay(this::resendFailed, 1, 1, TimeUnit.SECONDS);
+        resender.scheduleWithFixedDelay(this::relistStalled, 1, 1, TimeUnit.SECONDS);
         return CompletableFuture.allOf(informers.stream()
                 .map(w -> w.informer().start().toCompletableFuture())
                 .toArray(CompletableFuture[]::new));
@@ -105,7 +109,7 @@ public final class ObjectIngest implements AutoCloseable {
                 publisher, timeout);
     }
 
-    private void watch(ObjectKind kind, String namespace) {
+    private Watched watch(ObjectKind kind, String namespace) {
         var resources = client.genericKubernetesResources(context(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
         SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0);
@@ -129,7 +133,45 @@ public final class ObjectIngest implements AutoCloseable {
                 listeners.forEach(l -> l.deleted(kind, lastKnown));
             }
         });
-        informers.add(new Watched(kind, namespace, informer));
+        return new Watched(kind, namespace, informer);
+    }
+
+    /**
+     * An informer whose watch does not run for {@code relistStalledAfter} is replaced by a new one, which lists the API
+     * server; what the old one knew and the new one does not find was deleted meanwhile and gets its tombstone.
+     * Fabric8's informer lists again when a running watch ends with 410 Gone, but when the server refuses to start
+     * a watch from a version it no longer has (HTTP 410 at once), it retries that same version forever (seen with
+     * Fabric8 7.6.1), and would miss every change from then on.
+     */
+    private void relistStalled() {
+        long now = System.nanoTime();
+        for (int i = 0; i < informers.size(); i++) {
+            Watched watched = informers.get(i);
+            ObjectKind kind = watched.kind();
+            if (!watched.informer().hasSynced() || watched.informer().isWatching()) {
+                notWatchingSince.remove(i);
+                continue;
+            }
+            long since = notWatchingSince.computeIfAbsent(i, k -> now);
+            if (now - since < settings.relistStalledAfter().toNanos()) {
+                continue;
+            }
+            notWatchingSince.remove(i);
+            LOG.warnf("the watch on %s.%s has not run for %s; listing them again", kind.plural(), kind.group(), settings.relistStalledAfter());
+            List<GenericKubernetesResource> known = watched.informer().getStore().list();
+            watched.informer().stop();
+            Watched fresh = watch(kind, watched.namespace());
+            informers.set(i, fresh);
+            fresh.informer().start().toCompletableFuture().thenRun(() -> {
+                for (GenericKubernetesResource object : known) {
+                    if (fresh.informer().getStore().get(object) == null) {
+                        JsonNode lastKnown = json(object);
+                        publisher.delete(kind, lastKnown);
+                        listeners.forEach(l -> l.deleted(kind, lastKnown));
+                    }
+                }
+            });
+        }
     }
 
     private void changed(ObjectKind kind, JsonNode object) {

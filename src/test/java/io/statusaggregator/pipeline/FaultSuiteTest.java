@@ -1,0 +1,291 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fault suite: the whole pipeline on a real in-process broker and the mock API server, with the broker stopped
+ * and restarted, every watch ended by an API server restart, another writer on the status, and seeded
+ * random sequences of changes interleaved with all of these. After each, the state must converge ({@link Convergence}):
+ * statuses equal to the rules applied to the final objects, on the Clusters, on the status topic and at the end of
+ * the transitions feed. {@code mvn verify -Pfaults} runs longer sequences (see the README).
+ */
+@Tag("faults")
+class FaultSuiteTest {
+    /** Convergence after a fault: the clients' reconnection backoff and a rebuild fit well within it. */
+    private static final Duration CONVERGE = Duration.ofSeconds(90);
+    private static EmbeddedKafka kafka;
+
+    private EmbeddedKubernetes kubernetes;
+    private KubernetesClient client;
+    private Fleet fleet;
+    private String run;
+    private final List<Pipeline> pipelines = new ArrayList<>();
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopBroker() throws Exception {
+        kafka.close();
+    }
+
+    @BeforeEach
+    void apiServer() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        client = kubernetes.client();
+        fleet = new Fleet(client);
+        run = UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void stop() {
+        pipelines.forEach(Pipeline::close);
+        pipelines.clear();
+        fleet.close();
+        kubernetes.close();
+    }
+
+    private Pipeline start() throws Exception {
+        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true),
+                kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
+        pipelines.add(pipeline);
+        pipeline.start(Fleet.DEADLINE);
+        return pipeline;
+    }
+
+    private Convergence convergence() {
+        return new Convergence(client, Map.of("bootstrap.servers", kafka.bootstrapServers()), "statuses-" + run, "transitions-" + run);
+    }
+
+    private void awaitConverged(String after) {
+        Convergence convergence = convergence();
+        List<List<String>> last = new ArrayList<>(List.of(List.of()));
+        await(CONVERGE, () -> {
+            last.set(0, convergence.divergences());
+            return last.get(0).isEmpty();
+        }, () -> "no convergence after " + after + ":\n  " + String.join("\n  ", last.get(0)));
+    }
+
+    @Test
+    void brokerStoppedAndRestartedDuringChurnLosesNoStatusUpdate() throws Exception {
+        start();
+        Churn churn = new Churn(fleet, 11, 4);
+        for (int i = 0; i < 20; i++) {
+            churn.step();
+        }
+        kafka.stopBroker();
+        try {
+            // Changes made while the broker is down reach the informers; ingest must get them to Kafka later.
+            for (int i = 0; i < 20; i++) {
+                churn.step();
+            }
+        } finally {
+            kafka.startBroker();
+        }
+        for (int i = 0; i < 20; i++) {
+            churn.step();
+        }
+        awaitConverged("a broker restart in the middle of " + churn.changes() + " changes");
+    }
+
+    @Test
+    void theApiServerRestartsEndingEveryWatchAndObjectsAreDeletedMeanwhile() throws Exception {
+        start();
+        Churn churn = new Churn(fleet, 23, 3);
+        for (int i = 0; i < 10; i++) {
+            churn.step();
+        }
+        awaitConverged("the first changes");
+        // Every watch ends, and cannot start again from where it was; meanwhile objects are deleted and changed.
+        AtomicInteger refused = restartForgettingHistory();
+        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c1-md-0");
+        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "c2");
+        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, Fleet.CAPI, "c2");
+        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c2-md-0");
+        fleet.workers("c0", 1, 3, 3, 3);
+
+        // The deletions reach the object-state topic as tombstones, and everything converges.
+        Map<String, Object> broker = Map.of("bootstrap.servers", kafka.bootstrapServers());
+        List<Map<String, String>> objects = new ArrayList<>(List.of(Map.of()));
+        await(CONVERGE, () -> {
+            objects.set(0, CompactedTopic.latest(broker, "object-states-" + run, Duration.ofSeconds(10)).orElseThrow());
+            return objects.get(0).entrySet().stream().filter(e -> e.getKey().startsWith("c2/") || e.getKey().startsWith("c1/MachineDeployment"))
+                    .allMatch(e -> e.getValue() == null);
+        }, () -> "c2's objects and c1's node group end in tombstones: " + objects.get(0).entrySet().stream()
+                .filter(e -> e.getKey().startsWith("c2/") || e.getKey().startsWith("c1/MachineDeployment"))
+                .filter(e -> e.getValue() != null).map(Map.Entry::getKey).toList() + " refused " + refused.get());
+        awaitConverged("a restarted API server");
+        assertTrue(refused.get() > 0, "watches from before the restart were refused");
+    }
+
+    /**
+     * Restarts the API server, which ends every watch, as a server that compacted its history: a watch from a
+     * resourceVersion before the restart is refused with 410 Gone, as a real server refuses one it no longer has. (The
+     * mock server keeps no history: a watch it served from an old version would silently miss what happened since.)
+     */
+    private AtomicInteger restartForgettingHistory() {
+        String restartedAt = client.genericKubernetesResources(io.statusaggregator.ingest.ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+                .inAnyNamespace().list().getMetadata().getResourceVersion();
+        AtomicInteger refused = new AtomicInteger();
+        java.util.regex.Pattern version = java.util.regex.Pattern.compile("[?&]resourceVersion=([0-9]+)");
+        kubernetes.answerInstead(request -> {
+            java.util.regex.Matcher from = version.matcher(request.getPath());
+            if (request.getPath().contains("watch=true") && from.find() && Long.parseLong(from.group(1)) <= Long.parseLong(restartedAt)) {
+                refused.incrementAndGet();
+                return new MockResponse().setResponseCode(410).setHeader("Content-Type", "application/json").setBody("""
+                        {"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version","reason":"Expired","code":410}""");
+            }
+            return null;
+        });
+        kubernetes.restart();
+        return refused;
+    }
+
+    @Test
+    void anotherWriterOnTheStatusIsOverwrittenWithoutAWriteLoop() throws Exception {
+        Pipeline pipeline = start();
+        Churn churn = new Churn(fleet, 37, 2);
+        for (int i = 0; i < 10; i++) {
+            churn.step();
+        }
+        awaitConverged("the first changes");
+        long before = pipeline.aggregator().writer().writes();
+
+        // Another controller writes its own idea of the status, five times.
+        int overwrites = 5;
+        for (int i = 0; i < overwrites; i++) {
+            fleet.patchStatus(ObjectKind.EKSA_CLUSTER, "default", "c0", """
+                    {"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "", "message": "someone else's", "lastTransitionTime": "2020-01-01T00:00:00Z"}]}}""");
+            awaitConverged("overwrite " + (i + 1));
+        }
+        long corrective = pipeline.aggregator().writer().writes() - before;
+        // One write puts each overwrite right; the bound leaves one more for an overwrite seen twice (its own echo).
+        assertTrue(corrective >= overwrites && corrective <= 2L * overwrites,
+                overwrites + " overwrites took " + corrective + " writes to put right");
+
+        // Conflicts: the next three status writes are refused with 409; the writer retries and gets through.
+        AtomicInteger refused = new AtomicInteger();
+        kubernetes.answerInstead(request -> request.getMethod().equals("PATCH")
+                && request.getPath().startsWith("/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/c1/status")
+                && refused.getAndIncrement() < 3 ? conflict() : null);
+        long beforeConflicts = pipeline.aggregator().writer().writes();
+        fleet.workers("c1", 1, 2, 2, 2);
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "c1", """
+                {"spec": {"workerNodeGroupConfigurations": [{"name": "md-0", "count": 2}]}}""");
+        awaitConverged("three conflicts");
+        kubernetes.answerInstead(null);
+        assertTrue(refused.get() >= 3, "the conflicts were met: " + refused.get());
+        long afterConflicts = pipeline.aggregator().writer().writes() - beforeConflicts;
+        assertTrue(afterConflicts <= 3, "a change and three 409s took " + afterConflicts + " successful writes");
+    }
+
+    private static MockResponse conflict() {
+        return new MockResponse().setResponseCode(409).setHeader("Content-Type", "application/json").setBody("""
+                {"kind":"Status","apiVersion":"v1","status":"Failure","message":"the object has been modified","reason":"Conflict","code":409}""");
+    }
+
+    /**
+     * Seeded random sequences of changes interleaved with the faults above and with a restart of the aggregator.
+     * {@code -Dfaults.sequences=N} (default 2; 20 with {@code -Pfaults}) and {@code -Dfaults.seed=S} to replay one.
+     */
+    @Test
+    void randomSequencesWithFaultsConverge() throws Exception {
+        int sequences = Integer.getInteger("faults.sequences", 2);
+        long firstSeed = Long.getLong("faults.seed", new Random().nextLong());
+        int faults = 0;
+        long changes = 0;
+        for (int s = 0; s < sequences; s++) {
+            long seed = firstSeed + s;
+            System.out.printf("fault suite: sequence %d of %d, seed %d (replay: -Dfaults.seed=%d -Dfaults.sequences=1)%n",
+                    s + 1, sequences, seed, seed);
+            if (s > 0) {
+                stop();
+                apiServer();
+            }
+            Random random = new Random(seed);
+            start();
+            Churn churn = new Churn(fleet, seed, 3 + random.nextInt(4));
+            int steps = 30 + random.nextInt(50);
+            for (int i = 0; i < steps; i++) {
+                churn.step();
+                if (random.nextInt(12) == 0) {
+                    faults++;
+                    inject(random.nextInt(4), churn, random);
+                }
+            }
+            changes += churn.changes();
+            final long currentSeed = seed;
+            try {
+                awaitConverged("sequence with seed " + seed);
+            } catch (AssertionError e) {
+                throw new AssertionError("seed " + currentSeed + ": " + e.getMessage(), e);
+            }
+        }
+        System.out.printf("fault suite: %d sequences, %d changes, %d faults injected, 0 divergences%n", sequences, changes, faults);
+    }
+
+    private void inject(int fault, Churn churn, Random random) throws Exception {
+        switch (fault) {
+            case 0 -> {
+                kafka.stopBroker();
+                try {
+                    for (int i = 0; i < 3; i++) {
+                        churn.step();
+                    }
+                } finally {
+                    kafka.startBroker();
+                }
+            }
+            case 1 -> {
+                restartForgettingHistory();
+                for (int i = 0; i < 3; i++) {
+                    churn.step();
+                }
+            }
+            case 2 -> {
+                List<String> clusters = churn.clusters();
+                String name = clusters.get(random.nextInt(clusters.size()));
+                try {
+                    fleet.patchStatus(ObjectKind.EKSA_CLUSTER, "default", name, """
+                            {"status": {"observedGeneration": 99, "conditions": [{"type": "Ready", "status": "True", "message": "someone else's"}]}}""");
+                } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                    assertEquals(404, e.getCode(), "only a deleted cluster refuses: " + e);
+                }
+            }
+            default -> {
+                // The aggregator stops and another starts in its place (a rolling update), while changes go on.
+                Pipeline old = pipelines.remove(0);
+                old.close();
+                churn.step();
+                start();
+            }
+        }
+    }
+}
