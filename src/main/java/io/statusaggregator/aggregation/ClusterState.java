@@ -63,9 +63,11 @@ public final class ClusterState {
      * @return the problem this object had already, if any: whether this is news
      */
     public Optional<MalformedObject> putMalformed(MalformedObject problem, Optional<EksaCluster> standIn) {
+        Optional<MalformedObject> before = malformed(problem.kind(), problem.key());
         remove(problem.kind(), problem.key());
         standIn.ifPresent(eksa -> cluster = eksa);
-        return Optional.ofNullable(malformed.computeIfAbsent(problem.kind(), k -> new LinkedHashMap<>()).put(problem.key(), problem));
+        malformed.computeIfAbsent(problem.kind(), k -> new LinkedHashMap<>()).put(problem.key(), problem);
+        return before;
     }
 
     /** The problem of an object whose latest state cannot be read; empty when it is readable, or unknown. */

@@ -144,6 +144,11 @@ public final class DeadLetters implements AutoCloseable {
         return failed.get();
     }
 
+    /** Dead letters handed over whose sending has not ended yet (acknowledged or failed). */
+    public int inFlight() {
+        return inFlight.values().stream().mapToInt(java.util.Set::size).sum();
+    }
+
     /** The offset of the oldest record of {@code partition} whose dead letter is still on its way. */
     OptionalLong oldestInFlight(TopicPartition partition) {
         ConcurrentSkipListSet<Long> pending = inFlight.get(partition);
