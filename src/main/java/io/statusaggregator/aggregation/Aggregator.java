@@ -304,8 +304,12 @@ public final class Aggregator implements AutoCloseable {
         TrackedCluster cluster = partition.clusters.computeIfAbsent(key.clusterName(), TrackedCluster::new);
         if (record.value() == null) {
             removed(partition, cluster, key);
-        } else if (!read(record, unseen, key, cluster)) {
-            return;
+        } else {
+            boolean changed = read(record, unseen, key, cluster);
+            forgetIfEmpty(partition, cluster); // poison alone makes no cluster
+            if (!changed) {
+                return;
+            }
         }
         if (partition.live) {
             markDirty(cluster, System.nanoTime());
@@ -448,6 +452,10 @@ public final class Aggregator implements AutoCloseable {
             cluster.published = null;
             publishedAtStart.remove(key.key().toString());
         }
+        forgetIfEmpty(partition, cluster);
+    }
+
+    private void forgetIfEmpty(PartitionState partition, TrackedCluster cluster) {
         if (cluster.state.isEmpty()) {
             partition.clusters.remove(cluster.state.clusterName());
             dirty.remove(cluster);
