@@ -123,6 +123,11 @@ public interface AggregatorConfig {
         @WithDefault("cluster-transitions")
         String transitions();
 
+        /** Records of the object-state topic that aggregation cannot use, unchanged, with the reason in headers (not compacted). */
+        @WithName("dead-letters")
+        @WithDefault("capi-object-states-dead-letters")
+        String deadLetters();
+
         /** Create missing topics at start (compacted); off where an operator such as Strimzi owns them. */
         @WithDefault("true")
         boolean create();

@@ -3,6 +3,7 @@ package io.statusaggregator;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
+import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.ingest.CompactedTopic;
@@ -39,7 +40,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jboss.logging.Logger;
 
@@ -63,6 +65,7 @@ public final class Pipeline implements AutoCloseable {
             String objectStatesTopic,
             String statusesTopic,
             String transitionsTopic,
+            String deadLettersTopic,
             boolean createTopics,
             int partitions,
             short replicationFactor,
@@ -75,6 +78,9 @@ public final class Pipeline implements AutoCloseable {
             java.util.Optional<String> compatibilityConfigMap,
             java.util.Optional<IngestLeadership.Settings> leadership) {
     }
+
+    /** How long the dead-letter topic keeps a record, where this application creates it: time to look at it. */
+    public static final Duration DEAD_LETTER_RETENTION = Duration.ofDays(7);
 
     private final Settings settings;
     private final KubernetesClient client;
@@ -133,9 +139,11 @@ public final class Pipeline implements AutoCloseable {
         Map<String, Object> consumer = new HashMap<>(settings.kafka());
         consumer.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
         consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, true);
-        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        // The aggregator commits how far it has handled each partition itself (see Aggregator).
+        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        // Bytes, so that a record it cannot use reaches the dead-letter topic exactly as it was.
+        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + ProcessHandle.current().pid());
         CompatibilityConfigMap compatibilityData = new CompatibilityConfigMap(compatibility);
         started.add(compatibilityData);
@@ -145,7 +153,12 @@ public final class Pipeline implements AutoCloseable {
         started.add(management);
         management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces());
         this.compatibilityData = compatibilityData;
-        aggregator = new Aggregator(new KafkaConsumer<>(consumer), settings.aggregatorSettings(), compatibilityData, management,
+        Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
+        deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        deadLetterProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        DeadLetters deadLetters = new DeadLetters(new KafkaProducer<>(deadLetterProducer), settings.deadLettersTopic());
+        started.add(deadLetters);
+        aggregator = new Aggregator(new KafkaConsumer<>(consumer), deadLetters, settings.aggregatorSettings(), compatibilityData, management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
         started.add(aggregator);
         aggregator.start();
@@ -287,17 +300,22 @@ public final class Pipeline implements AutoCloseable {
 
     /**
      * The object-state and status topics compacted: each holds the latest state per key, which is what a rebuild
-     * reads. The transitions topic keeps every event, for the time the broker's retention allows.
+     * reads. The transitions topic keeps every event, for the time the broker's retention allows; the dead-letter
+     * topic every record sent there, for {@link #DEAD_LETTER_RETENTION}.
      */
     private void createTopics(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
         try (Admin admin = Admin.create(new HashMap<>(settings.kafka()))) {
             Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             List<NewTopic> missing = new ArrayList<>();
-            for (String topic : List.of(settings.objectStatesTopic(), settings.statusesTopic(), settings.transitionsTopic())) {
+            for (String topic : List.of(settings.objectStatesTopic(), settings.statusesTopic(), settings.transitionsTopic(),
+                    settings.deadLettersTopic())) {
                 if (!existing.contains(topic)) {
-                    String cleanup = topic.equals(settings.transitionsTopic()) ? TopicConfig.CLEANUP_POLICY_DELETE : TopicConfig.CLEANUP_POLICY_COMPACT;
-                    missing.add(new NewTopic(topic, settings.partitions(), settings.replicationFactor())
-                            .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, cleanup)));
+                    Map<String, String> configs = topic.equals(settings.deadLettersTopic())
+                            ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
+                                    TopicConfig.RETENTION_MS_CONFIG, Long.toString(DEAD_LETTER_RETENTION.toMillis()))
+                            : Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, topic.equals(settings.transitionsTopic())
+                                    ? TopicConfig.CLEANUP_POLICY_DELETE : TopicConfig.CLEANUP_POLICY_COMPACT);
+                    missing.add(new NewTopic(topic, settings.partitions(), settings.replicationFactor()).configs(configs));
                 }
             }
             if (!missing.isEmpty()) {

@@ -12,15 +12,25 @@ import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKey;
-import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.writeback.StatusWriter;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.model.ObjectKind;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -30,6 +40,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -40,6 +51,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.jboss.logging.Logger;
 
@@ -55,10 +67,20 @@ import org.jboss.logging.Logger;
  * <p>A status is written only when it differs from the one the Cluster shows. After a write, the Cluster's next
  * states may still show the older status (they were read before the write): until the Cluster shows the written
  * status (its echo), the written one counts as shown. Everything runs on one thread, the consumer's.
+ *
+ * <p>A record it cannot use goes to the {@link DeadLetters dead-letter topic}: a key it does not write, a value that
+ * is not JSON or of no kind the rules read, and an object that cannot be read (whose cluster's status also says so,
+ * see {@code rules.MalformedInputs}). The group's committed offset of a partition is how far it has been handled:
+ * a rebuild reads the partition from its beginning, but dead-letters only the records at or after the offset
+ * committed when the partition was assigned, so that a restart does not send the same records again. Offsets are
+ * committed by this class (no auto-commit, which would commit the rebuild's position and move it back), never past
+ * a record whose dead letter is still on its way.
  */
 public final class Aggregator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    /** How often read positions are committed at most. */
+    private static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
 
     /**
      * @param echoTimeout how long a written status counts as shown while the Cluster does not show it; after that
@@ -67,7 +89,9 @@ public final class Aggregator implements AutoCloseable {
     public record Settings(String topic, Duration coalescingWindow, Duration echoTimeout) {
     }
 
-    private final Consumer<String, String> consumer;
+    private final Consumer<byte[], byte[]> consumer;
+    private final DeadLetters deadLetters;
+    private long committedAt = System.nanoTime();
     private final Settings settings;
     private final java.util.function.Supplier<Compatibility> compatibility;
     /** The compatibility data the clusters were last computed with: when it changes, every cluster is computed again. */
@@ -109,16 +133,22 @@ public final class Aggregator implements AutoCloseable {
 
     private static final class PartitionState {
         final long rebuildUntil;
+        /** The group's committed offset when assigned: records before it were handled by an earlier owner. */
+        final long handledBefore;
+        /** The offset this instance committed last (or found committed). */
+        long committed;
         boolean live;
         final Map<String, TrackedCluster> clusters = new HashMap<>();
 
-        PartitionState(long rebuildUntil) {
+        PartitionState(long rebuildUntil, long handledBefore) {
             this.rebuildUntil = rebuildUntil;
+            this.handledBefore = handledBefore;
+            this.committed = handledBefore;
             this.live = rebuildUntil == 0;
         }
     }
 
-    public Aggregator(Consumer<String, String> consumer, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
+    public Aggregator(Consumer<byte[], byte[]> consumer, DeadLetters deadLetters, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, TransitionFeed transitions, java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
@@ -126,6 +156,7 @@ public final class Aggregator implements AutoCloseable {
         this.statusTopic = statusTopic;
         this.management = management;
         this.consumer = consumer;
+        this.deadLetters = deadLetters;
         this.settings = settings;
         this.compatibility = compatibility;
         this.writer = writers.apply(outcomes::add);
@@ -222,7 +253,11 @@ public final class Aggregator implements AutoCloseable {
                 .anyMatch(m -> m.getValue().metricValue() instanceof Double count && count > 0);
     }
 
-    private void process(ConsumerRecords<String, String> records) {
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    private void process(ConsumerRecords<byte[], byte[]> records) {
         measure();
         drainOutcomes();
         Runnable acknowledgement;
@@ -232,8 +267,11 @@ public final class Aggregator implements AutoCloseable {
         while (!retries.isEmpty() && System.nanoTime() - retries.peek().getKey() >= 0) {
             retries.poll().getValue().run();
         }
-        for (ConsumerRecord<String, String> record : records) {
+        for (ConsumerRecord<byte[], byte[]> record : records) {
             apply(record);
+        }
+        if (System.nanoTime() - committedAt >= COMMIT_INTERVAL.toNanos()) {
+            commit(partitions.keySet(), false);
         }
         for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
             PartitionState partition = entry.getValue();
@@ -262,16 +300,17 @@ public final class Aggregator implements AutoCloseable {
                 + dirty.size() + " to compute, " + awaitingEcho.size() + " writes awaiting their echo";
     }
 
-    private void apply(ConsumerRecord<String, String> record) {
+    private void apply(ConsumerRecord<byte[], byte[]> record) {
         events.incrementAndGet();
         PartitionState partition = partitions.get(record.partition());
         if (partition == null) {
             return; // revoked while the batch was in flight
         }
-        Optional<ObjectStateKey> parsed = ObjectStateKey.parse(record.key());
+        boolean unseen = record.offset() >= partition.handledBefore;
+        Optional<ObjectStateKey> parsed = keyOf(record.key());
         if (parsed.isEmpty()) {
-            LOG.warnf("skipped a record with a key this application does not write: %s (partition %d, offset %d)",
-                    record.key(), record.partition(), record.offset());
+            deadLetter(unseen, record, Reason.UNKNOWN_KEY, "not a key this application writes (cluster/Kind.group/namespace/name of a kind "
+                    + "the rules read): " + describeKey(record.key()));
             return;
         }
         ObjectStateKey key = parsed.get();
@@ -279,27 +318,130 @@ public final class Aggregator implements AutoCloseable {
         if (record.value() == null) {
             removed(partition, cluster, key);
         } else {
-            try {
-                Optional<KubernetesObject> object = ObjectDecoder.decode(JSON.readTree(record.value()));
-                if (object.isEmpty()) {
-                    LOG.warnf("skipped %s: not a kind the rules read", key.encode());
-                    return;
-                }
-                if (object.get() instanceof EksaCluster eksa) {
-                    shown(cluster, eksa);
-                }
-                cluster.state.put(object.get());
-            } catch (MalformedObjectException e) {
-                LOG.warnf("cluster %s: %s %s is malformed and left out: %s", key.clusterName(), key.kind().kind(), key.key(), e.getMessage());
-                cluster.state.remove(key.kind(), key.key());
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                LOG.warnf("cluster %s: the record of %s is not JSON and is left out: %s", key.clusterName(), key.encode(),
-                        e.getOriginalMessage());
-                cluster.state.remove(key.kind(), key.key());
+            boolean changed = read(record, unseen, key, cluster);
+            forgetIfEmpty(partition, cluster); // poison alone makes no cluster
+            if (!changed) {
+                return;
             }
         }
         if (partition.live) {
             markDirty(cluster, System.nanoTime());
+        }
+    }
+
+    /**
+     * Applies an object's state to its cluster; dead-letters what cannot be used.
+     *
+     * @return whether the cluster's state changed
+     */
+    private boolean read(ConsumerRecord<byte[], byte[]> record, boolean unseen, ObjectStateKey key, TrackedCluster cluster) {
+        JsonNode json;
+        try {
+            json = JSON.readTree(record.value());
+            if (json == null || json.isMissingNode()) {
+                throw new com.fasterxml.jackson.core.JsonParseException(null, "no content");
+            }
+        } catch (IOException e) {
+            String problem = e instanceof com.fasterxml.jackson.core.JsonProcessingException json1 ? json1.getOriginalMessage() : e.toString();
+            deadLetter(unseen, record, Reason.NOT_JSON, "the value is not JSON: " + problem);
+            cluster.state.remove(key.kind(), key.key()); // what it held before no longer holds
+            return true;
+        }
+        try {
+            if (ObjectDecoder.kindOf(json).isEmpty()) {
+                deadLetter(unseen, record, Reason.UNKNOWN_KIND, "not a kind the rules read: apiVersion \"" + json.path("apiVersion").asText()
+                        + "\", kind \"" + json.path("kind").asText() + "\"");
+                return false;
+            }
+        } catch (MalformedObjectException e) {
+            deadLetter(unseen, record, Reason.UNKNOWN_KIND, "not a Kubernetes object of a kind the rules read: " + e.getMessage());
+            return false;
+        }
+        try {
+            KubernetesObject object = ObjectDecoder.decode(json).orElseThrow();
+            if (object.kind() != key.kind() || !object.key().equals(key.key())) {
+                throw new MalformedObjectException("", "the record's key names %s %s, its value is %s %s"
+                        .formatted(key.kind().kind(), key.key(), object.kind().kind(), object.key()));
+            }
+            if (object instanceof EksaCluster eksa) {
+                shown(cluster, eksa);
+            }
+            cluster.state.put(object);
+        } catch (MalformedObjectException e) {
+            MalformedObject problem = new MalformedObject(key.kind(), key.key(), e.getMessage());
+            Optional<EksaCluster> standIn = key.kind() == ObjectKind.EKSA_CLUSTER
+                    ? Optional.of(ObjectDecoder.unreadableCluster(json, key.key())) : Optional.empty();
+            standIn.ifPresent(eksa -> shown(cluster, eksa));
+            Optional<MalformedObject> before = cluster.state.putMalformed(problem, standIn);
+            // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
+            // written about it) say nothing new: its cluster's status keeps saying it.
+            if (!before.equals(Optional.of(problem))) {
+                deadLetter(unseen, record, Reason.MALFORMED_OBJECT, problem.describe());
+            }
+        }
+        return true;
+    }
+
+    private void deadLetter(boolean unseen, ConsumerRecord<byte[], byte[]> record, Reason reason, String error) {
+        if (unseen) {
+            deadLetters.send(record, reason, error);
+        } else {
+            LOG.debugf("%s-%d@%d (%s: %s) was handled before this instance was assigned the partition", record.topic(),
+                    record.partition(), record.offset(), reason.code(), error);
+        }
+    }
+
+    /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
+    private static Optional<ObjectStateKey> keyOf(byte[] key) {
+        if (key == null) {
+            return Optional.empty();
+        }
+        try {
+            return ObjectStateKey.parse(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(key)).toString());
+        } catch (CharacterCodingException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String describeKey(byte[] key) {
+        return key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\"";
+    }
+
+    /**
+     * Commits, for each partition, how far it has been handled: its read position, but not past a record whose dead
+     * letter is still on its way, and never back (a rebuild reads again what was committed before).
+     */
+    private void commit(Collection<Integer> which, boolean sync) {
+        committedAt = System.nanoTime();
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (Integer number : which) {
+            PartitionState partition = partitions.get(number);
+            if (partition == null) {
+                continue;
+            }
+            TopicPartition tp = new TopicPartition(settings.topic(), number);
+            long handled = consumer.position(tp);
+            OptionalLong sending = deadLetters.oldestInFlight(tp);
+            if (sending.isPresent()) {
+                handled = Math.min(handled, sending.getAsLong());
+            }
+            if (handled > partition.committed) {
+                offsets.put(tp, new OffsetAndMetadata(handled));
+                partition.committed = handled;
+            }
+        }
+        if (offsets.isEmpty()) {
+            return;
+        }
+        if (sync) {
+            consumer.commitSync(offsets);
+        } else {
+            consumer.commitAsync(offsets, (committed, error) -> {
+                if (error != null) {
+                    LOG.debugf("could not commit %s: %s", committed, error.toString());
+                }
+            });
         }
     }
 
@@ -320,6 +462,10 @@ public final class Aggregator implements AutoCloseable {
                 announceDeleted(key.key(), before.get().generation());
             }
         }
+        forgetIfEmpty(partition, cluster);
+    }
+
+    private void forgetIfEmpty(PartitionState partition, TrackedCluster cluster) {
         if (cluster.state.isEmpty()) {
             partition.clusters.remove(cluster.state.clusterName());
             dirty.remove(cluster);
@@ -466,6 +612,7 @@ public final class Aggregator implements AutoCloseable {
         }
         published.put(key, status);
         StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
+                .filter(snapshot -> snapshot.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER)) // no counts to read
                 .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
         StatusChange change = new StatusChange(eksa.key(), eksa.generation(), before, Optional.of(status), progress);
         transitions.send(change, clock.instant(), error -> acknowledged.add(() -> {
@@ -563,8 +710,21 @@ public final class Aggregator implements AutoCloseable {
                     published.put(key, status);
                 }
             });
+            Map<TopicPartition, OffsetAndMetadata> committed;
+            try {
+                committed = consumer.committed(new java.util.HashSet<>(assigned));
+            } catch (RuntimeException e) {
+                // Unknown how far the group got: take everything there as handled rather than dead-letter it twice.
+                LOG.warnf("could not read the committed offsets of %s (%s): the records there now are not dead-lettered again",
+                        assigned, e.toString());
+                committed = new HashMap<>();
+                for (TopicPartition tp : assigned) {
+                    committed.put(tp, new OffsetAndMetadata(ends.getOrDefault(tp, 0L)));
+                }
+            }
             for (TopicPartition tp : assigned) {
-                partitions.put(tp.partition(), new PartitionState(ends.getOrDefault(tp, 0L)));
+                OffsetAndMetadata handled = committed.get(tp);
+                partitions.put(tp.partition(), new PartitionState(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
             }
             live = false;
             LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
@@ -572,6 +732,11 @@ public final class Aggregator implements AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+            try {
+                commit(revoked.stream().map(TopicPartition::partition).toList(), true);
+            } catch (RuntimeException e) {
+                LOG.debugf("committing revoked partitions %s: %s", revoked, e.toString());
+            }
             forget(revoked);
         }
 
@@ -612,6 +777,12 @@ public final class Aggregator implements AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 LOG.debug("finishing the last outcomes", e);
+            }
+            try {
+                deadLetters.awaitSent(Duration.ofSeconds(5));
+                commit(List.copyOf(partitions.keySet()), true);
+            } catch (RuntimeException e) {
+                LOG.debug("committing", e);
             }
             try {
                 consumer.close(Duration.ofSeconds(5));

@@ -10,6 +10,7 @@ import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.Machine;
 import io.statusaggregator.model.MachineDeployment;
+import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ManagementCluster;
@@ -29,6 +30,8 @@ public final class ClusterState {
     private final String clusterName;
     private EksaCluster cluster;
     private final Map<ObjectKind, Map<ObjectKey, ClusterMember>> members = new EnumMap<>(ObjectKind.class);
+    /** Objects whose latest state cannot be read, by kind and key; an EKS-A Cluster among them has a stand-in in {@link #cluster}. */
+    private final Map<ObjectKind, Map<ObjectKey, MalformedObject>> malformed = new EnumMap<>(ObjectKind.class);
 
     public ClusterState(String clusterName) {
         this.clusterName = clusterName;
@@ -44,6 +47,7 @@ public final class ClusterState {
 
     /** Adds or replaces an object of this cluster. */
     public void put(KubernetesObject object) {
+        forgetMalformed(object.kind(), object.key());
         if (object instanceof EksaCluster eksa) {
             cluster = eksa;
         } else if (object instanceof ClusterMember member) {
@@ -51,8 +55,36 @@ public final class ClusterState {
         }
     }
 
+    /**
+     * An object whose latest state cannot be read: its older, readable state is forgotten (it no longer holds) and
+     * the problem is kept for the rules to report. An EKS-A Cluster keeps {@code standIn}: its identity, generation
+     * and the status it shows, so that its status can still be written and its echo recognised.
+     *
+     * @return the problem this object had already, if any: whether this is news
+     */
+    public Optional<MalformedObject> putMalformed(MalformedObject problem, Optional<EksaCluster> standIn) {
+        Optional<MalformedObject> before = malformed(problem.kind(), problem.key());
+        remove(problem.kind(), problem.key());
+        standIn.ifPresent(eksa -> cluster = eksa);
+        malformed.computeIfAbsent(problem.kind(), k -> new LinkedHashMap<>()).put(problem.key(), problem);
+        return before;
+    }
+
+    /** The problem of an object whose latest state cannot be read; empty when it is readable, or unknown. */
+    public Optional<MalformedObject> malformed(ObjectKind kind, ObjectKey key) {
+        return Optional.ofNullable(malformed.getOrDefault(kind, Map.of()).get(key));
+    }
+
+    private void forgetMalformed(ObjectKind kind, ObjectKey key) {
+        Map<ObjectKey, MalformedObject> ofKind = malformed.get(kind);
+        if (ofKind != null) {
+            ofKind.remove(key);
+        }
+    }
+
     /** Forgets a deleted object. */
     public void remove(ObjectKind kind, ObjectKey key) {
+        forgetMalformed(kind, key);
         if (kind == ObjectKind.EKSA_CLUSTER) {
             if (cluster != null && cluster.key().equals(key)) {
                 cluster = null;
@@ -66,7 +98,7 @@ public final class ClusterState {
     }
 
     public boolean isEmpty() {
-        return cluster == null && members.values().stream().allMatch(Map::isEmpty);
+        return cluster == null && members.values().stream().allMatch(Map::isEmpty) && malformed.values().stream().allMatch(Map::isEmpty);
     }
 
     /** The input of the rules; empty until the EKS-A Cluster itself has been seen. */
@@ -86,7 +118,8 @@ public final class ClusterState {
                 of(ObjectKind.ETCDADM_CLUSTER, EtcdadmCluster.class),
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
                 expectedCilium,
-                management));
+                management,
+                malformed.values().stream().flatMap(m -> m.values().stream()).toList()));
     }
 
     private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {

@@ -180,6 +180,7 @@ public class RunCommand implements Callable<Integer> {
                 topics.objectStates(),
                 topics.statuses(),
                 topics.transitions(),
+                topics.deadLetters(),
                 topics.create(),
                 topics.partitions(),
                 embedded ? 1 : topics.replicationFactor(),

@@ -11,6 +11,8 @@ import java.util.Optional;
  * @param expectedCiliumVersion the Cilium version the cluster's EKS-A release ships, from compatibility data;
  *                              empty when the release or its Cilium version is unknown
  * @param management            the management cluster's EKSARelease objects and management Clusters
+ * @param malformed             the cluster's objects that exist but cannot be read (the EKS-A Cluster among them,
+ *                              when its own spec cannot): the rules report them instead of computing without them
  */
 public record ClusterSnapshot(
         EksaCluster cluster,
@@ -21,8 +23,10 @@ public record ClusterSnapshot(
         List<EtcdadmCluster> etcdClusters,
         Optional<CniObservation> cni,
         Optional<String> expectedCiliumVersion,
-        ManagementCluster management) {
+        ManagementCluster management,
+        List<MalformedObject> malformed) {
     public ClusterSnapshot {
+        malformed = List.copyOf(malformed);
         controlPlanes = List.copyOf(controlPlanes);
         machineDeployments = List.copyOf(machineDeployments);
         machines = List.copyOf(machines);
@@ -32,6 +36,6 @@ public record ClusterSnapshot(
     /** The same snapshot with the Cluster showing {@code shown} as its status. */
     public ClusterSnapshot showing(ClusterStatus shown) {
         return new ClusterSnapshot(cluster.withStatus(shown), capiCluster, controlPlanes, machineDeployments, machines,
-                etcdClusters, cni, expectedCiliumVersion, management);
+                etcdClusters, cni, expectedCiliumVersion, management, malformed);
     }
 }

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.writeback.StatusWriter;
 import java.time.Duration;
@@ -36,6 +37,14 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("Records read per computation: how much the coalescing window gathers").register(registry);
         Gauge.builder("aggregator_clusters_tracked", aggregator, Aggregator::clustersTracked)
                 .description("Clusters this instance aggregates").register(registry);
+        DeadLetters deadLetters = aggregator.deadLetters();
+        for (DeadLetters.Reason reason : DeadLetters.Reason.values()) {
+            FunctionCounter.builder("aggregator_dead_letters", deadLetters, d -> d.sent(reason))
+                    .description("Object-state records aggregation could not use, sent to the dead-letter topic, by reason")
+                    .tag("reason", reason.code()).register(registry);
+        }
+        FunctionCounter.builder("aggregator_dead_letter_failures", deadLetters, DeadLetters::failed)
+                .description("Dead letters that could not be sent (logged with their partition and offset)").register(registry);
         Gauge.builder("aggregator_ingesting", pipeline, p -> p.ingesting() ? 1 : 0)
                 .description("1 when this instance holds the ingest lease and feeds the topic").register(registry);
     }

@@ -17,7 +17,7 @@ public final class FailureState {
      * own controller also uses EksaVersionInvalid, so for that reason only the messages raised here count as own.
      */
     static boolean isOwn(Failure failure) {
-        return KubernetesVersionSkew.raises(failure) || EksaVersionSkew.raises(failure);
+        return KubernetesVersionSkew.raises(failure) || EksaVersionSkew.raises(failure) || MalformedInputs.raises(failure);
     }
 
     private FailureState() {

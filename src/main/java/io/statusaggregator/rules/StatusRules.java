@@ -22,14 +22,25 @@ public final class StatusRules {
      */
     public static ClusterStatus compute(ClusterSnapshot snapshot, Instant now) {
         ClusterStatus previous = snapshot.cluster().status();
+        Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);
+        Optional<io.statusaggregator.model.MalformedObject> unreadableSpec = MalformedInputs.ofCluster(snapshot);
+        if (unreadableSpec.isPresent()) {
+            return MalformedInputs.unreadableCluster(snapshot, unreadableSpec.get(), stamp);
+        }
         Verdict initialized = ControlPlaneInitialized.evaluate(snapshot);
-        Verdict controlPlane = ControlPlaneReady.evaluate(snapshot);
-        Verdict workers = WorkersReady.evaluate(snapshot, initialized.isTrue());
-        Verdict cni = DefaultCniConfigured.evaluate(snapshot);
+        if (!initialized.isTrue()) {
+            initialized = MalformedInputs.holdingBack(snapshot, ConditionType.CONTROL_PLANE_INITIALIZED).orElse(initialized);
+        }
+        Verdict controlPlane = MalformedInputs.holdingBack(snapshot, ConditionType.CONTROL_PLANE_READY)
+                .orElseGet(() -> ControlPlaneReady.evaluate(snapshot));
+        boolean controlPlaneInitialized = initialized.isTrue();
+        Verdict workers = MalformedInputs.holdingBack(snapshot, ConditionType.WORKERS_READY)
+                .orElseGet(() -> WorkersReady.evaluate(snapshot, controlPlaneInitialized));
+        Verdict cni = MalformedInputs.holdingBack(snapshot, ConditionType.DEFAULT_CNI_CONFIGURED)
+                .orElseGet(() -> DefaultCniConfigured.evaluate(snapshot));
         Optional<Failure> failure = FailureState.resolve(VersionRules.check(snapshot.cluster(), snapshot.management()), previous);
         Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
 
-        Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);
         List<Condition> conditions = List.of(
                 stamped(ConditionType.CONTROL_PLANE_INITIALIZED, initialized, previous, stamp),
                 stamped(ConditionType.CONTROL_PLANE_READY, controlPlane, previous, stamp),

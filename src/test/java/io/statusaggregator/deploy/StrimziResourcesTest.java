@@ -375,7 +375,8 @@ class StrimziResourcesTest {
     private static final Map<String, String> CLEANUP_POLICIES = Map.of(
             "objectStates", "compact",
             "statuses", "compact",
-            "transitions", "delete");
+            "transitions", "delete",
+            "deadLetters", "delete");
 
     private static int applicationPartitions() {
         return Integer.parseInt(defaults(AggregatorConfig.Topics.class).get("partitions"));
@@ -417,6 +418,7 @@ class StrimziResourcesTest {
         String objectStates = topics.get("objectStates");
         String statuses = topics.get("statuses");
         String transitions = topics.get("transitions");
+        String deadLetters = topics.get("deadLetters");
         Map<String, Set<Acl>> needed = new TreeMap<>();
         // Ingest writes object states and reads them again (vanished objects); aggregation reads them in its group;
         // the feeds are written, and read back (published statuses at start, the fleet page). Nothing else: the topics
@@ -425,6 +427,8 @@ class StrimziResourcesTest {
                 acls("topic", objectStates, "literal", "Read", "Write", "Describe"),
                 acls("topic", statuses, "literal", "Read", "Write", "Describe"),
                 acls("topic", transitions, "literal", "Read", "Write", "Describe"),
+                // Aggregation sends there what it cannot use; nothing of the application reads it back.
+                acls("topic", deadLetters, "literal", "Write", "Describe"),
                 acls("group", aggregatorGroup(), "literal", "Read")));
         needed.put(ALERTS_USER, union(
                 acls("topic", transitions, "literal", "Read", "Describe"),
@@ -503,7 +507,8 @@ class StrimziResourcesTest {
             } else {
                 long retention = Long.parseLong(String.valueOf(config.get("retention.ms")));
                 assertTrue(retention >= Duration.ofDays(7).toMillis(),
-                        name + ": retention.ms must be set, at least 7 days (the alert bridge rebuilds from it), got " + Duration.ofMillis(retention));
+                        name + ": retention.ms must be set, at least 7 days (the alert bridge rebuilds from the transitions; "
+                                + "dead letters wait for someone to look), got " + Duration.ofMillis(retention));
             }
         }
     }
@@ -805,9 +810,19 @@ class StrimziResourcesTest {
         group.put(ConsumerConfig.GROUP_ID_CONFIG, aggregatorGroup());
         assertTrue(consumeInGroup(group, topics.get("objectStates")) > 0, "the aggregator reads capi-object-states in its group");
         // The published statuses at start, the fleet page, vanished objects: whole topics read without a group.
-        for (String topic : topics.values()) {
+        for (String topic : List.of(topics.get("objectStates"), topics.get("statuses"), topics.get("transitions"))) {
             assertTrue(CompactedTopic.latest(kafka, topic, WAIT).map(m -> !m.isEmpty()).orElse(false), "the aggregator reads " + topic);
         }
+        // The dead letters it sends (above, as DeadLetters does: bytes, headers kept), and never reads.
+        try (KafkaProducer<byte[], byte[]> producer = bytesProducer(kafka)) {
+            ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topics.get("deadLetters"), "a/b".getBytes(), "not json".getBytes());
+            letter.headers().add("dead-letter.reason", "not-json".getBytes());
+            producer.send(letter).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new AssertionError("the aggregator could not send a dead letter: " + e.getCause(), e);
+        }
+        assertDenied("the aggregator reads the dead letters", TopicAuthorizationException.class,
+                () -> CompactedTopic.latest(kafka, topics.get("deadLetters"), WAIT));
         // With aggregator.topics.create=true it would list the topics and find them all (nothing to create)...
         try (Admin admin = Admin.create(kafka)) {
             assertTrue(admin.listTopics().names().get(WAIT.toSeconds(), TimeUnit.SECONDS).containsAll(topics.values()),
@@ -869,6 +884,7 @@ class StrimziResourcesTest {
             assertTrue(CompactedTopic.latest(kafka, topic, WAIT).isPresent(), "a subscriber reads " + topic + " without a group (watch)");
         }
         assertDenied("a subscriber reads the object states", TopicAuthorizationException.class, () -> CompactedTopic.latest(kafka, topics.get("objectStates"), WAIT));
+        assertDenied("a subscriber reads the dead letters", TopicAuthorizationException.class, () -> CompactedTopic.latest(kafka, topics.get("deadLetters"), WAIT));
         try (KafkaProducer<String, String> producer = producer(kafka)) {
             assertDenied("a subscriber writes to the statuses", AuthorizationException.class, () -> producer.send(new ProducerRecord<>(topics.get("statuses"), "default/alpha", "forged"))
                     .get(WAIT.toSeconds(), TimeUnit.SECONDS));
@@ -878,6 +894,17 @@ class StrimziResourcesTest {
             foreign.put(ConsumerConfig.GROUP_ID_CONFIG, other);
             assertDenied("a subscriber joins group " + other, GroupAuthorizationException.class, () -> consumeInGroup(foreign, topics.get("transitions")));
         }
+    }
+
+    private static KafkaProducer<byte[], byte[]> bytesProducer(Map<String, Object> kafka) {
+        Map<String, Object> props = new HashMap<>(kafka);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, org.apache.kafka.common.serialization.ByteArraySerializer.class.getName());
+        props.put(ProducerConfig.ACKS_CONFIG, "all");
+        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 15_000);
+        props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 20_000);
+        return new KafkaProducer<>(props);
     }
 
     private static KafkaProducer<String, String> producer(Map<String, Object> kafka) {

@@ -58,7 +58,7 @@ class IngestLeadershipTest {
     private Pipeline replica(String identity) throws Exception {
         Pipeline.Settings base = Fleet.settings(kafka.bootstrapServers(), run, true);
         Pipeline.Settings elected = new Pipeline.Settings(base.kafka(), base.objectStatesTopic(), base.statusesTopic(),
-                base.transitionsTopic(), base.createTopics(), base.partitions(), base.replicationFactor(), base.groupId(), true,
+                base.transitionsTopic(), base.deadLettersTopic(), base.createTopics(), base.partitions(), base.replicationFactor(), base.groupId(), true,
                 base.ingestSettings(), base.aggregatorSettings(), base.writerSettings(), base.cniSettings(), base.compatibilityConfigMap(),
                 Optional.of(new IngestLeadership.Settings("default", LEASE, identity, LEASE_DURATION, Duration.ofSeconds(2),
                         Duration.ofMillis(200))));

@@ -9,6 +9,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.statusaggregator.HttpEndpoints;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.operations.OperationsRoutes;
@@ -21,7 +22,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -65,9 +71,10 @@ class OperationsTest {
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             PipelineMetrics metrics = new PipelineMetrics(registry);
             AtomicReference<Pipeline> started = new AtomicReference<>();
+            String run = UUID.randomUUID().toString().substring(0, 8);
             try (HttpEndpoints endpoints = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty()))
                     .with(new OperationsRoutes(started::get, registry)::addTo);
-                    Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true),
+                    Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true),
                             kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC()).observedBy(metrics)) {
                 int port = endpoints.start(DEADLINE);
                 assertEquals(200, get(port, "/q/health/live").statusCode());
@@ -93,6 +100,13 @@ class OperationsTest {
                 fleet.controlPlaneReady("alpha", 1);
                 fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
                 await(DEADLINE, () -> pipeline.aggregator().writer().writes() >= 2, () -> "writes: " + pipeline.aggregator().writer().writes());
+                // A record aggregation cannot use, to be counted.
+                try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        new StringSerializer(), new StringSerializer())) {
+                    producer.send(new ProducerRecord<>("object-states-" + run, "alpha/Machine.cluster.x-k8s.io/eksa-system/m", "not json"))
+                            .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+                }
+                await(DEADLINE, () -> pipeline.aggregator().deadLetters().sent(DeadLetters.Reason.NOT_JSON) == 1, () -> "not dead-lettered");
 
                 HttpResponse<String> scraped = get(port, "/q/metrics");
                 assertEquals(200, scraped.statusCode());
@@ -107,6 +121,11 @@ class OperationsTest {
                 assertTrue(text.contains("aggregator_status_writes_seconds_count{outcome=\"written\"}"), text);
                 assertTrue(sample(text, "aggregator_status_writes_seconds_count") >= 2, "writes counted");
                 assertTrue(sample(text, "aggregator_status_writes_seconds_max") > 0, "write latency");
+                assertEquals(1, sample(text, "aggregator_dead_letters_total{reason=\"not-json\"}"), "dead letters by reason");
+                for (String reason : List.of("unknown-key", "unknown-kind", "malformed-object")) {
+                    assertEquals(0, sample(text, "aggregator_dead_letters_total{reason=\"" + reason + "\"}"), reason);
+                }
+                assertEquals(0, sample(text, "aggregator_dead_letter_failures_total"), "dead letters not sent");
             }
         }
     }

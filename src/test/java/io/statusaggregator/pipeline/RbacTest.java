@@ -231,7 +231,7 @@ class RbacTest {
         opened.add(client);
         Pipeline.Settings base = Fleet.settings(kafka.bootstrapServers(), run, true);
         Pipeline.Settings elected = new Pipeline.Settings(base.kafka(), base.objectStatesTopic(), base.statusesTopic(),
-                base.transitionsTopic(), base.createTopics(), base.partitions(), base.replicationFactor(), base.groupId(), true,
+                base.transitionsTopic(), base.deadLettersTopic(), base.createTopics(), base.partitions(), base.replicationFactor(), base.groupId(), true,
                 base.ingestSettings(), base.aggregatorSettings(), base.writerSettings(), base.cniSettings(), base.compatibilityConfigMap(),
                 // The defaults' lease duration and renew deadline (a loaded machine must not make the holder lose the
                 // Lease: see IngestLeadership, an elector that lost it once does not run again), a short retry period.

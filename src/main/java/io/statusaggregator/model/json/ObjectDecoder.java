@@ -113,6 +113,27 @@ public final class ObjectDecoder {
         });
     }
 
+    /**
+     * What can be read of an EKS-A Cluster that {@link #decode} refuses: its identity, generation and the status it
+     * shows (none, if that is what cannot be read), with an empty spec that stands for "unknown". The rules never
+     * read that spec: they report the cluster as unreadable (see {@code rules.MalformedInputs}).
+     */
+    public static EksaCluster unreadableCluster(JsonNode node, ObjectKey key) {
+        JsonNode generation = node.path("metadata").path("generation");
+        ClusterStatus status;
+        try {
+            status = statusOf(node);
+        } catch (MalformedObjectException e) {
+            status = ClusterStatus.NONE;
+        }
+        JsonNode rawSpec = node.get("spec");
+        return new EksaCluster(key, node.path("apiVersion").asText("anywhere.eks.amazonaws.com/v1alpha1"),
+                generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, java.util.Map.of(),
+                new EksaClusterSpec(0, List.of(), Optional.empty(), Optional.empty(), Optional.empty(), false,
+                        new CniConfig(Cni.CILIUM, false), Optional.empty()),
+                SpecHash.of(rawSpec == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : rawSpec), status);
+    }
+
     private static EksaCluster eksaCluster(JsonNode node, JsonFields root, JsonFields metadata, ObjectKey key)
             throws MalformedObjectException {
         JsonFields spec = root.object("spec");

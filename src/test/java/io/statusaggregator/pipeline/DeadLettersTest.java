@@ -1,0 +1,283 @@
+package io.statusaggregator.pipeline;
+
+import static io.statusaggregator.pipeline.Fleet.CAPI;
+import static io.statusaggregator.pipeline.Fleet.DEADLINE;
+import static io.statusaggregator.pipeline.Fleet.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.DeadLetters;
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.KafkaBroker;
+import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.operations.PipelineMetrics;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Bad input on the whole pipeline (real broker, CRUD API server): records on the object-state topic that aggregation
+ * cannot use reach the dead-letter topic once, unchanged and with their reason, while the partition they sit on keeps
+ * serving its clusters; an object from the API that cannot be read shows on its own cluster's status only.
+ */
+class DeadLettersTest {
+    @RegisterExtension
+    static final KafkaBroker kafka = new KafkaBroker();
+    /** Partitions of the topics the test pipelines create (Fleet.settings). */
+    private static final int PARTITIONS = 3;
+
+    private EmbeddedKubernetes kubernetes;
+    private Fleet fleet;
+    private String run;
+    private final List<Pipeline> pipelines = new ArrayList<>();
+
+    @BeforeEach
+    void apiServer() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        fleet = new Fleet(kubernetes.client());
+        run = UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void stop() {
+        pipelines.forEach(Pipeline::close);
+        fleet.close();
+        kubernetes.close();
+    }
+
+    private Pipeline start() throws Exception {
+        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true), kubernetes.newClient(),
+                CompatibilityReader.builtIn(), Clock.systemUTC());
+        pipelines.add(pipeline);
+        pipeline.start(DEADLINE);
+        return pipeline;
+    }
+
+    /** A record written straight to the object-state topic, where it landed, and what its dead letter must say. */
+    private record Poison(Reason reason, String errorMentions, byte[] key, byte[] value, RecordMetadata sent) {
+    }
+
+    @Test
+    void poisonRecordsAreDeadLetteredOnceUnchangedWithTheirReasonWhileTheirPartitionKeepsFlowing() throws Exception {
+        Pipeline first = start();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new PipelineMetrics(registry).bind(first);
+        fleet.createCluster("alpha", 1, 1);
+        fleet.awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+
+        // Poison on alpha's partition, between its events; the objects' keys name another cluster of that partition.
+        int partition = ClusterPartitioner.partitionOf("alpha", PARTITIONS);
+        String ghost = IntStream.range(0, 1000).mapToObj(i -> "ghost-" + i)
+                .filter(name -> ClusterPartitioner.partitionOf(name, PARTITIONS) == partition).findFirst().orElseThrow();
+        List<Poison> poison = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            poison.add(send(producer, partition, Reason.UNKNOWN_KEY, "not a key this application writes",
+                    "not a key".getBytes(StandardCharsets.UTF_8), "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}"
+                            .getBytes(StandardCharsets.UTF_8)));
+            // Not even UTF-8: it must come out byte for byte.
+            byte[] notJson = {'{', '"', 'k', 'i', 'n', 'd', '"', ':', ' ', (byte) 0xff, (byte) 0xfe};
+            poison.add(send(producer, partition, Reason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m0"), notJson));
+            poison.add(send(producer, partition, Reason.UNKNOWN_KIND, "kind \"ConfigMap\"", machineKey(ghost, "m1"),
+                    "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"m1\"}}".getBytes(StandardCharsets.UTF_8)));
+            poison.add(send(producer, partition, Reason.MALFORMED_OBJECT,
+                    "Machine eksa-system/" + ghost + "-m2 cannot be read: spec.version: not a Kubernetes version", machineKey(ghost, "m2"), """
+                    {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system", "name": "%s-m2"},
+                     "spec": {"clusterName": "%s", "version": "one point thirty"}}""".formatted(ghost, ghost).getBytes(StandardCharsets.UTF_8)));
+        }
+
+        // The partition keeps flowing: alpha's later events reach its status.
+        fleet.controlPlaneReady("alpha", 1);
+        fleet.workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        fleet.awaitReady("alpha");
+
+        await(DEADLINE, () -> readDeadLetters().size() >= poison.size(), () -> "dead letters: " + readDeadLetters().size());
+        List<ConsumerRecord<byte[], byte[]>> letters = readDeadLetters();
+        assertEquals(poison.size(), letters.size(), "one dead letter per poison record");
+        Map<Long, ConsumerRecord<byte[], byte[]>> byOffset = letters.stream()
+                .collect(Collectors.toMap(letter -> Long.parseLong(header(letter, DeadLetters.OFFSET)), letter -> letter));
+        for (Poison record : poison) {
+            ConsumerRecord<byte[], byte[]> letter = byOffset.get(record.sent().offset());
+            assertNotNull(letter, "no dead letter for offset " + record.sent().offset() + " (" + record.reason() + ")");
+            assertArrayEquals(record.key(), letter.key(), record.reason() + ": the key unchanged");
+            assertArrayEquals(record.value(), letter.value(), record.reason() + ": the value unchanged");
+            assertEquals(record.reason().code(), header(letter, DeadLetters.REASON));
+            assertEquals("object-states-" + run, header(letter, DeadLetters.TOPIC));
+            assertEquals(Integer.toString(partition), header(letter, DeadLetters.PARTITION));
+            assertEquals(Long.toString(record.sent().timestamp()), header(letter, DeadLetters.TIMESTAMP));
+            assertTrue(header(letter, DeadLetters.ERROR).contains(record.errorMentions()),
+                    record.reason() + ": the error says why: " + header(letter, DeadLetters.ERROR));
+            assertEquals("poison-" + record.reason().code(), header(letter, "trace-id"), "the record's own headers are kept");
+        }
+        for (Reason reason : Reason.values()) {
+            await(DEADLINE, () -> deadLettersCounted(registry, reason) == 1,
+                    () -> "aggregator_dead_letters_total{reason=" + reason.code() + "}: " + deadLettersCounted(registry, reason));
+        }
+        assertEquals(0, registry.find("aggregator_dead_letter_failures").functionCounter().count());
+
+        // A restart (a new instance, same topics and group) rebuilds from the beginning of the partition, through the
+        // poison again, but sends only what arrived while no instance ran.
+        await(DEADLINE, first.aggregator()::settled, () -> "not settled: " + first.aggregator().progress());
+        first.close();
+        Poison whileStopped;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            whileStopped = send(producer, partition, Reason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m3"),
+                    "<html>".getBytes(StandardCharsets.UTF_8));
+        }
+        Pipeline second = start();
+        DeadLetters again = second.aggregator().deadLetters();
+        await(DEADLINE, () -> second.aggregator().live() && again.sent(Reason.NOT_JSON) + again.failed() >= 1 && again.inFlight() == 0,
+                () -> "the record sent while stopped is not dead-lettered: " + second.aggregator().progress());
+        for (Reason reason : Reason.values()) {
+            assertEquals(reason == Reason.NOT_JSON ? 1 : 0, again.sent(reason), reason.code() + " dead letters after the restart");
+        }
+        assertEquals(0, again.failed());
+        List<ConsumerRecord<byte[], byte[]>> after = readDeadLetters();
+        assertEquals(poison.size() + 1, after.size(), "the earlier poison is not sent again");
+        assertEquals(Set.of(whileStopped.sent().offset()), after.stream().map(letter -> Long.parseLong(header(letter, DeadLetters.OFFSET)))
+                .filter(offset -> !byOffset.containsKey(offset)).collect(Collectors.toSet()));
+        // And it serves alpha as before.
+        fleet.workers("alpha", 1, 1, 1, 0);
+        fleet.awaitCondition("alpha", "Ready", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void anUnreadableObjectFromTheApiShowsOnItsOwnClusterOnlyAndClearsWhenFixed() throws Exception {
+        Pipeline pipeline = start();
+        for (String name : List.of("alpha", "bravo", "charlie")) {
+            fleet.createCluster(name, 1, 1);
+            fleet.controlPlaneReady(name, 1);
+            fleet.workers(name, 1, 1, 1, 1);
+            Fleet.cilium(fleet.workloadCluster(name), "v1.15.16-eksa.1", 1, 1);
+        }
+        for (String name : List.of("alpha", "bravo", "charlie")) {
+            fleet.awaitReady(name);
+        }
+
+        // alpha: CAPI reports a nonsense count on its MachineDeployment.
+        fleet.patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"status\": {\"replicas\": -3}}");
+        String mdProblem = "MachineDeployment eksa-system/alpha-md-0 cannot be read: status.replicas: must not be negative, got -3";
+        fleet.awaitCondition("alpha", "WorkersReady", "False", "MalformedObject", mdProblem);
+        fleet.awaitCondition("alpha", "Ready", "False", "MalformedObject", mdProblem);
+        assertEquals("Error", fleet.condition("default", "alpha", "Ready").get("severity"));
+        assertEquals("True", fleet.condition("default", "alpha", "ControlPlaneReady").get("status"), "what can be read is still computed");
+
+        // bravo: a user stores a Kubernetes version that does not parse (no webhook in front of this API server).
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "bravo", "{\"spec\": {\"kubernetesVersion\": \"1.x\"}}");
+        String specProblem = "EKS-A Cluster default/bravo cannot be read: spec.kubernetesVersion: not a Kubernetes version of the form "
+                + "MAJOR.MINOR (like \"1.27\"): \"1.x\"";
+        fleet.awaitCondition("bravo", "Ready", "False", "MalformedObject", specProblem);
+        Map<String, Object> bravo = (Map<String, Object>) fleet.get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow()
+                .getAdditionalProperties().get("status");
+        assertEquals("MalformedObject", bravo.get("failureReason"));
+        assertEquals(specProblem, bravo.get("failureMessage"));
+        assertEquals(2, fleet.observedGeneration("default", "bravo"), "the generation looked at");
+        assertEquals("Unknown", fleet.condition("default", "bravo", "ControlPlaneReady").get("status"), "nothing to compute it from");
+        assertEquals("True", fleet.condition("default", "bravo", "ControlPlaneInitialized").get("status"), "the latch holds");
+
+        // The others are unaffected.
+        await(DEADLINE, pipeline.aggregator()::settled, () -> "not settled: " + pipeline.aggregator().progress());
+        assertEquals("True", fleet.condition("default", "charlie", "Ready").get("status"), "charlie: " + fleet.condition("default", "charlie", "Ready"));
+        assertEquals("MalformedObject", fleet.condition("default", "alpha", "Ready").get("reason"));
+
+        // Each went to the dead-letter topic once: its next states (the echo of bravo's status) say nothing new.
+        assertEquals(2, pipeline.aggregator().deadLetters().sent(Reason.MALFORMED_OBJECT), "dead letters of unreadable objects");
+        List<String> letters = readDeadLetters().stream().map(letter -> header(letter, DeadLetters.ERROR)).sorted().toList();
+        assertEquals(List.of(specProblem, mdProblem), letters);
+
+        // Fixed, both are computed again; bravo's failure clears.
+        fleet.patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"status\": {\"replicas\": 1}}");
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "bravo", "{\"spec\": {\"kubernetesVersion\": \"1.31\"}}");
+        fleet.awaitReady("alpha");
+        fleet.awaitReady("bravo");
+        bravo = (Map<String, Object>) fleet.get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow().getAdditionalProperties().get("status");
+        assertEquals(null, bravo.get("failureReason"), "bravo's status: " + bravo);
+    }
+
+    private static byte[] machineKey(String cluster, String machine) {
+        return new ObjectStateKey(cluster, ObjectKind.MACHINE, new ObjectKey(CAPI, cluster + "-" + machine)).encode()
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Poison send(KafkaProducer<byte[], byte[]> producer, int partition, Reason reason, String errorMentions, byte[] key,
+            byte[] value) throws Exception {
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>("object-states-" + run, partition, key, value);
+        record.headers().add("trace-id", ("poison-" + reason.code()).getBytes(StandardCharsets.UTF_8));
+        RecordMetadata sent = producer.send(record).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        return new Poison(reason, errorMentions, key, value, sent);
+    }
+
+    private static KafkaProducer<byte[], byte[]> producer() {
+        return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName()));
+    }
+
+    /** Every record of the dead-letter topic, up to its end now. */
+    private List<ConsumerRecord<byte[], byte[]>> readDeadLetters() {
+        String topic = "dead-letters-" + run;
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(info -> new TopicPartition(topic, info.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+                assertTrue(System.nanoTime() < deadline, "could not read " + topic + " to its end");
+                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
+            }
+        }
+        return records;
+    }
+
+    private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
+    private static double deadLettersCounted(SimpleMeterRegistry registry, Reason reason) {
+        FunctionCounter counter = registry.find("aggregator_dead_letters").tag("reason", reason.code()).functionCounter();
+        return counter == null ? -1 : counter.count();
+    }
+}
