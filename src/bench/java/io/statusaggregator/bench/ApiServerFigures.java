@@ -317,7 +317,7 @@ final class ApiServerFigures implements AutoCloseable {
         try (EveryEventWriter baseline = new EveryEventWriter(broker, topic, check)) {
             baseline.start();
             long[] counts = new long[2];
-            churn(rate, Double.MAX_VALUE / 2e9, () -> {
+            churn(rate, 3600, () -> {
                 while (!rolling.isEmpty()) {
                     int i = random.nextInt(rolling.size());
                     FleetWorkload.Cluster c = rolling.get(i);

@@ -34,6 +34,9 @@ public final class Benchmarks implements Callable<Integer> {
     long seed = 7;
     @Option(names = "--repetitions", description = "runs of each timed figure; the table shows medians (default ${DEFAULT-VALUE})")
     int repetitions = 3;
+    @Option(names = "--slow-repetitions", description = "runs of the aggregation pass over the throughput topic and of the "
+            + "freshness runs, which take minutes each on a 2-core machine (default ${DEFAULT-VALUE})")
+    int slowRepetitions = 1;
     @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
     Set<Figure> figures = EnumSet.allOf(Figure.class);
     @Option(names = "--clusters", description = "clusters of the throughput, rebuild and memory fleet (default ${DEFAULT-VALUE})")
@@ -52,10 +55,23 @@ public final class Benchmarks implements Callable<Integer> {
     int churnSeconds = 20;
     @Option(names = "--upgrade-rate", description = "changes per second of the fleet-wide rolling upgrade (default ${DEFAULT-VALUE})")
     int upgradeRate = 400;
-    @Option(names = "--informer-machines", description = "Machines in the API server for the informer-cache figure (default ${DEFAULT-VALUE})")
+    @Option(names = "--informer-machines", description = "Machines in the informer stores of the memory figure (default ${DEFAULT-VALUE})")
     int informerMachines = 100_000;
+    @Option(names = "--informer-api-machines", description = "Machines for the cross-check of the informer caches through ingest and "
+            + "the API server, which slows down with every object it holds; 0 skips it (default ${DEFAULT-VALUE})")
+    int informerApiMachines = 2_000;
 
     private final List<String[]> rows = new ArrayList<>();
+    private String loadAtStart;
+
+    /** The machine's load average: other processes on the same cores change every figure. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim().split(" ", 4)[0];
+        } catch (Exception e) {
+            return "%.2f".formatted(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
 
     public static void main(String[] args) {
         java.util.logging.Logger.getLogger("").setLevel(Level.WARNING);
@@ -68,6 +84,7 @@ public final class Benchmarks implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         long started = System.nanoTime();
+        loadAtStart = loadAverage();
         Compatibility compatibility = CompatibilityReader.builtIn();
         StatusCheck check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
         try (Bench.Broker broker = new Bench.Broker()) {
@@ -107,7 +124,7 @@ public final class Benchmarks implements Callable<Integer> {
             List<Double> bare = new ArrayList<>();
             List<Double> ratios = new ArrayList<>();
             TopicFigures.Throughput last = null;
-            for (int i = 0; i < repetitions; i++) {
+            for (int i = 0; i < slowRepetitions; i++) {
                 last = topic.throughput(i);
                 Bench.log("throughput %d: aggregation %,.0f/s, bare consumer %,.0f/s, ratio %.2f; %,d computations, %,d writes",
                         i + 1, last.aggregatedPerSecond(), last.barePerSecond(), last.ratio(), last.computations(), last.writes());
@@ -116,7 +133,7 @@ public final class Benchmarks implements Callable<Integer> {
                 ratios.add(last.ratio());
             }
             String note = "%,d events, %d clusters, %,d Machines; %d runs; last run %,d computations, %,d writes"
-                    .formatted(topic.events(), clusters, machines, repetitions, last.computations(), last.writes());
+                    .formatted(topic.events(), clusters, machines, slowRepetitions, last.computations(), last.writes());
             row("1 Throughput: aggregation", "%,.0f events/s".formatted(Bench.median(aggregated)), "≥ 100,000 events/s",
                     Bench.median(aggregated) >= 100_000, note);
             row("1 Throughput: bare consumer (deserialise only)", "%,.0f events/s".formatted(Bench.median(bare)), "", null, "same topic, same runs");
@@ -151,7 +168,7 @@ public final class Benchmarks implements Callable<Integer> {
     private void freshness(ApiServerFigures api) throws Exception {
         List<ApiServerFigures.Freshness> aggregator = new ArrayList<>();
         List<ApiServerFigures.Freshness> poller = new ArrayList<>();
-        for (int i = 0; i < repetitions; i++) {
+        for (int i = 0; i < slowRepetitions; i++) {
             ApiServerFigures.Freshness a = api.aggregatorFreshness(churnRate, churnSeconds);
             Bench.log("freshness %d, aggregator: %s", i + 1, a);
             aggregator.add(a);
@@ -162,7 +179,7 @@ public final class Benchmarks implements Callable<Integer> {
         double p99 = Bench.median(aggregator.stream().map(ApiServerFigures.Freshness::p99).toList());
         row("2 Freshness: aggregator p50 / p99 / max", freshnessCell(aggregator), "p99 ≤ 500 ms", p99 <= 500,
                 "%d clusters, %,d Machines, %d changes/s asked, %s achieved, %d s per run; %d runs; %s"
-                        .formatted(churnClusters, churnMachines, churnRate, achieved(aggregator), churnSeconds, repetitions, unreflected(aggregator)));
+                        .formatted(churnClusters, churnMachines, churnRate, achieved(aggregator), churnSeconds, slowRepetitions, unreflected(aggregator)));
         row("2 Freshness: baseline, 10 s re-read of not-Ready clusters", freshnessCell(poller), "", null,
                 "same churn, same runs; %s achieved; %s".formatted(achieved(poller), unreflected(poller)));
     }
@@ -194,13 +211,25 @@ public final class Benchmarks implements Callable<Integer> {
     }
 
     private void informerMemory(Bench.Broker broker) throws Exception {
-        InformerMemory.Result result = InformerMemory.measure(broker, seed, Math.max(1, informerMachines / (machines / clusters)),
-                Math.max(1, machines / clusters));
-        Bench.log("informer memory: %s", result);
-        double perObject = (double) result.retainedBytes() / result.objects();
-        row("4 Memory: ingest informer caches", "%,.0f B/object".formatted(perObject), "≤ 1,024 B", perObject <= 1024,
-                "%,d objects (%,d Machines) listed from the API server; retained heap after full GC, running minus stopped; 1 run; %s"
-                        .formatted(result.objects(), result.machines(), result.histogram()));
+        int perCluster = Math.max(1, machines / clusters);
+        InformerMemory.Result full = InformerMemory.measureStores(seed, Math.max(1, informerMachines / perCluster), perCluster, false);
+        Bench.log("informer stores, full objects: %s", full);
+        double fullPerObject = (double) full.retainedBytes() / full.objects();
+        row("4 Memory: ingest informer caches (full objects, as shipped)", "%,.0f B/object".formatted(fullPerObject), "≤ 1,024 B",
+                fullPerObject <= 1024, "%,d objects (%,d Machines) in Fabric8's informer store, one per kind; %s"
+                        .formatted(full.objects(), full.machines(), full.histogram()));
+        InformerMemory.Result reduced = InformerMemory.measureStores(seed, Math.max(1, informerMachines / perCluster), perCluster, true);
+        Bench.log("informer stores, reduced: %s", reduced);
+        double reducedPerObject = (double) reduced.retainedBytes() / reduced.objects();
+        row("4 Memory: informer caches with ReducedStateItemStore (not shipped)", "%,.0f B/object".formatted(reducedPerObject), "≤ 1,024 B",
+                reducedPerObject <= 1024, "the same objects, keeping only ingest's fields: the fix; %s".formatted(reduced.histogram()));
+        if (informerApiMachines > 0) {
+            InformerMemory.Result api = InformerMemory.measure(broker, seed, Math.max(1, informerApiMachines / perCluster), perCluster);
+            Bench.log("informer memory through the API server: %s", api);
+            row("4 Memory: ingest's informers on the API server (cross-check)", "%,.0f B/object".formatted((double) api.retainedBytes() / api.objects()),
+                    "", null, "ObjectIngest listing %,d objects (%,d Machines) from the CRUD mock, running minus stopped; %s"
+                            .formatted(api.objects(), api.machines(), api.histogram()));
+        }
     }
 
     private void rules() throws Exception {
@@ -226,7 +255,9 @@ public final class Benchmarks implements Callable<Integer> {
     private void print(double seconds) {
         StringBuilder out = new StringBuilder();
         out.append("Machine: ").append(machine()).append('\n');
-        out.append("Command: seed ").append(seed).append(", ").append(repetitions).append(" repetitions, whole run %.0f s".formatted(seconds)).append("\n\n");
+        out.append("Run: seed ").append(seed).append(", ").append(repetitions).append(" repetitions (").append(slowRepetitions)
+                .append(" of the aggregation pass and of freshness), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
+                        .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
         out.append("| figure | measured | target | | notes |\n| --- | --- | --- | --- | --- |\n");
         for (String[] row : rows) {
             out.append("| ").append(String.join(" | ", row)).append(" |\n");

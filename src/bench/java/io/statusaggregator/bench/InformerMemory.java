@@ -37,6 +37,49 @@ final class InformerMemory {
     private InformerMemory() {
     }
 
+    /** What ingest's fields are, per kind, for a store that keeps reduced objects (the fix, measured beside). */
+    private static final java.util.Map<ObjectKind, String[]> REDUCED_FIELDS = java.util.Map.of(
+            ObjectKind.EKSA_CLUSTER, new String[] {"apiVersion", "kind", "metadata.generation", "metadata.annotations", "spec", "status"},
+            ObjectKind.CAPI_CLUSTER, new String[] {"apiVersion", "kind", "metadata.labels", "spec.controlPlaneRef", "spec.managedExternalEtcdRef"},
+            ObjectKind.KUBEADM_CONTROL_PLANE, new String[] {"apiVersion", "kind", "metadata.generation", "metadata.labels", "status"},
+            ObjectKind.MACHINE_DEPLOYMENT, new String[] {"apiVersion", "kind", "metadata.generation", "metadata.labels", "spec.clusterName", "status"},
+            ObjectKind.MACHINE, new String[] {"apiVersion", "kind", "metadata.labels", "spec.clusterName", "spec.version"});
+
+    /**
+     * The informers' caches at fleet scale without an API server (the CRUD mock slows down with every object it holds,
+     * so 100,000 Machines cannot be loaded into it in minutes): each full object deserialised as the client does for
+     * an informer, into Fabric8's own store, one per kind as ingest has one informer per kind; {@code reduced}: into
+     * Fabric8's {@code ReducedStateItemStore} keeping ingest's fields instead.
+     */
+    static Result measureStores(long seed, int clusters, int machinesPerCluster, boolean reduced) {
+        FleetWorkload workload = new FleetWorkload(seed + 2, clusters, machinesPerCluster);
+        List<FleetWorkload.Write> writes = workload.initialFleet();
+        var serialization = new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
+        long before = Bench.retainedHeap();
+        java.util.Map<String, Long> histogramBefore = histogram();
+        java.util.Map<ObjectKind, io.fabric8.kubernetes.client.informers.cache.ItemStore<GenericKubernetesResource>> stores = new java.util.EnumMap<>(ObjectKind.class);
+        for (FleetWorkload.Write w : writes) {
+            var store = stores.computeIfAbsent(w.kind(), kind -> reduced
+                    ? new io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore<>(
+                            io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore.NAME_KEY_STATE,
+                            GenericKubernetesResource.class, serialization, REDUCED_FIELDS.get(kind))
+                    : new io.fabric8.kubernetes.client.informers.cache.BasicItemStore<>(
+                            r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName()));
+            GenericKubernetesResource resource = serialization.unmarshal(w.object().toString(), GenericKubernetesResource.class);
+            store.put(store.getKey(resource), resource);
+        }
+        long running = Bench.retainedHeap();
+        String profile = top(histogram(), histogramBefore);
+        int kept = stores.values().stream().mapToInt(io.fabric8.kubernetes.client.informers.cache.ItemStore::size).sum();
+        stores.clear();
+        long stopped = Bench.retainedHeap();
+        if (writes.isEmpty() || kept != writes.size()) {
+            throw new IllegalStateException("the stores hold " + kept + " of " + writes.size() + " objects");
+        }
+        Bench.log("informer stores%s: heap before %,d, filled %,d, emptied %,d", reduced ? " (reduced)" : "", before, running, stopped);
+        return new Result(writes.size(), workload.machines(), running - stopped, profile);
+    }
+
     static Result measure(Bench.Broker broker, long seed, int clusters, int machinesPerCluster) throws Exception {
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(List.of()), false);
@@ -71,15 +114,19 @@ final class InformerMemory {
             clients.add(client);
             long before = Bench.retainedHeap();
             try (KafkaProducer<String, String> producer = broker.objectStateProducer()) {
-                ObjectIngest ingest = new ObjectIngest(client, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of()),
+                ObjectIngest[] ingest = {null};
+                ingest[0] = new ObjectIngest(client, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of()),
                         onFailure -> new ObjectStatePublisher(producer, topic, onFailure));
                 t = System.nanoTime();
-                ingest.start().get(10, TimeUnit.MINUTES);
+                ingest[0].start().get(10, TimeUnit.MINUTES);
                 producer.flush();
                 Bench.log("informer memory: ingest listed and published in %.1f s", (System.nanoTime() - t) / 1e9);
+                java.util.Map<String, Long> histogramBefore = histogram();
                 long running = Bench.retainedHeap();
-                String histogram = histogram();
-                ingest.close();
+                String histogram = "";
+                ingest[0].close();
+                ingest[0] = null; // the stopped informers' stores become garbage
+                histogram = top(histogramBefore, histogram());
                 long stopped = Bench.retainedHeap();
                 Bench.log("informer memory: heap before %,d, running %,d, stopped %,d", before, running, stopped);
                 return new Result(writes.size(), workload.machines(), running - stopped, histogram);
@@ -91,25 +138,33 @@ final class InformerMemory {
         }
     }
 
-    /** The classes holding most of the heap, from {@code jcmd GC.class_histogram}: the profile behind the figure. */
-    private static String histogram() {
+    /** Bytes per class from {@code jcmd GC.class_histogram} (after a full GC): the profile behind the figure. */
+    private static java.util.Map<String, Long> histogram() {
+        java.util.Map<String, Long> bytes = new HashMap<>();
         try {
             Process jcmd = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java").replaceAll("java$", "jcmd"),
                     Long.toString(ProcessHandle.current().pid()), "GC.class_histogram").redirectErrorStream(true).start();
-            List<String> top = new ArrayList<>();
             try (BufferedReader out = new BufferedReader(new InputStreamReader(jcmd.getInputStream()))) {
                 String line;
                 while ((line = out.readLine()) != null) {
                     String[] f = line.trim().split("\\s+");
-                    if (f.length == 4 && f[0].endsWith(":") && top.size() < 6) {
-                        top.add("%s %,d MB".formatted(f[3], Long.parseLong(f[2]) / 1_000_000));
+                    if (f.length >= 4 && f[0].endsWith(":")) {
+                        bytes.put(f[3], Long.parseLong(f[2]));
                     }
                 }
             }
             jcmd.waitFor(60, TimeUnit.SECONDS);
-            return "heap histogram top: " + String.join(", ", top);
         } catch (Exception e) {
-            return "no heap histogram (" + e.getMessage() + ")";
+            Bench.log("no heap histogram: %s", e.getMessage());
         }
+        return bytes;
+    }
+
+    /** The classes that grew most from {@code before} to {@code after}. */
+    private static String top(java.util.Map<String, Long> after, java.util.Map<String, Long> before) {
+        return "grew most: " + after.entrySet().stream()
+                .map(e -> java.util.Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+                .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed()).limit(5)
+                .map(e -> "%s %,.1f MB".formatted(e.getKey(), e.getValue() / 1e6)).collect(java.util.stream.Collectors.joining(", "));
     }
 }
