@@ -70,7 +70,7 @@ class StatusCheckTest {
             assertTrue(!StatusCheck.signature(next).equals(StatusCheck.signature(shown)), "step " + steps + " changed nothing");
             shown = next;
         } while (cluster.rollout >= 0);
-        assertTrue(StatusCheck.signature(shown).contains("Ready True"), StatusCheck.signature(shown));
+        assertTrue(StatusCheck.signature(shown).contains("READY TRUE"), StatusCheck.signature(shown));
         assertTrue(!StatusCheck.signature(shown).equals(ready));
     }
 }
