@@ -55,7 +55,20 @@ public final class StatusWriter implements AutoCloseable {
     public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
     }
 
-    private final KubernetesClient client;
+    /**
+     * Where statuses go: the EKS-A Cluster's status subresource. A failure is thrown as the API client throws it
+     * ({@link KubernetesClientException} with the HTTP code), so that retries and outcomes stay this class's. The
+     * benchmarks put a counting destination here, to measure aggregation without an API server.
+     */
+    public interface Destination extends AutoCloseable {
+        void write(ObjectKey cluster, ClusterStatus status);
+
+        @Override
+        default void close() {
+        }
+    }
+
+    private final Destination destination;
     private final Consumer<Outcome> outcomes;
     private final Settings settings;
     private final ExecutorService pool;
@@ -85,11 +98,11 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     public StatusWriter(KubernetesClient client, Settings settings, Consumer<Outcome> outcomes) {
-        // Retries are this class's, per cluster: the client's own (which would hold a writer thread through its
-        // backoff on a 5xx or a connection failure) are switched off.
-        this.client = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
-                .build();
+        this(new StatusSubresource(client), settings, outcomes);
+    }
+
+    public StatusWriter(Destination destination, Settings settings, Consumer<Outcome> outcomes) {
+        this.destination = destination;
         this.settings = settings;
         this.outcomes = outcomes;
         this.pool = Executors.newFixedThreadPool(settings.concurrency(), DaemonThreads.named("status-writer"));
@@ -151,19 +164,42 @@ public final class StatusWriter implements AutoCloseable {
         synchronized (slot) {
             status = slot.latest;
         }
-        // Patching through a named resource makes Fabric8 GET it first; through an item it sends the PATCH alone.
-        GenericKubernetesResource target = new GenericKubernetesResourceBuilder()
-                .withApiVersion(ObjectKind.EKSA_CLUSTER.apiVersion())
-                .withKind(ObjectKind.EKSA_CLUSTER.kind())
-                .withNewMetadata().withNamespace(cluster.namespace()).withName(cluster.name()).endMetadata()
-                .build();
-        client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
-                .inNamespace(cluster.namespace())
-                .resource(target)
-                .subresource("status")
-                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status));
+        destination.write(cluster, status);
         writes.incrementAndGet();
         return status;
+    }
+
+    /** The API server: a JSON merge patch of the Cluster's status subresource. */
+    private static final class StatusSubresource implements Destination {
+        private final KubernetesClient client;
+
+        StatusSubresource(KubernetesClient client) {
+            // Retries are the writer's, per cluster: the client's own (which would hold a writer thread through its
+            // backoff on a 5xx or a connection failure) are switched off.
+            this.client = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+                    .build();
+        }
+
+        @Override
+        public void write(ObjectKey cluster, ClusterStatus status) {
+            // Patching through a named resource makes Fabric8 GET it first; through an item it sends the PATCH alone.
+            GenericKubernetesResource target = new GenericKubernetesResourceBuilder()
+                    .withApiVersion(ObjectKind.EKSA_CLUSTER.apiVersion())
+                    .withKind(ObjectKind.EKSA_CLUSTER.kind())
+                    .withNewMetadata().withNamespace(cluster.namespace()).withName(cluster.name()).endMetadata()
+                    .build();
+            client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+                    .inNamespace(cluster.namespace())
+                    .resource(target)
+                    .subresource("status")
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status));
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
     }
 
     private void finished(ObjectKey cluster, Slot slot, ClusterStatus written) {
@@ -263,6 +299,6 @@ public final class StatusWriter implements AutoCloseable {
             }
         });
         pool.shutdown();
-        client.close();
+        destination.close();
     }
 }

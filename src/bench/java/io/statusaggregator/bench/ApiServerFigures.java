@@ -1,0 +1,355 @@
+package io.statusaggregator.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.ClusterState;
+import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.ingest.CniObserver;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.writeback.StatusWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Figures 2 and 3, through the whole pipeline: the in-process API server (Fabric8's CRUD mock) and broker, ingest's
+ * informers, aggregation and write-back as {@code run} wires them, with the application's default settings. The
+ * workload writes to the API server as CAPI's controllers would, each change timed; the baselines run on the same
+ * API server and the same workload, one after the other, never at the same time as the aggregator.
+ */
+final class ApiServerFigures implements AutoCloseable {
+    record Freshness(double p50, double p99, double max, int measured, int unreflected, double changesPerSecond) {
+    }
+
+    record Amplification(long changes, long events, long distinctStatuses, long writes, long baselineWrites) {
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Writers of the workload: each cluster's steps go to one of them, in order. */
+    private static final int LANES = 4;
+
+    private final Bench.Broker broker;
+    private final long seed;
+    private final FleetWorkload workload;
+    private final Compatibility compatibility;
+    private final StatusCheck check;
+    private EmbeddedKubernetes kubernetes;
+    private final List<KubernetesClient> laneClients = new ArrayList<>();
+    private final List<ExecutorService> lanes = new ArrayList<>();
+    private Pipeline pipeline;
+    private final String run;
+    /** What each cluster's status says after the last change written, as the rules compute it from the workload. */
+    private final Map<String, ClusterStatus> expected = new ConcurrentHashMap<>();
+
+    ApiServerFigures(Bench.Broker broker, long seed, int clusters, int machines, Compatibility compatibility) {
+        this.broker = broker;
+        this.seed = seed;
+        this.workload = new FleetWorkload(seed + 1, clusters, Math.max(1, machines / clusters));
+        this.compatibility = compatibility;
+        this.check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
+        this.run = "api-" + seed;
+    }
+
+    /** The API server with the fleet in it, and the pipeline started on it; returns once every status is right. */
+    void setUp() throws Exception {
+        kubernetes = EmbeddedKubernetes.start(0);
+        for (int i = 0; i < LANES; i++) {
+            laneClients.add(kubernetes.newClient());
+            lanes.add(Executors.newSingleThreadExecutor());
+        }
+        kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(FleetWorkload.CAPI)
+                .resource(kubernetes.client().getKubernetesSerialization().unmarshal("""
+                        apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                        kind: EKSARelease
+                        metadata: {name: eksa-v0-23-1, namespace: eksa-system}
+                        spec: {version: v0.23.1, bundlesRef: {name: bundles-1, namespace: eksa-system}}
+                        """, GenericKubernetesResource.class)).create();
+        long t = System.nanoTime();
+        List<Future<?>> created = new ArrayList<>();
+        Map<String, List<FleetWorkload.Write>> byCluster = new HashMap<>();
+        for (FleetWorkload.Write write : workload.initialFleet()) {
+            byCluster.computeIfAbsent(clusterOf(write), c -> new ArrayList<>()).add(write);
+        }
+        byCluster.forEach((cluster, writes) -> created.add(lane(cluster).submit(() -> writes.forEach(w -> apply(cluster, w)))));
+        for (Future<?> f : created) {
+            f.get();
+        }
+        Bench.log("API server: %d clusters, %,d Machines created in %.1f s", workload.clusters().size(), workload.machines(),
+                (System.nanoTime() - t) / 1e9);
+        startPipeline();
+    }
+
+    private static String clusterOf(FleetWorkload.Write write) {
+        JsonNode labels = write.object().path("metadata").path("labels");
+        return labels.has(ObjectDecoder.CLUSTER_NAME_LABEL) ? labels.get(ObjectDecoder.CLUSTER_NAME_LABEL).asText()
+                : write.object().path("metadata").path("name").asText();
+    }
+
+    private ExecutorService lane(String cluster) {
+        return lanes.get(Math.floorMod(cluster.hashCode(), LANES));
+    }
+
+    private KubernetesClient laneClient(String cluster) {
+        return laneClients.get(Math.floorMod(cluster.hashCode(), LANES));
+    }
+
+    /** One write as its controller makes it: create (then the status, which a create ignores), spec, status, delete. */
+    private void apply(String cluster, FleetWorkload.Write write) {
+        KubernetesClient client = laneClient(cluster);
+        var resources = client.genericKubernetesResources(ObjectIngest.context(write.kind()))
+                .inNamespace(write.object().path("metadata").path("namespace").asText());
+        String name = write.object().path("metadata").path("name").asText();
+        switch (write.op()) {
+            case CREATE -> {
+                ObjectNode object = write.object().deepCopy();
+                // The API server would wait for the controller that owns a finalizer before deleting; none runs here.
+                ((ObjectNode) object.get("metadata")).remove(List.of("finalizers", "generation", "uid", "creationTimestamp"));
+                resources.resource(JSON.convertValue(object, GenericKubernetesResource.class)).create();
+                if (object.has("status")) {
+                    resources.withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
+                            JSON.createObjectNode().set("status", object.get("status")).toString());
+                }
+            }
+            case SPEC -> resources.withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
+                    JSON.createObjectNode().set("spec", write.object().get("spec")).toString());
+            case STATUS -> resources.withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
+                    JSON.createObjectNode().set("status", write.object().get("status")).toString());
+            case DELETE -> resources.withName(name).delete();
+        }
+    }
+
+    private void startPipeline() throws Exception {
+        long t = System.nanoTime();
+        String topic = "object-states-" + run;
+        Pipeline.Settings settings = new Pipeline.Settings(broker.kafka(), topic, "statuses-" + run, "transitions-" + run, "dead-letters-" + run, true, 6,
+                (short) 1, "aggregator-" + run, true, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of(), Duration.ofSeconds(30)),
+                new Aggregator.Settings(topic, Duration.ofMillis(100), Duration.ofSeconds(10)),
+                new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)),
+                new CniObserver.Settings(FleetWorkload.CAPI, 500, Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(10)),
+                Optional.empty(), Optional.empty());
+        pipeline = new Pipeline(settings, kubernetes.newClient(), compatibility, Clock.systemUTC());
+        pipeline.start(Duration.ofMinutes(3));
+        if (!Bench.await(180_000, () -> pipeline.aggregator().settled() && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+            throw new IllegalStateException("the pipeline did not settle on right statuses within 3 minutes (seed " + seed + "): "
+                    + pipeline.aggregator().progress() + "; " + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList());
+        }
+        expected.clear();
+        apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+        Bench.log("pipeline started and settled in %.1f s", (System.nanoTime() - t) / 1e9);
+    }
+
+    /** Every cluster as the API server holds it now. */
+    private Map<String, ClusterState> apiServerClusters() {
+        List<JsonNode> objects = new ArrayList<>();
+        for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
+                ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
+            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(ObjectIngest.context(kind)).inAnyNamespace().list().getItems()) {
+                objects.add(JSON.valueToTree(r));
+            }
+        }
+        return StatusCheck.clusters(objects);
+    }
+
+    /**
+     * Writes {@code step}'s changes in its cluster's lane, after telling {@code clock} what the status should say once
+     * they are written; returns whether the status changes with it.
+     */
+    private boolean write(FleetWorkload.Step step, ChangeClock clock) {
+        FleetWorkload.Cluster cluster = step.cluster();
+        List<JsonNode> objects = new ArrayList<>(List.of(cluster.eksa(), cluster.capiCluster(), cluster.kcp(), cluster.md()));
+        objects.addAll(cluster.controlPlaneMachines);
+        objects.addAll(cluster.workerMachines);
+        ClusterStatus before = expected.get(cluster.name());
+        ClusterStatus after = check.compute(StatusCheck.clusters(objects).get(cluster.name()), before);
+        expected.put(cluster.name(), after);
+        boolean changes = !StatusCheck.signature(after).equals(StatusCheck.signature(before));
+        lane(cluster.name()).execute(() -> {
+            if (changes && clock != null) {
+                clock.changed(cluster.name(), after, System.nanoTime());
+            }
+            step.writes().forEach(w -> apply(cluster.name(), w));
+        });
+        return changes;
+    }
+
+    /** Steps at {@code rate} per second for {@code seconds} (or until {@code next} has none); returns the rate achieved. */
+    private double churn(int rate, double seconds, java.util.function.Supplier<FleetWorkload.Step> next, ChangeClock clock, long[] counts)
+            throws Exception {
+        long period = 1_000_000_000L / rate;
+        long start = System.nanoTime();
+        long end = start + (long) (seconds * 1e9);
+        long n = 0;
+        while (System.nanoTime() < end) {
+            long due = start + n * period;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            FleetWorkload.Step step = next.get();
+            if (step == null) {
+                break;
+            }
+            if (write(step, clock)) {
+                counts[1]++;
+            }
+            counts[0]++;
+            n++;
+        }
+        drainLanes();
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private void drainLanes() throws Exception {
+        for (ExecutorService lane : lanes) {
+            lane.submit(() -> { }).get();
+        }
+    }
+
+    private static Freshness freshness(ChangeClock clock, double rate) {
+        List<Double> latencies = clock.latencies();
+        return new Freshness(Bench.percentile(latencies, 50), Bench.percentile(latencies, 99),
+                latencies.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), latencies.size(), clock.waiting(), rate);
+    }
+
+    /** Figure 2: the churn through the pipeline; a change is reflected when the Cluster shows its status. */
+    Freshness aggregatorFreshness(int rate, int seconds) throws Exception {
+        if (pipeline == null) {
+            startPipeline();
+        }
+        ChangeClock clock = new ChangeClock();
+        KubernetesClient watcher = kubernetes.newClient();
+        SharedIndexInformer<GenericKubernetesResource> shown = watcher.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+                .inNamespace(FleetWorkload.NAMESPACE).inform(new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(GenericKubernetesResource cluster) {
+                    }
+
+                    @Override
+                    public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+                        long now = System.nanoTime();
+                        try {
+                            ObjectDecoder.decode(JSON.valueToTree(after)).ifPresent(c -> clock.shown(after.getMetadata().getName(),
+                                    ((EksaCluster) c).status(), now));
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+
+                    @Override
+                    public void onDelete(GenericKubernetesResource cluster, boolean unknown) {
+                    }
+                });
+        try {
+            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            Bench.await(15_000, () -> clock.waiting() == 0);
+            Freshness result = freshness(clock, achieved);
+            if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
+                throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
+            }
+            check.verify("freshness, aggregator", seed, apiServerClusters(), Map.of());
+            return result;
+        } finally {
+            shown.close();
+            watcher.close();
+        }
+    }
+
+    /** Figure 2's baseline: the same churn, the pipeline stopped, the poller re-reading not-Ready clusters every 10 s. */
+    Freshness pollerFreshness(int rate, int seconds) throws Exception {
+        stopPipeline();
+        ChangeClock clock = new ChangeClock();
+        try (TenSecondPoller poller = new TenSecondPoller(kubernetes, check, clock)) {
+            poller.start();
+            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            Bench.await(25_000, () -> clock.waiting() == 0);
+            Freshness result = freshness(clock, achieved);
+            poller.close();
+            check.verify("freshness, 10 s poller", seed, apiServerClusters(), poller.statuses());
+            return result;
+        }
+    }
+
+    private void stopPipeline() {
+        if (pipeline != null) {
+            pipeline.close();
+            pipeline = null;
+        }
+    }
+
+    /**
+     * Figure 3: every cluster through one rolling upgrade (those in one finish it), steps interleaved at random at
+     * {@code rate}; the aggregator's writes, and those of the baseline that writes on every event, counted over it.
+     */
+    Amplification rollingUpgrade(int rate) throws Exception {
+        if (pipeline == null) {
+            startPipeline();
+        }
+        java.util.Random random = new java.util.Random(seed + 3);
+        List<FleetWorkload.Cluster> rolling = new ArrayList<>(workload.clusters());
+        Map<FleetWorkload.Cluster, Boolean> started = new HashMap<>();
+        long writesBefore = pipeline.aggregator().writer().writes();
+        String topic = "object-states-" + run;
+        try (EveryEventWriter baseline = new EveryEventWriter(broker, topic, check)) {
+            baseline.start();
+            long[] counts = new long[2];
+            churn(rate, 3600, () -> {
+                while (!rolling.isEmpty()) {
+                    int i = random.nextInt(rolling.size());
+                    FleetWorkload.Cluster c = rolling.get(i);
+                    if (started.putIfAbsent(c, true) == null && c.rollout < 0) {
+                        return c.step();
+                    }
+                    FleetWorkload.Step step = workload.stepOfRollout(c);
+                    if (step != null) {
+                        return step;
+                    }
+                    rolling.set(i, rolling.get(rolling.size() - 1));
+                    rolling.remove(rolling.size() - 1);
+                }
+                return null;
+            }, null, counts);
+            if (!Bench.await(60_000, () -> pipeline.aggregator().settled())) {
+                throw new IllegalStateException("the pipeline did not settle after the upgrade: " + pipeline.aggregator().progress());
+            }
+            check.verify("write amplification, aggregator", seed, apiServerClusters(), Map.of());
+            baseline.awaitCaughtUp(60_000);
+            long writes = pipeline.aggregator().writer().writes() - writesBefore;
+            return new Amplification(counts[0], baseline.events(), counts[1], writes, baseline.writes());
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        stopPipeline();
+        lanes.forEach(ExecutorService::shutdownNow);
+        laneClients.forEach(KubernetesClient::close);
+        if (kubernetes != null) {
+            kubernetes.close();
+        }
+    }
+}

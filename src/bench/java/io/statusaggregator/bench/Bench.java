@@ -1,0 +1,118 @@
+package io.statusaggregator.bench;
+
+import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.ingest.ClusterPartitioner;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** What every figure stands on: the in-process broker, timing and heap readings, medians. */
+final class Bench {
+    private Bench() {
+    }
+
+    /** The in-process KRaft broker every figure runs on; topics get the application's default partition count. */
+    static final class Broker implements AutoCloseable {
+        static final int PARTITIONS = 6;
+        private final EmbeddedKafka kafka;
+
+        Broker() throws Exception {
+            kafka = EmbeddedKafka.start();
+        }
+
+        Map<String, Object> kafka() {
+            return Map.of("bootstrap.servers", kafka.bootstrapServers());
+        }
+
+        void createTopics(boolean compacted, String... topics) {
+            try (Admin admin = Admin.create(new HashMap<>(kafka()))) {
+                List<NewTopic> created = new ArrayList<>();
+                for (String topic : topics) {
+                    created.add(new NewTopic(topic, PARTITIONS, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
+                            compacted ? TopicConfig.CLEANUP_POLICY_COMPACT : TopicConfig.CLEANUP_POLICY_DELETE)));
+                }
+                admin.createTopics(created).all().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("could not create topics " + List.of(topics), e);
+            }
+        }
+
+        /** A producer of object states as ingest's (keys by cluster through the partitioner), batching for bulk. */
+        KafkaProducer<String, String> objectStateProducer() {
+            Map<String, Object> producer = new HashMap<>(kafka());
+            producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            producer.put(ProducerConfig.ACKS_CONFIG, "all");
+            producer.put(ProducerConfig.LINGER_MS_CONFIG, 20);
+            producer.put(ProducerConfig.BATCH_SIZE_CONFIG, 512 * 1024);
+            producer.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, ClusterPartitioner.class.getName());
+            return new KafkaProducer<>(producer);
+        }
+
+        @Override
+        public void close() throws Exception {
+            kafka.close();
+        }
+    }
+
+    /** Heap in use after full collections: what is retained. */
+    static long retainedHeap() {
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            used = Math.min(used, ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+
+    static double median(List<Double> values) {
+        List<Double> sorted = values.stream().sorted().toList();
+        int n = sorted.size();
+        return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    }
+
+    /** The {@code p}th percentile (nearest rank) of {@code values}, in their unit. */
+    static double percentile(List<Double> values, double p) {
+        if (values.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = values.stream().sorted().toList();
+        int rank = (int) Math.ceil(p / 100.0 * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    }
+
+    /** Waits until {@code done} holds, checking every 10 ms; false after {@code timeoutMillis}. */
+    static boolean await(long timeoutMillis, java.util.function.BooleanSupplier done) {
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (!done.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static void log(String format, Object... args) {
+        System.err.printf("[bench] " + format + "%n", args);
+    }
+}

@@ -1,0 +1,285 @@
+package io.statusaggregator.bench;
+
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.logging.Level;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.profile.GCProfiler;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The benchmark harness (issue [7]): every figure in one run on one machine, printed as one table with the machine's
+ * description. See BENCHMARKS.md for what each figure measures and what bounds it.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Runs the benchmarks and prints one table of figures with the machine's description.")
+public final class Benchmarks implements Callable<Integer> {
+    enum Figure { throughput, freshness, amplification, memory, rebuild, rules }
+
+    @Option(names = "--seed", description = "seed of every workload (default ${DEFAULT-VALUE})")
+    long seed = 7;
+    @Option(names = "--repetitions", description = "runs of each timed figure; the table shows medians (default ${DEFAULT-VALUE})")
+    int repetitions = 3;
+    @Option(names = "--slow-repetitions", description = "runs of the aggregation pass over the throughput topic and of the "
+            + "freshness runs, which take minutes each on a 2-core machine (default ${DEFAULT-VALUE})")
+    int slowRepetitions = 1;
+    @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
+    Set<Figure> figures = EnumSet.allOf(Figure.class);
+    @Option(names = "--clusters", description = "clusters of the throughput, rebuild and memory fleet (default ${DEFAULT-VALUE})")
+    int clusters = 10_000;
+    @Option(names = "--machines", description = "Machines of that fleet (default ${DEFAULT-VALUE})")
+    int machines = 100_000;
+    @Option(names = "--events", description = "events on the throughput topic, at least (default ${DEFAULT-VALUE})")
+    long events = 1_000_000;
+    @Option(names = "--churn-clusters", description = "clusters of the freshness and write fleet (default ${DEFAULT-VALUE})")
+    int churnClusters = 1_000;
+    @Option(names = "--churn-machines", description = "Machines of that fleet (default ${DEFAULT-VALUE})")
+    int churnMachines = 10_000;
+    @Option(names = "--churn-rate", description = "changes per second written to the API server (default ${DEFAULT-VALUE})")
+    int churnRate = 200;
+    @Option(names = "--churn-seconds", description = "seconds of churn per freshness run (default ${DEFAULT-VALUE})")
+    int churnSeconds = 20;
+    @Option(names = "--upgrade-rate", description = "changes per second of the fleet-wide rolling upgrade (default ${DEFAULT-VALUE})")
+    int upgradeRate = 400;
+    @Option(names = "--informer-machines", description = "Machines in the informer stores of the memory figure (default ${DEFAULT-VALUE})")
+    int informerMachines = 100_000;
+    @Option(names = "--informer-api-machines", description = "Machines for the cross-check of the informer caches through ingest and "
+            + "the API server, which slows down with every object it holds; 0 skips it (default ${DEFAULT-VALUE})")
+    int informerApiMachines = 2_000;
+
+    private final List<String[]> rows = new ArrayList<>();
+    private String loadAtStart;
+
+    /** The machine's load average: other processes on the same cores change every figure. */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim().split(" ", 4)[0];
+        } catch (Exception e) {
+            return "%.2f".formatted(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
+
+    public static void main(String[] args) {
+        java.util.logging.Logger.getLogger("").setLevel(Level.WARNING);
+        for (String quiet : List.of("org.apache.kafka", "kafka", "state.change.logger", "io.fabric8", "io.vertx", "io.netty")) {
+            java.util.logging.Logger.getLogger(quiet).setLevel(Level.SEVERE);
+        }
+        System.exit(new CommandLine(new Benchmarks()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        long started = System.nanoTime();
+        loadAtStart = loadAverage();
+        Compatibility compatibility = CompatibilityReader.builtIn();
+        StatusCheck check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
+        try (Bench.Broker broker = new Bench.Broker()) {
+            if (figures.contains(Figure.throughput) || figures.contains(Figure.rebuild) || figures.contains(Figure.memory)) {
+                topicFigures(broker, compatibility, check);
+            }
+            if (figures.contains(Figure.freshness) || figures.contains(Figure.amplification)) {
+                ApiServerFigures api = new ApiServerFigures(broker, seed, churnClusters, churnMachines, compatibility);
+                try (api) {
+                    api.setUp();
+                    if (figures.contains(Figure.freshness)) {
+                        freshness(api);
+                    }
+                    if (figures.contains(Figure.amplification)) {
+                        amplification(api);
+                    }
+                }
+            }
+            if (figures.contains(Figure.memory)) {
+                informerMemory(broker);
+            }
+        }
+        if (figures.contains(Figure.rules)) {
+            rules();
+        }
+        print((System.nanoTime() - started) / 1e9);
+        return 0;
+    }
+
+    private void topicFigures(Bench.Broker broker, Compatibility compatibility, StatusCheck check) throws Exception {
+        TopicFigures topic = new TopicFigures(broker, seed, compatibility, check);
+        long t = System.nanoTime();
+        topic.fill(clusters, Math.max(1, machines / clusters), figures.contains(Figure.throughput) ? events : 0);
+        Bench.log("topic filled: %,d events, %,d objects in %.1f s", topic.events(), topic.objects(), (System.nanoTime() - t) / 1e9);
+        if (figures.contains(Figure.throughput)) {
+            List<Double> aggregated = new ArrayList<>();
+            List<Double> bare = new ArrayList<>();
+            List<Double> ratios = new ArrayList<>();
+            TopicFigures.Throughput last = null;
+            for (int i = 0; i < slowRepetitions; i++) {
+                last = topic.throughput(i);
+                Bench.log("throughput %d: aggregation %,.0f/s, bare consumer %,.0f/s, ratio %.2f; %,d computations, %,d writes",
+                        i + 1, last.aggregatedPerSecond(), last.barePerSecond(), last.ratio(), last.computations(), last.writes());
+                aggregated.add(last.aggregatedPerSecond());
+                bare.add(last.barePerSecond());
+                ratios.add(last.ratio());
+            }
+            String note = "%,d events, %d clusters, %,d Machines; %d runs; last run %,d computations, %,d writes"
+                    .formatted(topic.events(), clusters, machines, slowRepetitions, last.computations(), last.writes());
+            row("1 Throughput: aggregation", "%,.0f events/s".formatted(Bench.median(aggregated)), "≥ 100,000 events/s",
+                    Bench.median(aggregated) >= 100_000, note);
+            row("1 Throughput: bare consumer (deserialise only)", "%,.0f events/s".formatted(Bench.median(bare)), "", null, "same topic, same runs");
+            row("1 Throughput: ratio aggregation / bare", "%.2f".formatted(Bench.median(ratios)), "≥ 0.5", Bench.median(ratios) >= 0.5,
+                    "median of the per-run ratios");
+        }
+        if (figures.contains(Figure.rebuild) || figures.contains(Figure.memory)) {
+            List<Double> seconds = new ArrayList<>();
+            List<Double> live = new ArrayList<>();
+            List<Double> perObject = new ArrayList<>();
+            for (int i = 0; i < repetitions; i++) {
+                TopicFigures.Rebuild rebuild = topic.rebuild(i);
+                Bench.log("rebuild %d: %,d objects rebuilt in %.2f s, every cluster computed at %.2f s; state retains %,d bytes",
+                        i + 1, rebuild.objects(), rebuild.liveSeconds(), rebuild.seconds(), rebuild.retainedBytes());
+                seconds.add(rebuild.seconds());
+                live.add(rebuild.liveSeconds());
+                perObject.add((double) rebuild.retainedBytes() / rebuild.objects());
+            }
+            if (figures.contains(Figure.rebuild)) {
+                row("5 Rebuild from the compacted topic", "%.2f s".formatted(Bench.median(seconds)), "≤ 5 s", Bench.median(seconds) <= 5,
+                        "%,d objects; partitions read to their end in %.2f s, then every cluster computed; %d runs"
+                                .formatted(topic.objects(), Bench.median(live), repetitions));
+            }
+            if (figures.contains(Figure.memory)) {
+                double bytes = Bench.median(perObject);
+                row("4 Memory: aggregator state", "%,.0f B/object".formatted(bytes), "≤ 1,024 B", bytes <= 1024,
+                        "retained heap after full GC, running minus stopped, over %,d objects; %d runs".formatted(topic.objects(), repetitions));
+            }
+        }
+    }
+
+    private void freshness(ApiServerFigures api) throws Exception {
+        List<ApiServerFigures.Freshness> aggregator = new ArrayList<>();
+        List<ApiServerFigures.Freshness> poller = new ArrayList<>();
+        for (int i = 0; i < slowRepetitions; i++) {
+            ApiServerFigures.Freshness a = api.aggregatorFreshness(churnRate, churnSeconds);
+            Bench.log("freshness %d, aggregator: %s", i + 1, a);
+            aggregator.add(a);
+            ApiServerFigures.Freshness p = api.pollerFreshness(churnRate, churnSeconds);
+            Bench.log("freshness %d, 10 s poller: %s", i + 1, p);
+            poller.add(p);
+        }
+        double p99 = Bench.median(aggregator.stream().map(ApiServerFigures.Freshness::p99).toList());
+        row("2 Freshness: aggregator p50 / p99 / max", freshnessCell(aggregator), "p99 ≤ 500 ms", p99 <= 500,
+                "%d clusters, %,d Machines, %d changes/s asked, %s achieved, %d s per run; %d runs; %s"
+                        .formatted(churnClusters, churnMachines, churnRate, achieved(aggregator), churnSeconds, slowRepetitions, unreflected(aggregator)));
+        row("2 Freshness: baseline, 10 s re-read of not-Ready clusters", freshnessCell(poller), "", null,
+                "same churn, same runs; %s achieved; %s".formatted(achieved(poller), unreflected(poller)));
+    }
+
+    private static String freshnessCell(List<ApiServerFigures.Freshness> runs) {
+        return "%.0f / %.0f / %.0f ms".formatted(Bench.median(runs.stream().map(ApiServerFigures.Freshness::p50).toList()),
+                Bench.median(runs.stream().map(ApiServerFigures.Freshness::p99).toList()),
+                Bench.median(runs.stream().map(ApiServerFigures.Freshness::max).toList()));
+    }
+
+    private static String achieved(List<ApiServerFigures.Freshness> runs) {
+        return "%.0f changes/s".formatted(Bench.median(runs.stream().map(ApiServerFigures.Freshness::changesPerSecond).toList()));
+    }
+
+    private static String unreflected(List<ApiServerFigures.Freshness> runs) {
+        return "changes measured per run %s, not reflected by the run's end %s".formatted(
+                runs.stream().map(r -> String.valueOf(r.measured())).toList(), runs.stream().map(r -> String.valueOf(r.unreflected())).toList());
+    }
+
+    private void amplification(ApiServerFigures api) throws Exception {
+        ApiServerFigures.Amplification a = api.rollingUpgrade(upgradeRate);
+        Bench.log("write amplification: %s", a);
+        double perDistinct = (double) a.writes() / a.distinctStatuses();
+        row("3 Writes per distinct status: aggregator", "%.2f".formatted(perDistinct), "≤ 1", perDistinct <= 1.0,
+                "rolling upgrade of %d clusters: %,d changes, %,d input events, %,d distinct statuses, %,d writes (%.3f per input event); 1 run"
+                        .formatted(churnClusters, a.changes(), a.events(), a.distinctStatuses(), a.writes(), (double) a.writes() / a.events()));
+        row("3 Writes per distinct status: baseline, write on every event", "%.2f".formatted((double) a.baselineWrites() / a.distinctStatuses()),
+                "", null, "same upgrade: %,d writes (%.3f per input event)".formatted(a.baselineWrites(), (double) a.baselineWrites() / a.events()));
+    }
+
+    private void informerMemory(Bench.Broker broker) throws Exception {
+        int perCluster = Math.max(1, machines / clusters);
+        InformerMemory.Result full = InformerMemory.measureStores(seed, Math.max(1, informerMachines / perCluster), perCluster, false);
+        Bench.log("informer stores, full objects: %s", full);
+        double fullPerObject = (double) full.retainedBytes() / full.objects();
+        row("4 Memory: ingest informer caches (full objects, as shipped)", "%,.0f B/object".formatted(fullPerObject), "≤ 1,024 B",
+                fullPerObject <= 1024, "%,d objects (%,d Machines) in Fabric8's informer store, one per kind; %s"
+                        .formatted(full.objects(), full.machines(), full.histogram()));
+        InformerMemory.Result reduced = InformerMemory.measureStores(seed, Math.max(1, informerMachines / perCluster), perCluster, true);
+        Bench.log("informer stores, reduced: %s", reduced);
+        double reducedPerObject = (double) reduced.retainedBytes() / reduced.objects();
+        row("4 Memory: informer caches with ReducedStateItemStore (not shipped)", "%,.0f B/object".formatted(reducedPerObject), "≤ 1,024 B",
+                reducedPerObject <= 1024, "the same objects, keeping only ingest's fields: the fix; %s".formatted(reduced.histogram()));
+        if (informerApiMachines > 0) {
+            InformerMemory.Result api = InformerMemory.measure(broker, seed, Math.max(1, informerApiMachines / perCluster), perCluster);
+            Bench.log("informer memory through the API server: %s", api);
+            row("4 Memory: ingest's informers on the API server (cross-check)", "%,.0f B/object".formatted((double) api.retainedBytes() / api.objects()),
+                    "", null, "ObjectIngest listing %,d objects (%,d Machines) from the CRUD mock, running minus stopped; %s"
+                            .formatted(api.objects(), api.machines(), api.histogram()));
+        }
+    }
+
+    private void rules() throws Exception {
+        var options = new OptionsBuilder().include(RulesBenchmark.class.getName()).forks(1)
+                .warmupIterations(3).warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .measurementIterations(5).measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .addProfiler(GCProfiler.class).jvmArgs("-Xmx512m").build();
+        for (RunResult result : new Runner(options).run()) {
+            String cluster = result.getParams().getParam("cluster");
+            double ns = result.getPrimaryResult().getScore();
+            double error = result.getPrimaryResult().getScoreError();
+            double bytes = result.getSecondaryResults().entrySet().stream().filter(e -> e.getKey().endsWith("alloc.rate.norm"))
+                    .mapToDouble(e -> e.getValue().getScore()).findFirst().orElse(Double.NaN);
+            row("6 Rules: one cluster's status (" + cluster + ")", "%,.0f ns, %,.0f B allocated".formatted(ns, bytes), "", null,
+                    "JMH, 1 fork, 5 × 1 s after 3 × 1 s warm-up, ± %.0f ns (99.9%%); 10-Machine cluster".formatted(error));
+        }
+    }
+
+    private void row(String figure, String value, String target, Boolean met, String notes) {
+        rows.add(new String[] {figure, value, target, met == null ? "" : met ? "met" : "**missed**", notes});
+    }
+
+    private void print(double seconds) {
+        StringBuilder out = new StringBuilder();
+        out.append("Machine: ").append(machine()).append('\n');
+        out.append("Run: seed ").append(seed).append(", ").append(repetitions).append(" repetitions (").append(slowRepetitions)
+                .append(" of the aggregation pass and of freshness), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
+                        .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
+        out.append("| figure | measured | target | | notes |\n| --- | --- | --- | --- | --- |\n");
+        for (String[] row : rows) {
+            out.append("| ").append(String.join(" | ", row)).append(" |\n");
+        }
+        System.out.print(out);
+        System.out.flush();
+    }
+
+    static String machine() {
+        String cpu = "unknown CPU";
+        try {
+            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
+        } catch (Exception e) {
+            // not Linux: the CPU model stays unknown
+        }
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        return String.format(Locale.ROOT, "%d cores (%s), %.1f GiB RAM, %s %s (%s), heap max %.1f GiB, %s, %s %s %s",
+                Runtime.getRuntime().availableProcessors(), cpu, os.getTotalMemorySize() / 1073741824.0,
+                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"), System.getProperty("java.vm.vendor"),
+                Runtime.getRuntime().maxMemory() / 1073741824.0,
+                ManagementFactory.getGarbageCollectorMXBeans().stream().map(g -> g.getName()).toList(),
+                System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"));
+    }
+}

@@ -1,0 +1,55 @@
+package io.statusaggregator.bench;
+
+import io.statusaggregator.model.ClusterStatus;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Freshness: when each change was written, and when a status that reflects it was written. A status reflects a
+ * change when it says what the rules say after that change; it then reflects every earlier change of its cluster too.
+ */
+final class ChangeClock {
+    private record Pending(String signature, long writtenAt) {
+    }
+
+    private final Map<String, ArrayDeque<Pending>> pending = new HashMap<>();
+    private final List<Double> latenciesMillis = new ArrayList<>();
+
+    /** A change of {@code cluster}, about to be written, after which its status should say {@code expected}. */
+    synchronized void changed(String cluster, ClusterStatus expected, long nanos) {
+        pending.computeIfAbsent(cluster, c -> new ArrayDeque<>()).addLast(new Pending(StatusCheck.signature(expected), nanos));
+    }
+
+    /** A status of {@code cluster} written (or seen written) at {@code nanos}. */
+    synchronized void shown(String cluster, ClusterStatus status, long nanos) {
+        ArrayDeque<Pending> waiting = pending.get(cluster);
+        if (waiting == null || waiting.isEmpty()) {
+            return;
+        }
+        String signature = StatusCheck.signature(status);
+        int reflected = -1;
+        int i = 0;
+        for (Pending p : waiting) {
+            if (p.signature().equals(signature)) {
+                reflected = i;
+            }
+            i++;
+        }
+        for (Iterator<Pending> it = waiting.iterator(); reflected >= 0 && it.hasNext(); reflected--) {
+            latenciesMillis.add((nanos - it.next().writtenAt()) / 1e6);
+            it.remove();
+        }
+    }
+
+    synchronized int waiting() {
+        return pending.values().stream().mapToInt(ArrayDeque::size).sum();
+    }
+
+    synchronized List<Double> latencies() {
+        return List.copyOf(latenciesMillis);
+    }
+}

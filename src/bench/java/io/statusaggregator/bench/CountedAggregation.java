@@ -1,0 +1,101 @@
+package io.statusaggregator.bench;
+
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventSerializer;
+import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.DeadLetters;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.feeds.TransitionFeed;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.writeback.StatusWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * One aggregating instance as {@code Pipeline} builds it (consumer settings, coalescing window, the status and
+ * transition feeds on the broker), but writing statuses to a {@link CountingDestination}: aggregation measured
+ * without an API server. No echo of a write ever comes back, so the echo timeout is set beyond any run.
+ */
+final class CountedAggregation implements AutoCloseable {
+    final CountingDestination sink = new CountingDestination();
+    final Aggregator aggregator;
+    private final KafkaProducer<String, String> statuses;
+    private final KafkaProducer<String, CloudEvent> transitions;
+    private final DeadLetters deadLetters;
+
+    /**
+     * @param liveFromStart every record is computed as it comes, as if it arrived after the instance had rebuilt:
+     *                      the consumer reports the partitions' ends as their beginnings, so nothing is rebuilt
+     */
+    CountedAggregation(Bench.Broker broker, String topic, String run, boolean liveFromStart, Compatibility compatibility,
+            Duration coalescingWindow) {
+        Map<String, Object> consumer = new HashMap<>(broker.kafka());
+        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + run);
+        consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        KafkaConsumer<byte[], byte[]> kafkaConsumer = liveFromStart ? new WithoutRebuild(consumer) : new KafkaConsumer<>(consumer);
+        Map<String, Object> producer = new HashMap<>(broker.kafka());
+        producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        producer.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        statuses = new KafkaProducer<>(producer);
+        Map<String, Object> events = new HashMap<>(producer);
+        events.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
+        transitions = new KafkaProducer<>(events);
+        Map<String, Object> dead = new HashMap<>(producer);
+        dead.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        dead.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        deadLetters = new DeadLetters(new KafkaProducer<>(dead), "dead-letters-" + run);
+        broker.createTopics(true, "statuses-" + run);
+        broker.createTopics(false, "transitions-" + run);
+        aggregator = new Aggregator(kafkaConsumer, deadLetters, new Aggregator.Settings(topic, coalescingWindow, Duration.ofHours(1)),
+                () -> compatibility, () -> ManagementCluster.UNKNOWN,
+                outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
+                new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), Map::of,
+                Clock.systemUTC());
+    }
+
+    void start() {
+        aggregator.start();
+    }
+
+    @Override
+    public void close() {
+        aggregator.close();
+        statuses.close();
+        transitions.close();
+        deadLetters.close();
+    }
+
+    /** A consumer whose partitions end where they begin: the aggregator rebuilds nothing and computes every record. */
+    private static final class WithoutRebuild extends KafkaConsumer<byte[], byte[]> {
+        WithoutRebuild(Map<String, Object> properties) {
+            super(properties);
+        }
+
+        @Override
+        public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions) {
+            return partitions.stream().collect(Collectors.toMap(p -> p, p -> 0L));
+        }
+
+        @Override
+        public Map<TopicPartition, Long> endOffsets(Collection<TopicPartition> partitions, Duration timeout) {
+            return endOffsets(partitions);
+        }
+    }
+}

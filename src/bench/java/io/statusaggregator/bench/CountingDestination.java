@@ -1,0 +1,29 @@
+package io.statusaggregator.bench;
+
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.writeback.StatusWriter;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Status writes that go nowhere: counted, and the last one of each cluster kept for the check of the results. */
+final class CountingDestination implements StatusWriter.Destination {
+    private final AtomicLong writes = new AtomicLong();
+    private final Map<String, ClusterStatus> last = new ConcurrentHashMap<>();
+
+    @Override
+    public void write(ObjectKey cluster, ClusterStatus status) {
+        writes.incrementAndGet();
+        last.put(cluster.name(), status);
+    }
+
+    long writes() {
+        return writes.get();
+    }
+
+    /** The last status written of each cluster, by name. */
+    Map<String, ClusterStatus> statuses() {
+        return last;
+    }
+}

@@ -1,0 +1,206 @@
+package io.statusaggregator.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.statusaggregator.aggregation.ClusterState;
+import io.statusaggregator.ingest.ObjectReduction;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.versions.Compatibility;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Figures 1, 4 (aggregator side) and 5, on topics the harness fills itself: aggregation against a bare consumer on
+ * one topic of object-state events; the rebuild of an instance from the compacted state of the same fleet, and the
+ * heap its state retains.
+ */
+final class TopicFigures {
+    record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes) {
+        double ratio() {
+            return aggregatedPerSecond / barePerSecond;
+        }
+    }
+
+    record Rebuild(double seconds, double liveSeconds, long objects, long retainedBytes) {
+    }
+
+    private final Bench.Broker broker;
+    private final long seed;
+    private final Compatibility compatibility;
+    private final StatusCheck check;
+    private final String topic;
+    private final String compacted;
+    private long events;
+    /** Every object's last state as the topic holds it (reduced), by record key: what compaction leaves. */
+    private final Map<String, JsonNode> latest = new HashMap<>();
+    private Map<String, ClusterState> finalClusters;
+    private int clusters;
+
+    TopicFigures(Bench.Broker broker, long seed, Compatibility compatibility, StatusCheck check) {
+        this.broker = broker;
+        this.seed = seed;
+        this.compatibility = compatibility;
+        this.check = check;
+        this.topic = "object-states-" + seed;
+        this.compacted = "object-states-compacted-" + seed;
+    }
+
+    long events() {
+        return events;
+    }
+
+    int objects() {
+        return latest.size();
+    }
+
+    /** The fleet created, then rolling upgrades through it, until the topic holds {@code atLeast} events. */
+    void fill(int clusterCount, int machinesPerCluster, long atLeast) {
+        clusters = clusterCount;
+        broker.createTopics(true, topic);
+        broker.createTopics(true, compacted);
+        FleetWorkload workload = new FleetWorkload(seed, clusterCount, machinesPerCluster);
+        try (KafkaProducer<String, String> producer = broker.objectStateProducer()) {
+            for (FleetWorkload.Write write : workload.initialFleet()) {
+                send(producer, write);
+            }
+            while (events < atLeast) {
+                for (FleetWorkload.Write write : workload.nextStep().writes()) {
+                    send(producer, write);
+                }
+            }
+            producer.flush();
+            latest.forEach((key, value) -> producer.send(new ProducerRecord<>(compacted, key, value.toString())));
+            producer.flush();
+        }
+        finalClusters = StatusCheck.clusters(latest.values());
+    }
+
+    /** A record as ingest's {@code ObjectStatePublisher} makes it: the reduced object under its key, a tombstone for a delete. */
+    private void send(KafkaProducer<String, String> producer, FleetWorkload.Write write) {
+        JsonNode object = write.object();
+        String key;
+        try {
+            String cluster = ObjectDecoder.clusterNameOf(write.kind(), object).orElseThrow();
+            key = new ObjectStateKey(cluster, write.kind(),
+                    new ObjectKey(object.path("metadata").path("namespace").asText(), object.path("metadata").path("name").asText())).encode();
+        } catch (MalformedObjectException e) {
+            throw new IllegalStateException(e);
+        }
+        if (write.op() == FleetWorkload.Op.DELETE) {
+            producer.send(new ProducerRecord<>(topic, key, null));
+            latest.remove(key);
+        } else {
+            JsonNode reduced = ObjectReduction.reduce(write.kind(), object);
+            producer.send(new ProducerRecord<>(topic, key, reduced.toString()));
+            latest.put(key, reduced);
+        }
+        events++;
+    }
+
+    /** A consumer that only deserialises the records (keys and values as strings), from the beginning. */
+    double bareConsumer() {
+        Map<String, Object> props = new HashMap<>(broker.kafka());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long read = 0;
+            long bytes = 0;
+            long first = 0;
+            while (read < events) {
+                ConsumerRecords<String, String> records = consumer.poll(Duration.ofMillis(100));
+                if (first == 0 && !records.isEmpty()) {
+                    first = System.nanoTime();
+                }
+                for (var record : records) {
+                    bytes += record.key().length() + (record.value() == null ? 0 : record.value().length());
+                    read++;
+                }
+            }
+            double seconds = (System.nanoTime() - first) / 1e9;
+            if (bytes == 0) {
+                throw new IllegalStateException("nothing read");
+            }
+            return read / seconds;
+        }
+    }
+
+    /** Figure 1: every event of the topic through aggregation (rules, writes to the counting sink), then the check. */
+    Throughput throughput(int repetition) throws Exception {
+        double bare = bareConsumer();
+        try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
+                compatibility, Duration.ofMillis(100))) {
+            instance.start();
+            if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
+                throw new IllegalStateException("aggregation consumed nothing within 60 s");
+            }
+            long first = System.nanoTime();
+            long lastChange = first;
+            long computations = -1;
+            long writes = -1;
+            long deadline = first + Duration.ofMinutes(5).toNanos();
+            // Done when every event is consumed and nothing more is computed or written for half a second.
+            while (true) {
+                Thread.sleep(2);
+                long now = System.nanoTime();
+                long c = instance.aggregator.computations();
+                long w = instance.sink.writes();
+                if (c != computations || w != writes || instance.aggregator.events() < events) {
+                    computations = c;
+                    writes = w;
+                    lastChange = now;
+                } else if (now - lastChange > 500_000_000L) {
+                    break;
+                }
+                if (now > deadline) {
+                    throw new IllegalStateException("aggregation did not finish within 5 minutes: " + instance.aggregator.progress());
+                }
+            }
+            double seconds = (lastChange - first) / 1e9;
+            check.verify("throughput", seed, finalClusters, instance.sink.statuses());
+            return new Throughput(instance.aggregator.events() / seconds, bare, instance.aggregator.events(), computations, writes);
+        }
+    }
+
+    /**
+     * Figure 5 (and 4, aggregator side): a new instance rebuilds from the compacted topic, then computes every cluster
+     * once; the heap its state retains is measured with it running and after it stopped.
+     */
+    Rebuild rebuild(int repetition) throws Exception {
+        CountedAggregation instance = new CountedAggregation(broker, compacted, seed + "-rebuild-" + repetition, false,
+                compatibility, Duration.ofMillis(100));
+        long start = System.nanoTime();
+        instance.start();
+        if (!Bench.await(120_000, () -> instance.aggregator.live())) {
+            throw new IllegalStateException("no rebuild within 120 s: " + instance.aggregator.progress());
+        }
+        long live = System.nanoTime();
+        if (!Bench.await(120_000, () -> instance.aggregator.computations() >= clusters)) {
+            throw new IllegalStateException("clusters not computed within 120 s: " + instance.aggregator.progress());
+        }
+        long computed = System.nanoTime();
+        check.verify("rebuild", seed, finalClusters, instance.sink.statuses());
+        CountingDestination kept = instance.sink;
+        long running = Bench.retainedHeap();
+        instance.close();
+        long stopped = Bench.retainedHeap();
+        if (kept.writes() < 0) {
+            throw new AssertionError(); // keeps the sink's statuses reachable through both readings
+        }
+        return new Rebuild((computed - start) / 1e9, (live - start) / 1e9, latest.size(), running - stopped);
+    }
+}
