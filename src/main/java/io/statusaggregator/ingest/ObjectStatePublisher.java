@@ -72,11 +72,18 @@ public final class ObjectStatePublisher {
 
     private void send(ObjectStateKey key, String value) {
         SENT.increment();
-        producer.send(new ProducerRecord<>(topic, key.encode(), value), (metadata, error) -> {
-            if (error != null) {
-                LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), error.toString());
-                onFailure.failed(key);
-            }
-        });
+        try {
+            producer.send(new ProducerRecord<>(topic, key.encode(), value), (metadata, error) -> {
+                if (error != null) {
+                    LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), error.toString());
+                    onFailure.failed(key);
+                }
+            });
+        } catch (RuntimeException e) {
+            // Thrown before the record is queued (no metadata within max.block.ms, or the sending thread interrupted
+            // as its informer stops): the state is sent again from the informers, like a send that failed later.
+            LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), e.toString());
+            onFailure.failed(key);
+        }
     }
 }

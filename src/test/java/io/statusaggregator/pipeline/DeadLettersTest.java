@@ -13,23 +13,19 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.operations.PipelineMetrics;
-import io.statusaggregator.versions.CompatibilityReader;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -44,8 +40,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -57,35 +51,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class DeadLettersTest {
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
+
+    @RegisterExtension
+    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
     /** Partitions of the topics the test pipelines create (Fleet.settings). */
     private static final int PARTITIONS = 3;
 
-    private EmbeddedKubernetes kubernetes;
-    private Fleet fleet;
-    private String run;
-    private final List<Pipeline> pipelines = new ArrayList<>();
-
-    @BeforeEach
-    void apiServer() {
-        kubernetes = EmbeddedKubernetes.start(0);
-        fleet = new Fleet(kubernetes.client());
-        run = UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    @AfterEach
-    void stop() {
-        pipelines.forEach(Pipeline::close);
-        fleet.close();
-        kubernetes.close();
-    }
-
-    private Pipeline start() throws Exception {
-        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true), kubernetes.newClient(),
-                CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipelines.add(pipeline);
-        pipeline.start(DEADLINE);
-        return pipeline;
-    }
 
     /** A record written straight to the object-state topic, where it landed, and what its dead letter must say. */
     private record Poison(Reason reason, String errorMentions, byte[] key, byte[] value, RecordMetadata sent) {
@@ -93,11 +64,11 @@ class DeadLettersTest {
 
     @Test
     void poisonRecordsAreDeadLetteredOnceUnchangedWithTheirReasonWhileTheirPartitionKeepsFlowing() throws Exception {
-        Pipeline first = start();
+        Pipeline first = pipelineRun.start();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new PipelineMetrics(registry).bind(first);
-        fleet.createCluster("alpha", 1, 1);
-        fleet.awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
 
         // Poison on alpha's partition, between its events; the objects' keys name another cluster of that partition.
         int partition = ClusterPartitioner.partitionOf("alpha", PARTITIONS);
@@ -120,10 +91,10 @@ class DeadLettersTest {
         }
 
         // The partition keeps flowing: alpha's later events reach its status.
-        fleet.controlPlaneReady("alpha", 1);
-        fleet.workers("alpha", 1, 1, 1, 1);
-        Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
-        fleet.awaitReady("alpha");
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        pipelineRun.fleet().awaitReady("alpha");
 
         await(DEADLINE, () -> readDeadLetters().size() >= poison.size(), () -> "dead letters: " + readDeadLetters().size());
         List<ConsumerRecord<byte[], byte[]>> letters = readDeadLetters();
@@ -136,7 +107,7 @@ class DeadLettersTest {
             assertArrayEquals(record.key(), letter.key(), record.reason() + ": the key unchanged");
             assertArrayEquals(record.value(), letter.value(), record.reason() + ": the value unchanged");
             assertEquals(record.reason().code(), header(letter, DeadLetters.REASON));
-            assertEquals("object-states-" + run, header(letter, DeadLetters.TOPIC));
+            assertEquals("object-states-" + pipelineRun.id(), header(letter, DeadLetters.TOPIC));
             assertEquals(Integer.toString(partition), header(letter, DeadLetters.PARTITION));
             assertEquals(Long.toString(record.sent().timestamp()), header(letter, DeadLetters.TIMESTAMP));
             assertTrue(header(letter, DeadLetters.ERROR).contains(record.errorMentions()),
@@ -158,7 +129,7 @@ class DeadLettersTest {
             whileStopped = send(producer, partition, Reason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m3"),
                     "<html>".getBytes(StandardCharsets.UTF_8));
         }
-        Pipeline second = start();
+        Pipeline second = pipelineRun.start();
         DeadLetters again = second.aggregator().deadLetters();
         await(DEADLINE, () -> second.aggregator().live() && again.sent(Reason.NOT_JSON) + again.failed() >= 1 && again.inFlight() == 0,
                 () -> "the record sent while stopped is not dead-lettered: " + second.aggregator().progress());
@@ -171,49 +142,49 @@ class DeadLettersTest {
         assertEquals(Set.of(whileStopped.sent().offset()), after.stream().map(letter -> Long.parseLong(header(letter, DeadLetters.OFFSET)))
                 .filter(offset -> !byOffset.containsKey(offset)).collect(Collectors.toSet()));
         // And it serves alpha as before.
-        fleet.workers("alpha", 1, 1, 1, 0);
-        fleet.awaitCondition("alpha", "Ready", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 0);
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
     }
 
     @Test
     @SuppressWarnings("unchecked")
     void anUnreadableObjectFromTheApiShowsOnItsOwnClusterOnlyAndClearsWhenFixed() throws Exception {
-        Pipeline pipeline = start();
+        Pipeline pipeline = pipelineRun.start();
         for (String name : List.of("alpha", "bravo", "charlie")) {
-            fleet.createCluster(name, 1, 1);
-            fleet.controlPlaneReady(name, 1);
-            fleet.workers(name, 1, 1, 1, 1);
-            Fleet.cilium(fleet.workloadCluster(name), "v1.15.16-eksa.1", 1, 1);
+            pipelineRun.fleet().createCluster(name, 1, 1);
+            pipelineRun.fleet().controlPlaneReady(name, 1);
+            pipelineRun.fleet().workers(name, 1, 1, 1, 1);
+            Fleet.cilium(pipelineRun.fleet().workloadCluster(name), "v1.15.16-eksa.1", 1, 1);
         }
         for (String name : List.of("alpha", "bravo", "charlie")) {
-            fleet.awaitReady(name);
+            pipelineRun.fleet().awaitReady(name);
         }
 
         // alpha: CAPI reports a nonsense count on its MachineDeployment.
-        fleet.patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"status\": {\"replicas\": -3}}");
+        pipelineRun.fleet().patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"status\": {\"replicas\": -3}}");
         String mdProblem = "MachineDeployment eksa-system/alpha-md-0 cannot be read: status.replicas: must not be negative, got -3";
-        fleet.awaitCondition("alpha", "WorkersReady", "False", "MalformedObject", mdProblem);
-        fleet.awaitCondition("alpha", "Ready", "False", "MalformedObject", mdProblem);
-        assertEquals("Error", fleet.condition("default", "alpha", "Ready").get("severity"));
-        assertEquals("True", fleet.condition("default", "alpha", "ControlPlaneReady").get("status"), "what can be read is still computed");
+        pipelineRun.fleet().awaitCondition("alpha", "WorkersReady", "False", "MalformedObject", mdProblem);
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "MalformedObject", mdProblem);
+        assertEquals("Error", pipelineRun.fleet().condition("default", "alpha", "Ready").get("severity"));
+        assertEquals("True", pipelineRun.fleet().condition("default", "alpha", "ControlPlaneReady").get("status"), "what can be read is still computed");
 
         // bravo: a user stores a Kubernetes version that does not parse (no webhook in front of this API server).
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "bravo", "{\"spec\": {\"kubernetesVersion\": \"1.x\"}}");
+        pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "bravo", "{\"spec\": {\"kubernetesVersion\": \"1.x\"}}");
         String specProblem = "EKS-A Cluster default/bravo cannot be read: spec.kubernetesVersion: not a Kubernetes version of the form "
                 + "MAJOR.MINOR (like \"1.27\"): \"1.x\"";
-        fleet.awaitCondition("bravo", "Ready", "False", "MalformedObject", specProblem);
-        Map<String, Object> bravo = (Map<String, Object>) fleet.get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow()
+        pipelineRun.fleet().awaitCondition("bravo", "Ready", "False", "MalformedObject", specProblem);
+        Map<String, Object> bravo = (Map<String, Object>) pipelineRun.fleet().get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow()
                 .getAdditionalProperties().get("status");
         assertEquals("MalformedObject", bravo.get("failureReason"));
         assertEquals(specProblem, bravo.get("failureMessage"));
-        assertEquals(2, fleet.observedGeneration("default", "bravo"), "the generation looked at");
-        assertEquals("Unknown", fleet.condition("default", "bravo", "ControlPlaneReady").get("status"), "nothing to compute it from");
-        assertEquals("True", fleet.condition("default", "bravo", "ControlPlaneInitialized").get("status"), "the latch holds");
+        assertEquals(2, pipelineRun.fleet().observedGeneration("default", "bravo"), "the generation looked at");
+        assertEquals("Unknown", pipelineRun.fleet().condition("default", "bravo", "ControlPlaneReady").get("status"), "nothing to compute it from");
+        assertEquals("True", pipelineRun.fleet().condition("default", "bravo", "ControlPlaneInitialized").get("status"), "the latch holds");
 
         // The others are unaffected.
         await(DEADLINE, pipeline.aggregator()::settled, () -> "not settled: " + pipeline.aggregator().progress());
-        assertEquals("True", fleet.condition("default", "charlie", "Ready").get("status"), "charlie: " + fleet.condition("default", "charlie", "Ready"));
-        assertEquals("MalformedObject", fleet.condition("default", "alpha", "Ready").get("reason"));
+        assertEquals("True", pipelineRun.fleet().condition("default", "charlie", "Ready").get("status"), "charlie: " + pipelineRun.fleet().condition("default", "charlie", "Ready"));
+        assertEquals("MalformedObject", pipelineRun.fleet().condition("default", "alpha", "Ready").get("reason"));
 
         // Each went to the dead-letter topic once: its next states (the echo of bravo's status) say nothing new.
         assertEquals(2, pipeline.aggregator().deadLetters().sent(Reason.MALFORMED_OBJECT), "dead letters of unreadable objects");
@@ -221,11 +192,11 @@ class DeadLettersTest {
         assertEquals(List.of(specProblem, mdProblem), letters);
 
         // Fixed, both are computed again; bravo's failure clears.
-        fleet.patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"status\": {\"replicas\": 1}}");
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "bravo", "{\"spec\": {\"kubernetesVersion\": \"1.31\"}}");
-        fleet.awaitReady("alpha");
-        fleet.awaitReady("bravo");
-        bravo = (Map<String, Object>) fleet.get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow().getAdditionalProperties().get("status");
+        pipelineRun.fleet().patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"status\": {\"replicas\": 1}}");
+        pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "bravo", "{\"spec\": {\"kubernetesVersion\": \"1.31\"}}");
+        pipelineRun.fleet().awaitReady("alpha");
+        pipelineRun.fleet().awaitReady("bravo");
+        bravo = (Map<String, Object>) pipelineRun.fleet().get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow().getAdditionalProperties().get("status");
         assertEquals(null, bravo.get("failureReason"), "bravo's status: " + bravo);
     }
 
@@ -236,7 +207,7 @@ class DeadLettersTest {
 
     private Poison send(KafkaProducer<byte[], byte[]> producer, int partition, Reason reason, String errorMentions, byte[] key,
             byte[] value) throws Exception {
-        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>("object-states-" + run, partition, key, value);
+        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>("object-states-" + pipelineRun.id(), partition, key, value);
         record.headers().add("trace-id", ("poison-" + reason.code()).getBytes(StandardCharsets.UTF_8));
         RecordMetadata sent = producer.send(record).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         return new Poison(reason, errorMentions, key, value, sent);
@@ -250,7 +221,7 @@ class DeadLettersTest {
 
     /** Every record of the dead-letter topic, up to its end now. */
     private List<ConsumerRecord<byte[], byte[]>> readDeadLetters() {
-        String topic = "dead-letters-" + run;
+        String topic = "dead-letters-" + pipelineRun.id();
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

@@ -4,28 +4,22 @@ import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.EmbeddedKafka;
-import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.CompatibilityReader;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The fault suite: the whole pipeline on a real in-process broker and the mock API server, with the broker stopped
@@ -40,11 +34,8 @@ class FaultSuiteTest {
     private static final Duration CONVERGE = Duration.ofSeconds(90);
     private static EmbeddedKafka kafka;
 
-    private EmbeddedKubernetes kubernetes;
-    private KubernetesClient client;
-    private Fleet fleet;
-    private String run;
-    private final List<Pipeline> pipelines = new ArrayList<>();
+    @RegisterExtension
+    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
 
     @BeforeAll
     static void broker() throws Exception {
@@ -56,32 +47,9 @@ class FaultSuiteTest {
         kafka.close();
     }
 
-    @BeforeEach
-    void apiServer() {
-        kubernetes = EmbeddedKubernetes.start(0);
-        client = kubernetes.client();
-        fleet = new Fleet(client);
-        run = UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    @AfterEach
-    void stop() {
-        pipelines.forEach(Pipeline::close);
-        pipelines.clear();
-        fleet.close();
-        kubernetes.close();
-    }
-
-    private Pipeline start() throws Exception {
-        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true),
-                kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipelines.add(pipeline);
-        pipeline.start(Fleet.DEADLINE);
-        return pipeline;
-    }
-
     private Convergence convergence() {
-        return new Convergence(client, Map.of("bootstrap.servers", kafka.bootstrapServers()), "statuses-" + run, "transitions-" + run);
+        return new Convergence(pipelineRun.kubernetes().client(), Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                "statuses-" + pipelineRun.id(), "transitions-" + pipelineRun.id());
     }
 
     private void awaitConverged(String after) {
@@ -95,8 +63,8 @@ class FaultSuiteTest {
 
     @Test
     void brokerStoppedAndRestartedDuringChurnLosesNoStatusUpdate() throws Exception {
-        start();
-        Churn churn = new Churn(fleet, 11, 4);
+        pipelineRun.start();
+        Churn churn = new Churn(pipelineRun.fleet(), 11, 4);
         for (int i = 0; i < 20; i++) {
             churn.step();
         }
@@ -117,25 +85,25 @@ class FaultSuiteTest {
 
     @Test
     void theApiServerRestartsEndingEveryWatchAndObjectsAreDeletedMeanwhile() throws Exception {
-        start();
-        Churn churn = new Churn(fleet, 23, 3);
+        pipelineRun.start();
+        Churn churn = new Churn(pipelineRun.fleet(), 23, 3);
         for (int i = 0; i < 10; i++) {
             churn.step();
         }
         awaitConverged("the first changes");
         // Every watch ends, and cannot start again from where it was; meanwhile objects are deleted and changed.
         AtomicInteger refused = restartForgettingHistory();
-        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c1-md-0");
-        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "c2");
-        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, Fleet.CAPI, "c2");
-        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c2-md-0");
-        fleet.workers("c0", 1, 3, 3, 3);
+        pipelineRun.fleet().delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c1-md-0");
+        pipelineRun.fleet().delete(ObjectKind.EKSA_CLUSTER, "default", "c2");
+        pipelineRun.fleet().delete(ObjectKind.KUBEADM_CONTROL_PLANE, Fleet.CAPI, "c2");
+        pipelineRun.fleet().delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c2-md-0");
+        pipelineRun.fleet().workers("c0", 1, 3, 3, 3);
 
         // The deletions reach the object-state topic as tombstones, and everything converges.
         Map<String, Object> broker = Map.of("bootstrap.servers", kafka.bootstrapServers());
         List<Map<String, String>> objects = new ArrayList<>(List.of(Map.of()));
         await(CONVERGE, () -> {
-            objects.set(0, CompactedTopic.latest(broker, "object-states-" + run, Duration.ofSeconds(10)).orElseThrow());
+            objects.set(0, CompactedTopic.latest(broker, "object-states-" + pipelineRun.id(), Duration.ofSeconds(10)).orElseThrow());
             return objects.get(0).entrySet().stream().filter(e -> e.getKey().startsWith("c2/") || e.getKey().startsWith("c1/MachineDeployment"))
                     .allMatch(e -> e.getValue() == null);
         }, () -> "c2's objects and c1's node group end in tombstones: " + objects.get(0).entrySet().stream()
@@ -151,11 +119,11 @@ class FaultSuiteTest {
      * mock server keeps no history: a watch it served from an old version would silently miss what happened since.)
      */
     private AtomicInteger restartForgettingHistory() {
-        String restartedAt = client.genericKubernetesResources(io.statusaggregator.ingest.ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+        String restartedAt = pipelineRun.kubernetes().client().genericKubernetesResources(io.statusaggregator.ingest.ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
                 .inAnyNamespace().list().getMetadata().getResourceVersion();
         AtomicInteger refused = new AtomicInteger();
         java.util.regex.Pattern version = java.util.regex.Pattern.compile("[?&]resourceVersion=([0-9]+)");
-        kubernetes.answerInstead(request -> {
+        pipelineRun.kubernetes().answerInstead(request -> {
             java.util.regex.Matcher from = version.matcher(request.getPath());
             if (request.getPath().contains("watch=true") && from.find() && Long.parseLong(from.group(1)) <= Long.parseLong(restartedAt)) {
                 refused.incrementAndGet();
@@ -164,14 +132,14 @@ class FaultSuiteTest {
             }
             return null;
         });
-        kubernetes.restart();
+        pipelineRun.kubernetes().restart();
         return refused;
     }
 
     @Test
     void anotherWriterOnTheStatusIsOverwrittenWithoutAWriteLoop() throws Exception {
-        Pipeline pipeline = start();
-        Churn churn = new Churn(fleet, 37, 2);
+        Pipeline pipeline = pipelineRun.start();
+        Churn churn = new Churn(pipelineRun.fleet(), 37, 2);
         for (int i = 0; i < 10; i++) {
             churn.step();
         }
@@ -181,7 +149,7 @@ class FaultSuiteTest {
         // Another controller writes its own idea of the status, five times.
         int overwrites = 5;
         for (int i = 0; i < overwrites; i++) {
-            fleet.patchStatus(ObjectKind.EKSA_CLUSTER, "default", "c0", """
+            pipelineRun.fleet().patchStatus(ObjectKind.EKSA_CLUSTER, "default", "c0", """
                     {"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "", "message": "someone else's", "lastTransitionTime": "2020-01-01T00:00:00Z"}]}}""");
             awaitConverged("overwrite " + (i + 1));
         }
@@ -192,15 +160,15 @@ class FaultSuiteTest {
 
         // Conflicts: the next three status writes are refused with 409; the writer retries and gets through.
         AtomicInteger refused = new AtomicInteger();
-        kubernetes.answerInstead(request -> request.getMethod().equals("PATCH")
+        pipelineRun.kubernetes().answerInstead(request -> request.getMethod().equals("PATCH")
                 && request.getPath().startsWith("/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/c1/status")
                 && refused.getAndIncrement() < 3 ? conflict() : null);
         long beforeConflicts = pipeline.aggregator().writer().writes();
-        fleet.workers("c1", 1, 2, 2, 2);
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "c1", """
+        pipelineRun.fleet().workers("c1", 1, 2, 2, 2);
+        pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "c1", """
                 {"spec": {"workerNodeGroupConfigurations": [{"name": "md-0", "count": 2}]}}""");
         awaitConverged("three conflicts");
-        kubernetes.answerInstead(null);
+        pipelineRun.kubernetes().answerInstead(null);
         assertTrue(refused.get() >= 3, "the conflicts were met: " + refused.get());
         long afterConflicts = pipeline.aggregator().writer().writes() - beforeConflicts;
         assertTrue(afterConflicts <= 3, "a change and three 409s took " + afterConflicts + " successful writes");
@@ -226,12 +194,12 @@ class FaultSuiteTest {
             System.out.printf("fault suite: sequence %d of %d, seed %d (replay: -Dfaults.seed=%d -Dfaults.sequences=1)%n",
                     s + 1, sequences, seed, seed);
             if (s > 0) {
-                stop();
-                apiServer();
+                pipelineRun.end();
+                pipelineRun.begin();
             }
             Random random = new Random(seed);
-            start();
-            Churn churn = new Churn(fleet, seed, 3 + random.nextInt(4));
+            pipelineRun.start();
+            Churn churn = new Churn(pipelineRun.fleet(), seed, 3 + random.nextInt(4));
             int steps = 30 + random.nextInt(50);
             for (int i = 0; i < steps; i++) {
                 churn.step();
@@ -273,7 +241,7 @@ class FaultSuiteTest {
                 List<String> clusters = churn.clusters();
                 String name = clusters.get(random.nextInt(clusters.size()));
                 try {
-                    fleet.patchStatus(ObjectKind.EKSA_CLUSTER, "default", name, """
+                    pipelineRun.fleet().patchStatus(ObjectKind.EKSA_CLUSTER, "default", name, """
                             {"status": {"observedGeneration": 99, "conditions": [{"type": "Ready", "status": "True", "message": "someone else's"}]}}""");
                 } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
                     assertEquals(404, e.getCode(), "only a deleted cluster refuses: " + e);
@@ -281,10 +249,9 @@ class FaultSuiteTest {
             }
             default -> {
                 // The aggregator stops and another starts in its place (a rolling update), while changes go on.
-                Pipeline old = pipelines.remove(0);
-                old.close();
+                pipelineRun.stop(pipelineRun.pipelines().get(0));
                 churn.step();
-                start();
+                pipelineRun.start();
             }
         }
     }

@@ -9,19 +9,11 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.ingest.IngestLeadership;
-import io.statusaggregator.versions.CompatibilityReader;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,40 +28,22 @@ class IngestLeadershipTest {
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
 
-    private EmbeddedKubernetes kubernetes;
-    private Fleet fleet;
-    private String run;
-    private final List<Pipeline> pipelines = new ArrayList<>();
+    @RegisterExtension
+    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
 
-    @BeforeEach
-    void start() {
-        kubernetes = EmbeddedKubernetes.start(0);
-        fleet = new Fleet(kubernetes.client());
-        run = UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    @AfterEach
-    void stop() {
-        pipelines.forEach(Pipeline::close);
-        fleet.close();
-        kubernetes.close();
-    }
 
     private Pipeline replica(String identity) throws Exception {
-        Pipeline.Settings base = Fleet.settings(kafka.bootstrapServers(), run, true);
+        Pipeline.Settings base = Fleet.settings(kafka.bootstrapServers(), pipelineRun.id(), true);
         Pipeline.Settings elected = new Pipeline.Settings(base.kafka(), base.objectStatesTopic(), base.statusesTopic(),
                 base.transitionsTopic(), base.deadLettersTopic(), base.createTopics(), base.partitions(), base.replicationFactor(), base.groupId(), true,
                 base.ingestSettings(), base.aggregatorSettings(), base.writerSettings(), base.cniSettings(), base.compatibilityConfigMap(),
                 Optional.of(new IngestLeadership.Settings("default", LEASE, identity, LEASE_DURATION, Duration.ofSeconds(2),
                         Duration.ofMillis(200))));
-        Pipeline pipeline = new Pipeline(elected, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipelines.add(pipeline);
-        pipeline.start(DEADLINE);
-        return pipeline;
+        return pipelineRun.start(elected);
     }
 
     private Optional<String> holder() {
-        return Optional.ofNullable(kubernetes.client().leases().inNamespace("default").withName(LEASE).get())
+        return Optional.ofNullable(pipelineRun.kubernetes().client().leases().inNamespace("default").withName(LEASE).get())
                 .map(lease -> lease.getSpec().getHolderIdentity());
     }
 
@@ -82,15 +56,15 @@ class IngestLeadershipTest {
         Pipeline other = leader == a ? b : a;
         assertEquals(Optional.of(leader == a ? "replica-a" : "replica-b"), holder());
 
-        fleet.createCluster("alpha", 1, 1);
-        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
 
         leader.close();
         await(DEADLINE, other::ingesting, () -> "the other replica took over: holder " + holder());
         assertEquals(Optional.of(other == a ? "replica-a" : "replica-b"), holder());
         // What happens now reaches the status through the new holder's ingest.
-        fleet.controlPlaneReady("alpha", 1);
-        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
     }
 
     @Test
@@ -99,7 +73,7 @@ class IngestLeadershipTest {
         Lease ghost = new LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace("default").endMetadata()
                 .withNewSpec().withHolderIdentity("replica-gone").withLeaseDurationSeconds((int) LEASE_DURATION.toSeconds())
                 .withAcquireTime(renewed).withRenewTime(renewed).withLeaseTransitions(0).endSpec().build();
-        kubernetes.client().leases().inNamespace("default").resource(ghost).create();
+        pipelineRun.kubernetes().client().leases().inNamespace("default").resource(ghost).create();
 
         Pipeline replica = replica("replica-a");
         await(DEADLINE, replica::ingesting, () -> "took over once the lease expired: holder " + holder());

@@ -6,20 +6,12 @@ import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.ingest.CompactedTopic;
-import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.CompatibilityReader;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -31,111 +23,90 @@ class PipelineTest {
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
 
-    private EmbeddedKubernetes kubernetes;
-    private KubernetesClient client;
-    private Fleet fleet;
-    private String run;
-    private final List<Pipeline> pipelines = new java.util.ArrayList<>();
+    @RegisterExtension
+    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
 
-    @BeforeEach
-    void apiServer() {
-        kubernetes = EmbeddedKubernetes.start(0);
-        client = kubernetes.client();
-        fleet = new Fleet(client);
-        run = UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    @AfterEach
-    void stop() {
-        pipelines.forEach(Pipeline::close);
-        fleet.close();
-        kubernetes.close();
-    }
 
     private Pipeline start(boolean ingest) throws Exception {
-        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, ingest),
-                kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipelines.add(pipeline);
-        pipeline.start(DEADLINE);
-        return pipeline;
+        return pipelineRun.start(Fleet.settings(kafka.bootstrapServers(), pipelineRun.id(), ingest));
     }
 
 
     @Test
     void aClusterCreatedScaledUpAndUpgradedShowsTheContractsStatusAtEachStep() throws Exception {
         start(true);
-        fleet.createCluster("alpha", 1, 1);
-        var workload = fleet.workloadCluster("alpha");
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        var workload = pipelineRun.fleet().workloadCluster("alpha");
         Fleet.cilium(workload, "v1.15.16-eksa.1", 1, 0);
-        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        fleet.awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
-        assertEquals(1, fleet.observedGeneration("default", "alpha"));
+        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        assertEquals(1, pipelineRun.fleet().observedGeneration("default", "alpha"));
 
-        fleet.controlPlaneReady("alpha", 1);
-        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
-        fleet.awaitCondition("alpha", "WorkersReady", "False", "OutdatedInformation", "Worker node group md-0 status not up to date yet");
-        fleet.workers("alpha", 1, 1, 1, 1);
-        fleet.awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+        pipelineRun.fleet().awaitCondition("alpha", "WorkersReady", "False", "OutdatedInformation", "Worker node group md-0 status not up to date yet");
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
         Fleet.cilium(workload, "v1.15.16-eksa.1", 1, 1);
-        fleet.awaitReady("alpha");
-        await(DEADLINE, () -> fleet.versions("default", "alpha").containsKey("current") && !fleet.versions("default", "alpha").containsKey("next"),
-                () -> "Ready at its generation: the spec's version is current, nothing next: " + fleet.versions("default", "alpha"));
-        Object reached = fleet.versions("default", "alpha").get("current");
+        pipelineRun.fleet().awaitReady("alpha");
+        await(DEADLINE, () -> pipelineRun.fleet().versions("default", "alpha").containsKey("current") && !pipelineRun.fleet().versions("default", "alpha").containsKey("next"),
+                () -> "Ready at its generation: the spec's version is current, nothing next: " + pipelineRun.fleet().versions("default", "alpha"));
+        Object reached = pipelineRun.fleet().versions("default", "alpha").get("current");
 
         // Scale up: the user asks for 3 workers; CAPI has one ready so far.
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", """
+        pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", """
                 {"spec": {"workerNodeGroupConfigurations": [{"name": "md-0", "count": 3}]}}""");
-        fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"replicas\": 3}}");
-        fleet.workers("alpha", 2, 3, 3, 1);
-        fleet.awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 3 replicas (actual 1)");
-        assertEquals(2, fleet.observedGeneration("default", "alpha"));
-        assertEquals(reached, fleet.versions("default", "alpha").get("current"), "the version reached stays current");
-        assertTrue(fleet.versions("default", "alpha").get("next") != null, "the new spec is next while it rolls out");
-        fleet.workers("alpha", 2, 3, 3, 3);
-        fleet.awaitReady("alpha");
-        await(DEADLINE, () -> reached.equals(fleet.versions("default", "alpha").get("last"))
-                        && !fleet.versions("default", "alpha").containsKey("next"),
-                () -> "Ready again: the old version is last, the new one current: " + fleet.versions("default", "alpha"));
+        pipelineRun.fleet().patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"replicas\": 3}}");
+        pipelineRun.fleet().workers("alpha", 2, 3, 3, 1);
+        pipelineRun.fleet().awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 3 replicas (actual 1)");
+        assertEquals(2, pipelineRun.fleet().observedGeneration("default", "alpha"));
+        assertEquals(reached, pipelineRun.fleet().versions("default", "alpha").get("current"), "the version reached stays current");
+        assertTrue(pipelineRun.fleet().versions("default", "alpha").get("next") != null, "the new spec is next while it rolls out");
+        pipelineRun.fleet().workers("alpha", 2, 3, 3, 3);
+        pipelineRun.fleet().awaitReady("alpha");
+        await(DEADLINE, () -> reached.equals(pipelineRun.fleet().versions("default", "alpha").get("last"))
+                        && !pipelineRun.fleet().versions("default", "alpha").containsKey("next"),
+                () -> "Ready again: the old version is last, the new one current: " + pipelineRun.fleet().versions("default", "alpha"));
 
         // Rolling upgrade: a new template; one of three workers replaced so far.
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.32\"}}");
-        fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"version\": \"v1.32.1\"}}");
-        fleet.workers("alpha", 3, 3, 1, 3);
-        fleet.awaitCondition("alpha", "WorkersReady", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
-        fleet.awaitCondition("alpha", "Ready", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
-        assertEquals(3, fleet.observedGeneration("default", "alpha"));
-        fleet.workers("alpha", 3, 3, 3, 3);
-        fleet.awaitReady("alpha");
+        pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.32\"}}");
+        pipelineRun.fleet().patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0", "{\"spec\": {\"version\": \"v1.32.1\"}}");
+        pipelineRun.fleet().workers("alpha", 3, 3, 1, 3);
+        pipelineRun.fleet().awaitCondition("alpha", "WorkersReady", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "RollingUpgradeInProgress", "Worker nodes not up-to-date yet, 2 upgrading (1 up to date)");
+        assertEquals(3, pipelineRun.fleet().observedGeneration("default", "alpha"));
+        pipelineRun.fleet().workers("alpha", 3, 3, 3, 3);
+        pipelineRun.fleet().awaitReady("alpha");
     }
 
     @Test
     void aClusterDeletedMidStreamLeavesNoStateNoErrorLoopAndATombstone() throws Exception {
         Pipeline pipeline = start(true);
-        fleet.createCluster("bravo", 1, 1);
-        fleet.createCluster("keep", 1, 1);
-        fleet.awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        fleet.awaitCondition("keep", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().createCluster("bravo", 1, 1);
+        pipelineRun.fleet().createCluster("keep", 1, 1);
+        pipelineRun.fleet().awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().awaitCondition("keep", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
 
         // Delete bravo while its CAPI objects are still changing.
-        fleet.controlPlaneReady("bravo", 1);
-        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "bravo");
-        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
-        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0");
+        pipelineRun.fleet().controlPlaneReady("bravo", 1);
+        pipelineRun.fleet().delete(ObjectKind.EKSA_CLUSTER, "default", "bravo");
+        pipelineRun.fleet().delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
+        pipelineRun.fleet().delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0");
         await(DEADLINE, () -> pipeline.aggregator().clustersTracked() == 1,
                 () -> "tracked clusters: " + pipeline.aggregator().clustersTracked());
 
         // The other cluster is served as before.
-        fleet.controlPlaneReady("keep", 1);
-        fleet.awaitCondition("keep", "ControlPlaneInitialized", "True", "", "");
+        pipelineRun.fleet().controlPlaneReady("keep", 1);
+        pipelineRun.fleet().awaitCondition("keep", "ControlPlaneInitialized", "True", "", "");
         long failures = pipeline.aggregator().writer().failures();
         long computations = pipeline.aggregator().computations();
         // An event that changes nothing the rules read lets time pass through the pipeline.
-        fleet.patch(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "keep", "{\"metadata\": {\"labels\": {\"touched\": \"yes\"}}}");
+        pipelineRun.fleet().patch(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "keep", "{\"metadata\": {\"labels\": {\"touched\": \"yes\"}}}");
         await(DEADLINE, () -> pipeline.aggregator().computations() > computations, () -> "no computation");
         assertTrue(pipeline.aggregator().writer().failures() - failures <= 1,
                 "no retry loop on the deleted cluster: failures went from " + failures + " to " + pipeline.aggregator().writer().failures());
 
-        Map<String, String> statuses = latestValues("statuses-" + run);
+        Map<String, String> statuses = latestValues("statuses-" + pipelineRun.id());
         assertTrue(statuses.containsKey("default/bravo") && statuses.get("default/bravo") == null,
                 "the status topic ends with a tombstone for the deleted cluster: " + statuses.keySet());
         assertTrue(statuses.get("default/keep") != null, "and holds the status of the other");
@@ -144,13 +115,13 @@ class PipelineTest {
     @Test
     void aRestartedAggregatorRebuildsAndWritesNothingWhenNothingChanged() throws Exception {
         Pipeline first = start(true);
-        fleet.createCluster("charlie", 1, 1);
-        fleet.controlPlaneReady("charlie", 1);
-        fleet.workers("charlie", 1, 1, 1, 1);
-        Fleet.cilium(fleet.workloadCluster("charlie"), "v1.15.16-eksa.1", 1, 1);
-        fleet.createCluster("waiting", 3, 2);
-        fleet.awaitReady("charlie");
-        fleet.awaitCondition("waiting", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        pipelineRun.fleet().createCluster("charlie", 1, 1);
+        pipelineRun.fleet().controlPlaneReady("charlie", 1);
+        pipelineRun.fleet().workers("charlie", 1, 1, 1, 1);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("charlie"), "v1.15.16-eksa.1", 1, 1);
+        pipelineRun.fleet().createCluster("waiting", 3, 2);
+        pipelineRun.fleet().awaitReady("charlie");
+        pipelineRun.fleet().awaitCondition("waiting", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
         await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance is not settled: " + first.aggregator().progress());
         first.close();
 
@@ -159,7 +130,7 @@ class PipelineTest {
                 () -> "rebuild: live=" + second.aggregator().live() + ", computations=" + second.aggregator().computations());
         long computations = second.aggregator().computations();
         // An event that changes nothing the rules read: a new label on a MachineDeployment.
-        fleet.patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "charlie-md-0", "{\"metadata\": {\"labels\": {\"touched\": \"yes\"}}}");
+        pipelineRun.fleet().patch(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "charlie-md-0", "{\"metadata\": {\"labels\": {\"touched\": \"yes\"}}}");
         await(DEADLINE, () -> second.aggregator().computations() > computations, () -> "no computation after an event");
         assertEquals(0, second.aggregator().submitted(), "nothing changed, so nothing is written");
         assertEquals(0, second.aggregator().writer().writes());
@@ -168,19 +139,19 @@ class PipelineTest {
     @Test
     void aBurstOfMachineUpdatesForOneClusterYieldsFarFewerWritesThanEvents() throws Exception {
         Pipeline pipeline = start(true);
-        fleet.createCluster("delta", 1, 4);
-        fleet.controlPlaneReady("delta", 1);
-        fleet.workers("delta", 1, 4, 4, 4);
-        Fleet.cilium(fleet.workloadCluster("delta"), "v1.15.16-eksa.1", 4, 4);
+        pipelineRun.fleet().createCluster("delta", 1, 4);
+        pipelineRun.fleet().controlPlaneReady("delta", 1);
+        pipelineRun.fleet().workers("delta", 1, 4, 4, 4);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("delta"), "v1.15.16-eksa.1", 4, 4);
         for (int i = 0; i < 4; i++) {
-            fleet.create(ObjectKind.MACHINE, """
+            pipelineRun.fleet().create(ObjectKind.MACHINE, """
                     apiVersion: cluster.x-k8s.io/v1beta1
                     kind: Machine
                     metadata: {namespace: %s, name: delta-md-0-%d, labels: {cluster.x-k8s.io/deployment-name: delta-md-0}}
                     spec: {clusterName: delta, version: v1.31.2}
                     """.formatted(CAPI, i));
         }
-        fleet.awaitReady("delta");
+        pipelineRun.fleet().awaitReady("delta");
         long eventsBefore = pipeline.aggregator().events();
         long writesBefore = pipeline.aggregator().writer().writes();
 
@@ -190,12 +161,12 @@ class PipelineTest {
         for (int i = 0; i < 100; i++) {
             int round = i / 4;
             String version = ((24 - round) % 2 == 0 ? "v1.31." : "v1.32.") + i;
-            fleet.patch(ObjectKind.MACHINE, CAPI, "delta-md-0-" + (i % 4), "{\"spec\": {\"version\": \"" + version + "\"}}");
+            pipelineRun.fleet().patch(ObjectKind.MACHINE, CAPI, "delta-md-0-" + (i % 4), "{\"spec\": {\"version\": \"" + version + "\"}}");
         }
         long burstMillis = Duration.ofNanos(System.nanoTime() - burstStart).toMillis();
         await(DEADLINE, () -> pipeline.aggregator().events() - eventsBefore >= 100,
                 () -> "events seen: " + (pipeline.aggregator().events() - eventsBefore));
-        fleet.awaitReady("delta");
+        pipelineRun.fleet().awaitReady("delta");
         long writes = pipeline.aggregator().writer().writes() - writesBefore;
         // Bound: at most one write per coalescing window (200 ms) the burst spans, plus the window after it and the
         // final status; without coalescing, every round of the burst (25) would flip the status and write.
@@ -207,29 +178,29 @@ class PipelineTest {
     @Test
     void deletionsAndChangesWhileIngestWasDownConvergeWhenItStartsAgain() throws Exception {
         Pipeline first = start(true);
-        fleet.createCluster("lima", 1, 1);
-        fleet.createCluster("mike", 1, 1);
-        fleet.awaitCondition("lima", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
-        fleet.awaitCondition("mike", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        pipelineRun.fleet().createCluster("lima", 1, 1);
+        pipelineRun.fleet().createCluster("mike", 1, 1);
+        pipelineRun.fleet().awaitCondition("lima", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        pipelineRun.fleet().awaitCondition("mike", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
         await(DEADLINE, () -> first.aggregator().settled(), () -> "the first instance is not settled: " + first.aggregator().progress());
         first.close();
 
         // While nothing watches: mike is deleted with its CAPI objects, lima's control plane comes up.
-        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "mike");
-        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "mike");
-        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "mike-md-0");
-        fleet.controlPlaneReady("lima", 1);
+        pipelineRun.fleet().delete(ObjectKind.EKSA_CLUSTER, "default", "mike");
+        pipelineRun.fleet().delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "mike");
+        pipelineRun.fleet().delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "mike-md-0");
+        pipelineRun.fleet().controlPlaneReady("lima", 1);
 
         Pipeline second = start(true);
-        fleet.awaitCondition("lima", "ControlPlaneInitialized", "True", "", "");
+        pipelineRun.fleet().awaitCondition("lima", "ControlPlaneInitialized", "True", "", "");
         await(DEADLINE, () -> second.aggregator().clustersTracked() == 1,
                 () -> "clusters tracked after the restart: " + second.aggregator().clustersTracked());
         // The tombstone follows the deletion event on the transitions topic, once the broker has that.
         await(DEADLINE, () -> {
-            Map<String, String> statuses = latestValues("statuses-" + run);
+            Map<String, String> statuses = latestValues("statuses-" + pipelineRun.id());
             return statuses.containsKey("default/mike") && statuses.get("default/mike") == null;
-        }, () -> "the cluster deleted while ingest was down ends with a tombstone: " + latestValues("statuses-" + run));
-        Map<String, String> objects = latestValues("object-states-" + run);
+        }, () -> "the cluster deleted while ingest was down ends with a tombstone: " + latestValues("statuses-" + pipelineRun.id()));
+        Map<String, String> objects = latestValues("object-states-" + pipelineRun.id());
         assertTrue(objects.entrySet().stream().filter(e -> e.getKey().startsWith("mike/")).allMatch(e -> e.getValue() == null),
                 "every object of mike is tombstoned on the object-state topic: " + objects.keySet());
     }
@@ -238,15 +209,15 @@ class PipelineTest {
     @SuppressWarnings("unchecked")
     void aMissingEksaReleaseIsAFailureUntilTheReleaseExists() throws Exception {
         start(true);
-        fleet.createCluster("november", 1, 1);
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "november", "{\"spec\": {\"eksaVersion\": \"v0.24.0\"}}");
-        java.util.function.Supplier<Map<String, Object>> status = () -> fleet.get(ObjectKind.EKSA_CLUSTER, "default", "november")
+        pipelineRun.fleet().createCluster("november", 1, 1);
+        pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "november", "{\"spec\": {\"eksaVersion\": \"v0.24.0\"}}");
+        java.util.function.Supplier<Map<String, Object>> status = () -> pipelineRun.fleet().get(ObjectKind.EKSA_CLUSTER, "default", "november")
                 .map(c -> (Map<String, Object>) c.getAdditionalProperties().getOrDefault("status", Map.of())).orElse(Map.of());
         await(DEADLINE, () -> "eksarelease eksa-v0-24-0 could not be found on the management cluster".equals(status.get().get("failureMessage"))
                 && "EksaVersionInvalid".equals(status.get().get("failureReason")), () -> "status: " + status.get());
 
-        client.genericKubernetesResources(io.statusaggregator.aggregation.ManagementClusterView.RELEASES).inNamespace(CAPI)
-                .resource(client.getKubernetesSerialization().unmarshal("""
+        pipelineRun.kubernetes().client().genericKubernetesResources(io.statusaggregator.aggregation.ManagementClusterView.RELEASES).inNamespace(CAPI)
+                .resource(pipelineRun.kubernetes().client().getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease
                         metadata: {name: eksa-v0-24-0, namespace: eksa-system}

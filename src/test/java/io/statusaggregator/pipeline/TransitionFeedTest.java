@@ -13,19 +13,15 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.CompatibilityReader;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,7 +33,6 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,35 +47,16 @@ class TransitionFeedTest {
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
 
-    private EmbeddedKubernetes kubernetes;
-    private Fleet fleet;
-    private String run;
-    private final List<Pipeline> pipelines = new ArrayList<>();
-    private KafkaConsumer<String, CloudEvent> subscriber;
+    @RegisterExtension
+    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
 
-    @BeforeEach
-    void start() {
-        kubernetes = EmbeddedKubernetes.start(0);
-        fleet = new Fleet(kubernetes.client());
-        run = UUID.randomUUID().toString().substring(0, 8);
-    }
+    private KafkaConsumer<String, CloudEvent> subscriber;
 
     @AfterEach
     void stop() {
         if (subscriber != null) {
             subscriber.close();
         }
-        pipelines.forEach(Pipeline::close);
-        fleet.close();
-        kubernetes.close();
-    }
-
-    private Pipeline pipeline() throws Exception {
-        Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true), kubernetes.newClient(),
-                CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipelines.add(pipeline);
-        pipeline.start(DEADLINE);
-        return pipeline;
     }
 
     /** A subscriber of its own: reads the whole topic, as a new alerting consumer would. */
@@ -88,11 +64,11 @@ class TransitionFeedTest {
         if (subscriber == null) {
             subscriber = new KafkaConsumer<>(Map.of(
                     ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                    ConsumerConfig.GROUP_ID_CONFIG, "subscriber-" + run,
+                    ConsumerConfig.GROUP_ID_CONFIG, "subscriber-" + pipelineRun.id(),
                     ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                     ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                     ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName()));
-            subscriber.subscribe(List.of("transitions-" + run));
+            subscriber.subscribe(List.of("transitions-" + pipelineRun.id()));
         }
         subscriber.poll(Duration.ofMillis(200)).forEach(seen::add);
         return seen;
@@ -113,15 +89,15 @@ class TransitionFeedTest {
 
     @Test
     void oneEventPerStatusChangeInOrderWithIdsThatSurviveARestart() throws Exception {
-        Pipeline first = pipeline();
-        fleet.createCluster("alpha", 1, 1);
+        Pipeline first = pipelineRun.start();
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
         // Seen not ready first, so that the feed has a story to tell (on a fast machine the objects below could all
         // arrive within one coalescing window, and Ready True would be the first and only change).
-        fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        fleet.controlPlaneReady("alpha", 1);
-        fleet.workers("alpha", 1, 1, 1, 1);
-        Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
-        fleet.awaitReady("alpha");
+        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        pipelineRun.fleet().awaitReady("alpha");
         List<ConsumerRecord<String, CloudEvent>> seen = new ArrayList<>();
         await(DEADLINE, () -> showsReady(events(seen)), () -> "no event took alpha from Ready False to True: " + seen.size() + " events");
         await(DEADLINE, first.aggregator()::settled, () -> "not settled: " + first.aggregator().progress());
@@ -157,7 +133,7 @@ class TransitionFeedTest {
 
         // A clean restart publishes nothing again.
         first.close();
-        Pipeline second = pipeline();
+        Pipeline second = pipelineRun.start();
         await(DEADLINE, () -> second.aggregator().settled() && second.aggregator().computations() > 0,
                 () -> "restart not settled: " + second.aggregator().progress());
         int before = events(seen).size();
@@ -173,9 +149,9 @@ class TransitionFeedTest {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
-            producer.send(new ProducerRecord<>("statuses-" + run, "default/alpha", lost.toString())).get();
+            producer.send(new ProducerRecord<>("statuses-" + pipelineRun.id(), "default/alpha", lost.toString())).get();
         }
-        Pipeline third = pipeline();
+        Pipeline third = pipelineRun.start();
         await(DEADLINE, () -> events(seen).size() > before, () -> "the lost change was not published again");
         ConsumerRecord<String, CloudEvent> again = seen.get(seen.size() - 1);
         assertEquals(lastEvent.value().getId(), again.value().getId(), "the change published again keeps its id");
@@ -186,7 +162,7 @@ class TransitionFeedTest {
         assertEquals(before + 1, seenToEnd(seen).size(), "and only that one");
 
         // Deleting the Cluster ends its feed with a deletion event from its last status.
-        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "alpha");
+        pipelineRun.fleet().delete(ObjectKind.EKSA_CLUSTER, "default", "alpha");
         await(DEADLINE, () -> StatusChange.DELETED.equals(events(seen).get(seen.size() - 1).value().getType()),
                 () -> "no deletion event: " + seen.get(seen.size() - 1).value().getType());
         JsonNode deleted = data(seen.get(seen.size() - 1));
