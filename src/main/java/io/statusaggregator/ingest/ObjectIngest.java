@@ -162,7 +162,8 @@ public final class ObjectIngest implements AutoCloseable {
             watched.informer().stop();
             Watched fresh = watch(kind, watched.namespace());
             informers.set(i, fresh);
-            fresh.informer().start().toCompletableFuture().thenRun(() -> {
+            // On ingest's own thread: a send may wait for the broker, which must not hold the client's event loop.
+            fresh.informer().start().toCompletableFuture().thenRunAsync(() -> {
                 for (GenericKubernetesResource object : known) {
                     if (fresh.informer().getStore().get(object) == null) {
                         JsonNode lastKnown = json(object);
@@ -170,7 +171,7 @@ public final class ObjectIngest implements AutoCloseable {
                         listeners.forEach(l -> l.deleted(kind, lastKnown));
                     }
                 }
-            });
+            }, resender);
         }
     }
 

@@ -132,13 +132,30 @@ final class Convergence {
         return String.join("; ", differences);
     }
 
+    /** Status changes on the transitions feed (deletions not counted): each is one distinct status a cluster took. */
+    long statusChanges() throws IOException {
+        long[] changes = {0};
+        readEvents((key, after) -> {
+            if (!after.isNull()) {
+                changes[0]++;
+            }
+        });
+        return changes[0];
+    }
+
     /** The {@code after} of each cluster's last event on the transitions topic, read from the start. */
     private Map<String, JsonNode> lastEvents() throws IOException {
+        Map<String, JsonNode> last = new HashMap<>();
+        readEvents(last::put);
+        return last;
+    }
+
+    /** Every event on the transitions topic, in order per cluster: its key and {@code after}. */
+    private void readEvents(java.util.function.BiConsumer<String, JsonNode> event) throws IOException {
         Map<String, Object> props = new HashMap<>(kafka);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        Map<String, JsonNode> last = new HashMap<>();
         try (KafkaConsumer<String, CloudEvent> consumer = new KafkaConsumer<>(props)) {
             List<TopicPartition> partitions = consumer.partitionsFor(transitionsTopic, Duration.ofSeconds(10)).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
@@ -151,11 +168,10 @@ final class Convergence {
                     throw new IOException("the transitions topic could not be read to its end");
                 }
                 for (ConsumerRecord<String, CloudEvent> record : consumer.poll(Duration.ofMillis(200))) {
-                    last.put(record.key(), JSON.readTree(record.value().getData().toBytes()).path("after"));
+                    event.accept(record.key(), JSON.readTree(record.value().getData().toBytes()).path("after"));
                 }
             }
         }
-        return last;
     }
 
     /** One representation for equal JSON whatever the source (YAML, Fabric8 maps, text): numbers as written. */

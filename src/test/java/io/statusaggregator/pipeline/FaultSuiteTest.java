@@ -189,6 +189,8 @@ class FaultSuiteTest {
         long firstSeed = Long.getLong("faults.seed", new Random().nextLong());
         int faults = 0;
         long changes = 0;
+        long writes = 0;
+        long distinctStatuses = 0;
         for (int s = 0; s < sequences; s++) {
             long seed = firstSeed + s;
             System.out.printf("fault suite: sequence %d of %d, seed %d (replay: -Dfaults.seed=%d -Dfaults.sequences=1)%n",
@@ -215,8 +217,12 @@ class FaultSuiteTest {
             } catch (AssertionError e) {
                 throw new AssertionError("seed " + currentSeed + ": " + e.getMessage(), e);
             }
+            writes += pipelineRun.writes();
+            distinctStatuses += convergence().statusChanges();
         }
-        System.out.printf("fault suite: %d sequences, %d changes, %d faults injected, 0 divergences%n", sequences, changes, faults);
+        System.out.printf("fault suite: %d sequences, %d changes, %d faults injected, 0 divergences; %d status writes for %d "
+                + "distinct statuses (%.2f per distinct status, foreign overwrites included)%n", sequences, changes, faults, writes,
+                distinctStatuses, (double) writes / distinctStatuses);
     }
 
     private void inject(int fault, Churn churn, Random random) throws Exception {

@@ -23,6 +23,8 @@ final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
     private EmbeddedKubernetes kubernetes;
     private Fleet fleet;
     private String id;
+    /** Status writes of the pipelines stopped so far. */
+    private long writesOfStopped;
 
     PipelineRun(Supplier<String> bootstrapServers) {
         this.bootstrapServers = bootstrapServers;
@@ -49,6 +51,7 @@ final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
     void end() {
         pipelines.forEach(Pipeline::close);
         pipelines.clear();
+        writesOfStopped = 0;
         fleet.close();
         kubernetes.close();
     }
@@ -91,6 +94,12 @@ final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
     void stop(Pipeline pipeline) {
         pipelines.remove(pipeline);
         pipeline.close();
+        writesOfStopped += pipeline.aggregator().writer().writes();
+    }
+
+    /** Status writes (successful PATCHes) of every pipeline this run started. */
+    long writes() {
+        return writesOfStopped + pipelines.stream().mapToLong(p -> p.aggregator().writer().writes()).sum();
     }
 
     /** The pipelines started and not stopped, oldest first. */
