@@ -40,7 +40,6 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.jboss.logging.Logger;
@@ -136,14 +135,7 @@ public final class Pipeline implements AutoCloseable {
             }
         };
 
-        Map<String, Object> consumer = new HashMap<>(settings.kafka());
-        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
-        consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        // The aggregator commits how far it has handled each partition itself (see Aggregator).
-        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        // Bytes, so that a record it cannot use reaches the dead-letter topic exactly as it was.
-        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Map<String, Object> consumer = Aggregator.consumerProperties(settings.kafka(), settings.groupId());
         consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + ProcessHandle.current().pid());
         CompatibilityConfigMap compatibilityData = new CompatibilityConfigMap(compatibility);
         started.add(compatibilityData);

@@ -4,7 +4,6 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventSerializer;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.DeadLetters;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
@@ -17,7 +16,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -42,12 +40,7 @@ final class CountedAggregation implements AutoCloseable {
      */
     CountedAggregation(Bench.Broker broker, String topic, String run, boolean liveFromStart, Compatibility compatibility,
             Duration coalescingWindow) {
-        Map<String, Object> consumer = new HashMap<>(broker.kafka());
-        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, "bench-" + run);
-        consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        Map<String, Object> consumer = Aggregator.consumerProperties(broker.kafka(), "bench-" + run);
         KafkaConsumer<byte[], byte[]> kafkaConsumer = liveFromStart ? new WithoutRebuild(consumer) : new KafkaConsumer<>(consumer);
         Map<String, Object> producer = new HashMap<>(broker.kafka());
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());

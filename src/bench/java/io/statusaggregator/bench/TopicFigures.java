@@ -193,6 +193,11 @@ final class TopicFigures {
             throw new IllegalStateException("clusters not computed within 120 s: " + instance.aggregator.progress());
         }
         long computed = System.nanoTime();
+        // The statuses reach the sink on the writer's threads, after the computations counted above: each cluster is
+        // computed and submitted once here, so every submitted status is written once.
+        if (!Bench.await(120_000, () -> instance.sink.writes() >= instance.aggregator.submitted())) {
+            throw new IllegalStateException("statuses not written within 120 s: " + instance.aggregator.progress());
+        }
         check.verify("rebuild", seed, finalClusters, instance.sink.statuses());
         CountingDestination kept = instance.sink;
         long running = Bench.retainedHeap();

@@ -4,6 +4,7 @@ import io.statusaggregator.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
@@ -29,6 +30,7 @@ import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -48,11 +50,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jboss.logging.Logger;
 
 /**
@@ -117,10 +121,26 @@ public final class Aggregator implements AutoCloseable {
     private final Clock clock;
     private final Map<Integer, PartitionState> partitions = new HashMap<>();
     private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
-    /** Clusters with a write whose echo has not arrived. */
-    private final Set<TrackedCluster> awaitingEcho = new java.util.HashSet<>();
+    /** Clusters with a write whose echo has not arrived, oldest write first. */
+    private final Set<TrackedCluster> awaitingEcho = new LinkedHashSet<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
+    /**
+     * Builds and sends the feeds' records (encoding a change's statuses, its event id and data), in the order this
+     * thread decided them: that was most of the aggregation thread's work per status change. Bounded: when the feeds
+     * fall behind, aggregation waits for them rather than piling changes up in memory.
+     */
+    private final ExecutorService feeds = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.SECONDS,
+            new java.util.concurrent.LinkedBlockingQueue<>(FEED_BACKLOG), DaemonThreads.named("feeds"), (task, executor) -> {
+                try {
+                    if (!executor.isShutdown()) {
+                        executor.getQueue().put(task);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+    private static final int FEED_BACKLOG = 10_000;
     private final AtomicLong events = new AtomicLong();
     private final AtomicLong computations = new AtomicLong();
     private final AtomicLong submitted = new AtomicLong();
@@ -162,6 +182,25 @@ public final class Aggregator implements AutoCloseable {
         this.writer = writers.apply(outcomes::add);
         this.feed = feed;
         this.clock = clock;
+    }
+
+    /**
+     * The consumer aggregation needs, from the Kafka clients' settings: in the group, from the beginning, committed by
+     * this class (no auto-commit), keys and values as bytes so that a record it cannot use reaches the dead-letter
+     * topic exactly as it was. Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
+     * those, aggregation spent most of a fleet-wide catch-up waiting for the next fetch (benchmark figure 1).
+     * The clients' settings may still set the sizes.
+     */
+    public static Map<String, Object> consumerProperties(Map<String, Object> kafka, String groupId) {
+        Map<String, Object> consumer = new HashMap<>(kafka);
+        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumer.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
+        consumer.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
+        return consumer;
     }
 
     public void start() {
@@ -391,14 +430,17 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
+    /** Decodes record keys, strictly; used on the aggregation thread only. */
+    private final CharsetDecoder keys = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+
     /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
-    private static Optional<ObjectStateKey> keyOf(byte[] key) {
+    private Optional<ObjectStateKey> keyOf(byte[] key) {
         if (key == null) {
             return Optional.empty();
         }
         try {
-            return ObjectStateKey.parse(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(key)).toString());
+            return ObjectStateKey.parse(keys.decode(ByteBuffer.wrap(key)).toString());
         } catch (CharacterCodingException e) {
             return Optional.empty();
         }
@@ -500,11 +542,12 @@ public final class Aggregator implements AutoCloseable {
         if (last == null) {
             return; // never published, or announced already
         }
-        sendDeletion(cluster, new StatusChange(cluster, generation, Optional.of(last), Optional.empty(), StatusChange.Progress.UNKNOWN));
+        sendDeletion(cluster, new StatusChange(cluster, generation, Optional.of(PublishedStatus.of(last)), Optional.empty(), StatusChange.Progress.UNKNOWN));
     }
 
     private void sendDeletion(ObjectKey cluster, StatusChange deleted) {
-        transitions.send(deleted, clock.instant(), error -> acknowledged.add(() -> {
+        java.time.Instant time = clock.instant();
+        feeds.execute(() -> transitions.send(deleted, time, error -> acknowledged.add(() -> {
             if (published.containsKey(cluster.toString())) {
                 return; // the Cluster is back: its new status follows this event
             }
@@ -514,11 +557,11 @@ public final class Aggregator implements AutoCloseable {
             } else {
                 sendTombstone(cluster);
             }
-        }));
+        })));
     }
 
     private void sendTombstone(ObjectKey cluster) {
-        feed.tombstone(cluster, error -> {
+        feeds.execute(() -> feed.tombstone(cluster, error -> {
             if (error != null) {
                 acknowledged.add(() -> retry(() -> {
                     if (!published.containsKey(cluster.toString())) {
@@ -526,7 +569,7 @@ public final class Aggregator implements AutoCloseable {
                     }
                 }));
             }
-        });
+        }));
     }
 
     private void retry(Runnable announcement) {
@@ -540,13 +583,17 @@ public final class Aggregator implements AutoCloseable {
     private void expireEchoes() {
         long now = System.nanoTime();
         long timeout = settings.echoTimeout().toNanos();
-        for (TrackedCluster cluster : List.copyOf(awaitingEcho)) {
-            if (now - cluster.pendingSince > timeout) {
-                LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
-                        cluster.state.clusterName(), settings.echoTimeout());
-                clearPending(cluster);
-                markDirty(cluster, now - settings.coalescingWindow().toNanos());
+        Iterator<TrackedCluster> oldestFirst = awaitingEcho.iterator();
+        while (oldestFirst.hasNext()) {
+            TrackedCluster cluster = oldestFirst.next();
+            if (now - cluster.pendingSince <= timeout) {
+                break; // the writes after it are younger
             }
+            LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
+                    cluster.state.clusterName(), settings.echoTimeout());
+            oldestFirst.remove();
+            cluster.pending = null;
+            markDirty(cluster, now - settings.coalescingWindow().toNanos());
         }
     }
 
@@ -594,6 +641,7 @@ public final class Aggregator implements AutoCloseable {
         }
         cluster.pending = computed;
         cluster.pendingSince = System.nanoTime();
+        awaitingEcho.remove(cluster); // to the end: the set stays in the order of pendingSince
         awaitingEcho.add(cluster);
         submitted.incrementAndGet();
         writer.submit(eksa.get().key(), computed);
@@ -611,21 +659,24 @@ public final class Aggregator implements AutoCloseable {
             return;
         }
         published.put(key, status);
+        // Encoded on the feeds thread, once for the event and the status record; not kept (memory per cluster).
+        PublishedStatus after = PublishedStatus.of(status);
         StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
                 .filter(snapshot -> snapshot.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER)) // no counts to read
                 .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
-        StatusChange change = new StatusChange(eksa.key(), eksa.generation(), before, Optional.of(status), progress);
-        transitions.send(change, clock.instant(), error -> acknowledged.add(() -> {
+        StatusChange change = new StatusChange(eksa.key(), eksa.generation(), before.map(PublishedStatus::of), Optional.of(after), progress);
+        java.time.Instant time = clock.instant();
+        feeds.execute(() -> transitions.send(change, time, error -> acknowledged.add(() -> {
             if (error == null) {
-                feed.publish(eksa, status, feedError -> {
+                feeds.execute(() -> feed.publish(eksa, after, feedError -> {
                     if (feedError != null) {
                         acknowledged.add(() -> unpublished(eksa.key(), before, status, feedError));
                     }
-                });
+                }));
             } else {
                 unpublished(eksa.key(), before, status, error);
             }
-        }));
+        })));
     }
 
     /**
@@ -749,8 +800,11 @@ public final class Aggregator implements AutoCloseable {
             for (TopicPartition tp : gone) {
                 PartitionState partition = partitions.remove(tp.partition());
                 if (partition != null) {
-                    dirty.removeAll(partition.clusters.values());
-                    awaitingEcho.removeAll(partition.clusters.values());
+                    // One by one: removeAll would look each member of the set up in the map's values, a linear search.
+                    partition.clusters.values().forEach(c -> {
+                        dirty.remove(c);
+                        awaitingEcho.remove(c);
+                    });
                 }
             }
         }
@@ -777,6 +831,12 @@ public final class Aggregator implements AutoCloseable {
                 }
             } catch (RuntimeException e) {
                 LOG.debug("finishing the last outcomes", e);
+            }
+            feeds.shutdown(); // what was handed to the feeds is sent before the producers close
+            try {
+                feeds.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
             try {
                 deadLetters.awaitSent(Duration.ofSeconds(5));

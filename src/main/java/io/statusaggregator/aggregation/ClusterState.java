@@ -32,6 +32,13 @@ public final class ClusterState {
     private final Map<ObjectKind, Map<ObjectKey, ClusterMember>> members = new EnumMap<>(ObjectKind.class);
     /** Objects whose latest state cannot be read, by kind and key; an EKS-A Cluster among them has a stand-in in {@link #cluster}. */
     private final Map<ObjectKind, Map<ObjectKey, MalformedObject>> malformed = new EnumMap<>(ObjectKind.class);
+    /**
+     * The last snapshot and the reference data it was made with; dropped when an object changes. Aggregation reads it
+     * once to compute and once more to publish the change, and building it is a good part of a computation.
+     */
+    private ClusterSnapshot snapshot;
+    private Compatibility snapshotCompatibility;
+    private ManagementCluster snapshotManagement;
 
     public ClusterState(String clusterName) {
         this.clusterName = clusterName;
@@ -47,6 +54,7 @@ public final class ClusterState {
 
     /** Adds or replaces an object of this cluster. */
     public void put(KubernetesObject object) {
+        snapshot = null;
         forgetMalformed(object.kind(), object.key());
         if (object instanceof EksaCluster eksa) {
             cluster = eksa;
@@ -64,7 +72,7 @@ public final class ClusterState {
      */
     public Optional<MalformedObject> putMalformed(MalformedObject problem, Optional<EksaCluster> standIn) {
         Optional<MalformedObject> before = malformed(problem.kind(), problem.key());
-        remove(problem.kind(), problem.key());
+        remove(problem.kind(), problem.key()); // drops the snapshot too
         standIn.ifPresent(eksa -> cluster = eksa);
         malformed.computeIfAbsent(problem.kind(), k -> new LinkedHashMap<>()).put(problem.key(), problem);
         return before;
@@ -84,6 +92,7 @@ public final class ClusterState {
 
     /** Forgets a deleted object. */
     public void remove(ObjectKind kind, ObjectKey key) {
+        snapshot = null;
         forgetMalformed(kind, key);
         if (kind == ObjectKind.EKSA_CLUSTER) {
             if (cluster != null && cluster.key().equals(key)) {
@@ -106,10 +115,14 @@ public final class ClusterState {
         if (cluster == null) {
             return Optional.empty();
         }
+        if (snapshot != null && snapshotCompatibility == compatibility
+                && (snapshotManagement == management || snapshotManagement.equals(management))) {
+            return Optional.of(snapshot);
+        }
         Optional<String> expectedCilium = cluster.spec().eksaVersion()
                 .flatMap(EksaVersion::parse)
                 .flatMap(compatibility::ciliumFor);
-        return Optional.of(new ClusterSnapshot(
+        snapshot = new ClusterSnapshot(
                 cluster,
                 of(ObjectKind.CAPI_CLUSTER, CapiCluster.class).stream().findFirst(),
                 of(ObjectKind.KUBEADM_CONTROL_PLANE, KubeadmControlPlane.class),
@@ -119,10 +132,16 @@ public final class ClusterState {
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
                 expectedCilium,
                 management,
-                malformed.values().stream().flatMap(m -> m.values().stream()).toList()));
+                malformed.values().stream().flatMap(m -> m.values().stream()).toList());
+        snapshotCompatibility = compatibility;
+        snapshotManagement = management;
+        return Optional.of(snapshot);
     }
 
+    /** The members of a kind: each is of {@code type}, since {@link #put} files a member under its own kind. */
+    @SuppressWarnings("unchecked")
     private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {
-        return members.getOrDefault(kind, Map.of()).values().stream().map(type::cast).toList();
+        Map<ObjectKey, ClusterMember> ofKind = members.get(kind);
+        return ofKind == null ? List.of() : (List<T>) List.copyOf(ofKind.values());
     }
 }

@@ -10,7 +10,6 @@ import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.WorkerNodeGroup;
-import io.statusaggregator.model.json.StatusEncoder;
 import io.statusaggregator.versions.SpecHash;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +24,7 @@ import java.util.Optional;
  * and whenever: an instance that takes over after a crash and publishes a change again publishes it under the id
  * subscribers already saw.
  */
-public record StatusChange(ObjectKey cluster, long generation, Optional<ClusterStatus> before, Optional<ClusterStatus> after,
+public record StatusChange(ObjectKey cluster, long generation, Optional<PublishedStatus> before, Optional<PublishedStatus> after,
         Progress progress) {
     /** The CloudEvents type of a status change. */
     public static final String CHANGED = "io.statusaggregator.cluster.status.changed";
@@ -61,20 +60,16 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<ClusterS
     }
 
     public String id() {
-        String text = cluster + "\n" + before.map(StatusChange::canonical).orElse("") + "\n" + after.map(StatusChange::canonical).orElse("");
+        String text = cluster + "\n" + before.map(PublishedStatus::canonical).orElse("") + "\n" + after.map(PublishedStatus::canonical).orElse("");
         return SpecHash.base64urlSha1(text);
-    }
-
-    private static String canonical(ClusterStatus status) {
-        return SpecHash.canonical(StatusEncoder.encode(status));
     }
 
     /** Every condition whose status, reason, message or severity differs, in the contract's order. */
     public List<Transition> transitions() {
         List<Transition> moved = new ArrayList<>();
         for (ConditionType type : ConditionType.values()) {
-            Optional<Condition> was = before.flatMap(s -> s.condition(type));
-            Optional<Condition> now = after.flatMap(s -> s.condition(type));
+            Optional<Condition> was = before.flatMap(s -> s.status().condition(type));
+            Optional<Condition> now = after.flatMap(s -> s.status().condition(type));
             if (was.isEmpty() && now.isEmpty() || was.isPresent() && now.isPresent() && sameState(was.get(), now.get())) {
                 continue;
             }
@@ -95,9 +90,9 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<ClusterS
         ObjectNode data = JsonNodeFactory.instance.objectNode();
         data.putObject("cluster").put("namespace", cluster.namespace()).put("name", cluster.name());
         data.put("generation", generation);
-        after.ifPresent(s -> data.put("observedGeneration", s.observedGeneration()));
-        data.set("before", before.<com.fasterxml.jackson.databind.JsonNode>map(StatusEncoder::encode).orElse(JsonNodeFactory.instance.nullNode()));
-        data.set("after", after.<com.fasterxml.jackson.databind.JsonNode>map(StatusEncoder::encode).orElse(JsonNodeFactory.instance.nullNode()));
+        after.ifPresent(s -> data.put("observedGeneration", s.status().observedGeneration()));
+        data.set("before", before.<com.fasterxml.jackson.databind.JsonNode>map(PublishedStatus::json).orElse(JsonNodeFactory.instance.nullNode()));
+        data.set("after", after.<com.fasterxml.jackson.databind.JsonNode>map(PublishedStatus::json).orElse(JsonNodeFactory.instance.nullNode()));
         ArrayNode transitions = data.putArray("transitions");
         for (Transition t : transitions()) {
             transitions.addObject().put("type", t.type()).put("from", t.from()).put("to", t.to()).put("reason", t.reason())

@@ -1,6 +1,5 @@
 package io.statusaggregator.feeds;
 
-import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.StatusDocument;
@@ -24,8 +23,8 @@ public final class StatusFeed {
     }
 
     /** @param done told, on the producer's thread, once the broker has the record (null) or could not take it */
-    public void publish(EksaCluster cluster, ClusterStatus status, java.util.function.Consumer<Exception> done) {
-        send(cluster.key(), StatusDocument.of(cluster, status).toString(), done);
+    public void publish(EksaCluster cluster, PublishedStatus status, java.util.function.Consumer<Exception> done) {
+        send(cluster.key(), StatusDocument.of(cluster, status.json()).toString(), done);
     }
 
     public void tombstone(ObjectKey cluster, java.util.function.Consumer<Exception> done) {
@@ -33,11 +32,16 @@ public final class StatusFeed {
     }
 
     private void send(ObjectKey cluster, String value, java.util.function.Consumer<Exception> done) {
-        producer.send(new ProducerRecord<>(topic, cluster.toString(), value), (metadata, error) -> {
-            if (error != null) {
-                LOG.warnf("could not publish the status of %s: %s", cluster, error.toString());
-            }
-            done.accept(error);
-        });
+        try {
+            producer.send(new ProducerRecord<>(topic, cluster.toString(), value), (metadata, error) -> {
+                if (error != null) {
+                    LOG.warnf("could not publish the status of %s: %s", cluster, error.toString());
+                }
+                done.accept(error);
+            });
+        } catch (RuntimeException e) {
+            LOG.warnf("could not publish the status of %s: %s", cluster, e.toString());
+            done.accept(e); // refused at once (no metadata in time, closed, interrupted): the same as failing later
+        }
     }
 }

@@ -42,6 +42,10 @@ public final class TransitionFeed {
      * failed for good (the failure).
      */
     public void send(StatusChange change, Instant time, java.util.function.Consumer<Exception> done) {
-        producer.send(new ProducerRecord<>(topic, change.cluster().toString(), event(change, time)), (metadata, error) -> done.accept(error));
+        try {
+            producer.send(new ProducerRecord<>(topic, change.cluster().toString(), event(change, time)), (metadata, error) -> done.accept(error));
+        } catch (RuntimeException e) {
+            done.accept(e); // refused at once (no metadata in time, closed, interrupted): the same as failing later
+        }
     }
 }

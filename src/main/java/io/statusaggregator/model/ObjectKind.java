@@ -1,6 +1,7 @@
 package io.statusaggregator.model;
 
-import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -21,12 +22,23 @@ public enum ObjectKind {
     private final String version;
     private final String kind;
     private final String plural;
+    private final String qualifiedName;
+    /** Looked up for every record aggregation reads: no stream, no string built per lookup. */
+    private static final Map<String, ObjectKind> BY_QUALIFIED_NAME = new HashMap<>();
+    private static final ObjectKind[] KINDS = values();
+
+    static {
+        for (ObjectKind kind : KINDS) {
+            BY_QUALIFIED_NAME.put(kind.qualifiedName, kind);
+        }
+    }
 
     ObjectKind(String group, String version, String kind, String plural) {
         this.group = group;
         this.version = version;
         this.kind = kind;
         this.plural = plural;
+        this.qualifiedName = kind + "." + group;
     }
 
     /** The API version the aggregator watches this kind at. */
@@ -45,11 +57,11 @@ public enum ObjectKind {
 
     /** {@code Kind.group}, unique among the kinds: how a record key names the kind. */
     public String qualifiedName() {
-        return kind + "." + group;
+        return qualifiedName;
     }
 
     public static Optional<ObjectKind> ofQualifiedName(String qualifiedName) {
-        return Arrays.stream(values()).filter(k -> k.qualifiedName().equals(qualifiedName)).findFirst();
+        return Optional.ofNullable(qualifiedName == null ? null : BY_QUALIFIED_NAME.get(qualifiedName));
     }
 
     public String group() {
@@ -63,8 +75,13 @@ public enum ObjectKind {
     /** Finds the kind of an object from its {@code apiVersion} ({@code group/version}) and {@code kind}. */
     public static Optional<ObjectKind> of(String apiVersion, String kind) {
         int slash = apiVersion.lastIndexOf('/');
-        String group = slash < 0 ? "" : apiVersion.substring(0, slash);
-        return Arrays.stream(values()).filter(k -> k.group.equals(group) && k.kind.equals(kind)).findFirst();
+        int groupLength = Math.max(slash, 0);
+        for (ObjectKind candidate : KINDS) {
+            if (candidate.kind.equals(kind) && candidate.group.length() == groupLength && apiVersion.startsWith(candidate.group)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
     }
 
     @Override

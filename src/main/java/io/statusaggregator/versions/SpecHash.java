@@ -1,16 +1,13 @@
 package io.statusaggregator.versions;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Collections;
-import java.util.List;
 
 /**
  * The hash of a Cluster spec in the version history (versions.md, 003): base64url without padding of the SHA-1 of
@@ -18,7 +15,7 @@ import java.util.List;
  * escapes them, non-ASCII left as UTF-8.
  */
 public final class SpecHash {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectWriter SORTED = JsonMapper.builder().enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build().writer();
 
     private SpecHash() {
     }
@@ -37,29 +34,15 @@ public final class SpecHash {
         }
     }
 
-    /** The canonical JSON text: Jackson writes no whitespace and leaves non-ASCII unescaped by default. */
+    /**
+     * The canonical JSON text: Jackson writes no whitespace and leaves non-ASCII unescaped by default, and sorts each
+     * object's keys as it writes them (no sorted copy of the tree: this runs for every status change published).
+     */
     public static String canonical(JsonNode spec) {
         try {
-            return JSON.writeValueAsString(sorted(spec));
+            return SORTED.writeValueAsString(spec);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static JsonNode sorted(JsonNode node) {
-        if (node.isObject()) {
-            List<String> names = new ArrayList<>();
-            node.fieldNames().forEachRemaining(names::add);
-            Collections.sort(names);
-            ObjectNode result = JSON.createObjectNode();
-            names.forEach(name -> result.set(name, sorted(node.get(name))));
-            return result;
-        }
-        if (node.isArray()) {
-            ArrayNode result = JSON.createArrayNode();
-            node.forEach(item -> result.add(sorted(item)));
-            return result;
-        }
-        return node;
     }
 }

@@ -42,7 +42,7 @@ class ClusterAlertsTest {
     }
 
     static StatusChange change(String name, ClusterStatus after) {
-        return new StatusChange(new ObjectKey("default", name), 1, Optional.empty(), Optional.ofNullable(after), StatusChange.Progress.UNKNOWN);
+        return new StatusChange(new ObjectKey("default", name), 1, Optional.empty(), Optional.ofNullable(after).map(PublishedStatus::of), StatusChange.Progress.UNKNOWN);
     }
 
     private String accept(StatusChange change, Instant time) throws ClusterAlerts.MalformedEvent {

@@ -15,6 +15,11 @@ public final class StatusDocument {
     }
 
     public static ObjectNode of(EksaCluster cluster, ClusterStatus status) {
+        return of(cluster, StatusEncoder.encode(status));
+    }
+
+    /** @param status the status as {@link StatusEncoder} wrote it, not copied: it must not be modified afterwards */
+    public static ObjectNode of(EksaCluster cluster, ObjectNode status) {
         ObjectNode node = JsonNodeFactory.instance.objectNode();
         node.put("apiVersion", cluster.apiVersion());
         node.put("kind", cluster.kind().kind());
@@ -22,7 +27,7 @@ public final class StatusDocument {
         metadata.put("namespace", cluster.key().namespace());
         metadata.put("name", cluster.key().name());
         metadata.put("generation", cluster.generation());
-        node.set("status", StatusEncoder.encode(status));
+        node.set("status", status);
         return node;
     }
 }
