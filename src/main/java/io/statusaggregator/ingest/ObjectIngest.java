@@ -112,7 +112,8 @@ public final class ObjectIngest implements AutoCloseable {
     private Watched watch(ObjectKind kind, String namespace) {
         var resources = client.genericKubernetesResources(context(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-        SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0);
+        SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0)
+                .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()));
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource object) {
