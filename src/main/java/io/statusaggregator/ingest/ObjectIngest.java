@@ -55,6 +55,7 @@ public final class ObjectIngest implements AutoCloseable {
     public interface Listener {
         void changed(ObjectKind kind, JsonNode object);
 
+        /** {@code lastKnown} may come from the informer's store: then it holds only {@link ObjectReduction}'s fields. */
         void deleted(ObjectKind kind, JsonNode lastKnown);
     }
 

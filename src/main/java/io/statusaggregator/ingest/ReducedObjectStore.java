@@ -17,8 +17,8 @@ import java.util.stream.Stream;
  * An informer's store that keeps each object as ingest publishes it: {@link ObjectReduction#reduce}, as UTF-8 JSON.
  * Fabric8's own store keeps every object whole, a tree of maps (about 8.8 KB an object); what ingest and the informer
  * read back from a stored object is all in the reduction: namespace and name (the key, and the namespace index),
- * {@code resourceVersion} (a relisted object of the same version is no update), and the fields published again from the store (a
- * failed send, a deletion's tombstone).
+ * {@code resourceVersion} (a relisted object of the same version is no update), and the fields published again from
+ * the store (a failed send, a deletion's tombstone).
  *
  * <p>An object whose cluster cannot be read is kept whole: the publisher skips it for that reason, and its reduction,
  * without the unreadable part, might name a cluster after all. Kept whole, it is published from the store as it was.
