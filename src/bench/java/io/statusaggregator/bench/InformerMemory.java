@@ -10,6 +10,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ObjectStatePublisher;
+import io.statusaggregator.ingest.ReducedObjectStore;
 import io.statusaggregator.model.ObjectKind;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -37,21 +38,13 @@ final class InformerMemory {
     private InformerMemory() {
     }
 
-    /** What ingest's fields are, per kind, for a store that keeps reduced objects (the fix, measured beside). */
-    private static final java.util.Map<ObjectKind, String[]> REDUCED_FIELDS = java.util.Map.of(
-            ObjectKind.EKSA_CLUSTER, new String[] {"apiVersion", "kind", "metadata.generation", "metadata.annotations", "spec", "status"},
-            ObjectKind.CAPI_CLUSTER, new String[] {"apiVersion", "kind", "metadata.labels", "spec.controlPlaneRef", "spec.managedExternalEtcdRef"},
-            ObjectKind.KUBEADM_CONTROL_PLANE, new String[] {"apiVersion", "kind", "metadata.generation", "metadata.labels", "status"},
-            ObjectKind.MACHINE_DEPLOYMENT, new String[] {"apiVersion", "kind", "metadata.generation", "metadata.labels", "spec.clusterName", "status"},
-            ObjectKind.MACHINE, new String[] {"apiVersion", "kind", "metadata.labels", "spec.clusterName", "spec.version"});
-
     /**
      * The informers' caches at fleet scale without an API server (the CRUD mock slows down with every object it holds,
      * so 100,000 Machines cannot be loaded into it in minutes): each full object deserialised as the client does for
-     * an informer, into Fabric8's own store, one per kind as ingest has one informer per kind; {@code reduced}: into
-     * Fabric8's {@code ReducedStateItemStore} keeping ingest's fields instead.
+     * an informer, into one store per kind as ingest has one informer per kind: ingest's {@link ReducedObjectStore} (as
+     * shipped) or, {@code whole}, Fabric8's default store keeping every object whole (before).
      */
-    static Result measureStores(long seed, int clusters, int machinesPerCluster, boolean reduced) {
+    static Result measureStores(long seed, int clusters, int machinesPerCluster, boolean whole) {
         FleetWorkload workload = new FleetWorkload(seed + 2, clusters, machinesPerCluster);
         List<FleetWorkload.Write> writes = workload.initialFleet();
         var serialization = new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
@@ -59,12 +52,10 @@ final class InformerMemory {
         java.util.Map<String, Long> histogramBefore = histogram();
         java.util.Map<ObjectKind, io.fabric8.kubernetes.client.informers.cache.ItemStore<GenericKubernetesResource>> stores = new java.util.EnumMap<>(ObjectKind.class);
         for (FleetWorkload.Write w : writes) {
-            var store = stores.computeIfAbsent(w.kind(), kind -> reduced
-                    ? new io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore<>(
-                            io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore.NAME_KEY_STATE,
-                            GenericKubernetesResource.class, serialization, REDUCED_FIELDS.get(kind))
-                    : new io.fabric8.kubernetes.client.informers.cache.BasicItemStore<>(
-                            r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName()));
+            var store = stores.computeIfAbsent(w.kind(), kind -> whole
+                    ? new io.fabric8.kubernetes.client.informers.cache.BasicItemStore<>(
+                            r -> r.getMetadata().getNamespace() + "/" + r.getMetadata().getName())
+                    : new ReducedObjectStore(kind, serialization));
             GenericKubernetesResource resource = serialization.unmarshal(w.object().toString(), GenericKubernetesResource.class);
             store.put(store.getKey(resource), resource);
         }
@@ -76,7 +67,7 @@ final class InformerMemory {
         if (writes.isEmpty() || kept != writes.size()) {
             throw new IllegalStateException("the stores hold " + kept + " of " + writes.size() + " objects");
         }
-        Bench.log("informer stores%s: heap before %,d, filled %,d, emptied %,d", reduced ? " (reduced)" : "", before, running, stopped);
+        Bench.log("informer stores%s: heap before %,d, filled %,d, emptied %,d", whole ? " (whole objects)" : "", before, running, stopped);
         return new Result(writes.size(), workload.machines(), running - stopped, profile);
     }
 

@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.ingest.ReducedObjectStore;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ManagementCluster;
@@ -55,7 +56,9 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
         for (String namespace : clusterNamespaces.isEmpty() ? Collections.<String>singletonList(null) : clusterNamespaces) {
             var resources = client.genericKubernetesResources(CLUSTERS);
             var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-            SharedIndexInformer<GenericKubernetesResource> clusters = scope.runnableInformer(0);
+            // Every Cluster of the fleet: kept reduced, as ingest keeps them (the reduction keeps spec and status).
+            SharedIndexInformer<GenericKubernetesResource> clusters = scope.runnableInformer(0)
+                    .itemStore(new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization()));
             clusters.addEventHandler(changes(false));
             informers.add(clusters);
         }

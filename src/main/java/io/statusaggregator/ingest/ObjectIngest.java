@@ -55,6 +55,7 @@ public final class ObjectIngest implements AutoCloseable {
     public interface Listener {
         void changed(ObjectKind kind, JsonNode object);
 
+        /** {@code lastKnown} may come from the informer's store: then it holds only {@link ObjectReduction}'s fields. */
         void deleted(ObjectKind kind, JsonNode lastKnown);
     }
 
@@ -112,7 +113,8 @@ public final class ObjectIngest implements AutoCloseable {
     private Watched watch(ObjectKind kind, String namespace) {
         var resources = client.genericKubernetesResources(context(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-        SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0);
+        SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0)
+                .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()));
         informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource object) {
