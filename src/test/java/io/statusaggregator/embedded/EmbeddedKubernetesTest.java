@@ -2,6 +2,7 @@ package io.statusaggregator.embedded;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -53,5 +54,48 @@ class EmbeddedKubernetesTest {
             assertTrue(kcp.getVerbs().containsAll(List.of("get", "list", "watch")), kcp.getVerbs().toString());
             assertTrue(resources.stream().anyMatch(r -> r.getName().equals("kubeadmcontrolplanes/status")));
         }
+    }
+
+    /** The embedded API finds objects by name through an index of its own; it must answer as a real API server does. */
+    @Test
+    void objectsOfTheSameNameInOtherKindsOrNamespacesAreNeverConfused() {
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
+            var client = kubernetes.client();
+            var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
+            var capi = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER));
+            eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+            eksa.inNamespace("b").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+            capi.inNamespace("a").resource(cluster(ObjectKind.CAPI_CLUSTER, "same")).create();
+            eksa.inNamespace("a").withName("same").subresource("status")
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\": {\"failureReason\": \"only-a\"}}");
+            assertEquals("only-a", statusOf(eksa.inNamespace("a").withName("same").get()).get("failureReason"));
+            assertFalse(statusOf(eksa.inNamespace("b").withName("same").get()).containsKey("failureReason"), "the same name in another namespace");
+            assertFalse(statusOf(capi.inNamespace("a").withName("same").get()).containsKey("failureReason"), "the same name of another kind");
+
+            var duplicate = assertThrows(io.fabric8.kubernetes.client.KubernetesClientException.class,
+                    () -> eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create());
+            assertEquals(409, duplicate.getCode());
+            eksa.inNamespace("a").withName("same").delete();
+            var gone = assertThrows(io.fabric8.kubernetes.client.KubernetesClientException.class, () -> eksa.inNamespace("a").withName("same")
+                    .subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\": {\"failureReason\": \"x\"}}"));
+            assertEquals(404, gone.getCode());
+            eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+            assertFalse(statusOf(eksa.inNamespace("a").withName("same").get()).containsKey("failureReason"), "created anew");
+            assertEquals(2, eksa.inAnyNamespace().list().getItems().size());
+        }
+    }
+
+    private static GenericKubernetesResource cluster(ObjectKind kind, String name) {
+        GenericKubernetesResource cluster = new GenericKubernetesResource();
+        cluster.setApiVersion(kind.apiVersion());
+        cluster.setKind(kind.kind());
+        cluster.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder().withName(name).build());
+        cluster.setAdditionalProperty("spec", Map.of());
+        return cluster;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> statusOf(GenericKubernetesResource object) {
+        return (Map<String, Object>) object.getAdditionalProperties().getOrDefault("status", Map.of());
     }
 }
