@@ -286,7 +286,8 @@ final class ApiServerFigures implements AutoCloseable {
         try (TenSecondPoller poller = new TenSecondPoller(kubernetes, check, clock)) {
             poller.start();
             double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
-            Bench.await(25_000, () -> clock.waiting() == 0);
+            // The poller re-reads each not-Ready cluster every 10 s: at fleet scale it is still catching up when the churn stops.
+            Bench.await(120_000, () -> clock.waiting() == 0);
             Freshness result = freshness(clock, achieved);
             poller.close();
             check.verify("freshness, 10 s poller", seed, apiServerClusters(), poller.statuses());
