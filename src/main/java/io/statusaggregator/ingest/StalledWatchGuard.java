@@ -18,7 +18,9 @@ import org.jboss.logging.Logger;
  * way, which lists the API server; what the old one knew and the new one does not find was deleted meanwhile and
  * goes to the handler's {@code onDelete}. Fabric8's informer lists again when a running watch ends with 410 Gone, but
  * when the server refuses to start a watch from a version it no longer has (HTTP 410 at once), it retries that same
- * version forever (seen with Fabric8 7.6.1), and would miss every change from then on.
+ * version forever (seen with Fabric8 7.6.1), and would miss every change from then on. An informer whose first list
+ * failed (the API did not answer) is replaced too, as Fabric8 does not list again then: so a fresh informer made while
+ * the API is away does not end the following for good.
  */
 public final class StalledWatchGuard {
     private static final Logger LOG = Logger.getLogger(StalledWatchGuard.class);
@@ -61,6 +63,10 @@ public final class StalledWatchGuard {
         private final Supplier<SharedIndexInformer<T>> factory;
         private final ResourceEventHandler<T> handler;
         private volatile SharedIndexInformer<T> current;
+        /** The current informer's start: failed when its first list did. */
+        private CompletableFuture<Void> started = new CompletableFuture<>();
+        /** What the last informer that listed knew: deletions are found against it, past fresh ones whose list failed. */
+        private List<T> lastKnown = List.of();
         /** Since when (System.nanoTime) the current informer has had no running watch; null while it has one. */
         private Long notWatchingSince;
         private boolean closed;
@@ -83,13 +89,14 @@ public final class StalledWatchGuard {
         }
 
         /** Starts the first informer; completes when it has listed its objects. */
-        public CompletableFuture<Void> start() {
-            return current.start().toCompletableFuture();
+        public synchronized CompletableFuture<Void> start() {
+            started = current.start().toCompletableFuture();
+            return started;
         }
 
         private synchronized void relistIfStalled(long now) {
             SharedIndexInformer<T> stalled = current;
-            if (closed || !stalled.hasSynced() || stalled.isWatching()) {
+            if (closed || !(started.isCompletedExceptionally() || stalled.hasSynced() && !stalled.isWatching())) {
                 notWatchingSince = null;
                 return;
             }
@@ -101,20 +108,29 @@ public final class StalledWatchGuard {
             }
             notWatchingSince = null;
             LOG.warnf("the watch on %s has not run for %s; listing them again", what, stalledAfter);
-            List<T> known = stalled.getStore().list();
+            if (stalled.hasSynced()) {
+                lastKnown = stalled.getStore().list();
+            }
+            List<T> known = lastKnown;
             stalled.stop();
             SharedIndexInformer<T> fresh = make();
             current = fresh;
-            fresh.start().toCompletableFuture().thenRunAsync(() -> {
+            started = fresh.start().toCompletableFuture();
+            started.thenRunAsync(() -> reportVanished(fresh, known), thread);
+        }
+
+        private void reportVanished(SharedIndexInformer<T> fresh, List<T> known) {
+            synchronized (this) {
                 if (current != fresh) {
                     return; // closed or replaced meanwhile: its user no longer follows these objects
                 }
-                for (T object : known) {
-                    if (fresh.getStore().get(object) == null) {
-                        handler.onDelete(object, true);
-                    }
+                lastKnown = List.of();
+            }
+            for (T object : known) {
+                if (fresh.getStore().get(object) == null) {
+                    handler.onDelete(object, true);
                 }
-            }, thread);
+            }
         }
 
         /** Stops the current informer and forgets it. */

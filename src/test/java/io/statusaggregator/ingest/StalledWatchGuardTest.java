@@ -4,7 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.mockwebserver.http.MockResponse;
 import io.statusaggregator.DaemonThreads;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.ForgetfulRestart;
@@ -26,6 +30,8 @@ class StalledWatchGuardTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
 
     private EmbeddedKubernetes kubernetes;
+    /** The informers' client: a failed request is not tried again, so that a list fails at once. */
+    private KubernetesClient client;
     private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("guard-test"));
     private StalledWatchGuard guard;
 
@@ -38,7 +44,7 @@ class StalledWatchGuardTest {
         Followed(String namespace) {
             informer = guard.guard("configmaps in " + namespace, () -> {
                 made.incrementAndGet();
-                return kubernetes.client().configMaps().inNamespace(namespace).runnableInformer(0);
+                return client.configMaps().inNamespace(namespace).runnableInformer(0);
             }, new ResourceEventHandler<>() {
                 @Override
                 public void onAdd(ConfigMap map) {
@@ -60,6 +66,8 @@ class StalledWatchGuardTest {
     @BeforeEach
     void start() {
         kubernetes = EmbeddedKubernetes.start(0);
+        client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(kubernetes.client().getConfiguration())
+                .withRequestRetryBackoffLimit(0).build()).build();
         guard = new StalledWatchGuard(STALLED_AFTER, thread);
     }
 
@@ -67,6 +75,7 @@ class StalledWatchGuardTest {
     void stop() throws InterruptedException {
         thread.shutdownNow();
         thread.awaitTermination(5, TimeUnit.SECONDS);
+        client.close();
         kubernetes.close();
     }
 
@@ -91,6 +100,35 @@ class StalledWatchGuardTest {
         Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
                 () -> "the informer follows the ConfigMaps after the refused watch: " + followed.present);
         assertEquals(2, followed.made.get(), "one fresh informer replaced the stalled one");
+    }
+
+    @Test
+    void aFreshInformerWhoseListFailsIsReplacedUntilOneLists() throws Exception {
+        configMap("one", "kept");
+        configMap("one", "deleted");
+        Followed followed = new Followed("one");
+        followed.informer.start().get(10, TimeUnit.SECONDS);
+
+        // The API server restarts and then does not answer for these ConfigMaps: the watch stalls, and so does a fresh list.
+        AtomicInteger lists = new AtomicInteger();
+        kubernetes.answerInstead(request -> {
+            if (!"GET".equals(request.getMethod()) || !request.getPath().startsWith("/api/v1/namespaces/one/configmaps")) {
+                return null;
+            }
+            if (!request.getPath().contains("watch=true")) {
+                lists.incrementAndGet();
+            }
+            return new MockResponse().setResponseCode(503).setBody("unavailable");
+        });
+        kubernetes.restart();
+        kubernetes.client().configMaps().inNamespace("one").withName("deleted").delete();
+        configMap("one", "created");
+        Waiting.until(DEADLINE, () -> lists.get() > 0 && !followed.informer.current().isRunning() && followed.made.get() == 2,
+                () -> "a fresh informer's list failed: " + lists.get() + " lists, " + followed.made.get() + " informers");
+
+        kubernetes.answerInstead(null);
+        Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
+                () -> "the informer follows the ConfigMaps once the API answers again: " + followed.present);
     }
 
     @Test
