@@ -84,18 +84,29 @@ class StalledWatchGuardTest {
                 .resource(new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(namespace).endMetadata().build()).create();
     }
 
-    @Test
-    void anInformerWhoseWatchIsRefusedListsAgainAndReportsWhatWasDeletedMeanwhile() throws Exception {
+    /** Namespace one with the ConfigMaps "kept" and "deleted", followed and listed. */
+    private Followed followedKeptAndDeleted() throws Exception {
         configMap("one", "kept");
         configMap("one", "deleted");
         Followed followed = new Followed("one");
         followed.informer.start().get(10, TimeUnit.SECONDS);
         assertEquals(Set.of("kept", "deleted"), followed.present);
+        return followed;
+    }
+
+    /** What changes while the informer cannot follow: "deleted" goes, "created" comes. */
+    private void deleteOneCreateOne() {
+        kubernetes.client().configMaps().inNamespace("one").withName("deleted").delete();
+        configMap("one", "created");
+    }
+
+    @Test
+    void anInformerWhoseWatchIsRefusedListsAgainAndReportsWhatWasDeletedMeanwhile() throws Exception {
+        Followed followed = followedKeptAndDeleted();
 
         AtomicInteger refused = ForgetfulRestart.restart(kubernetes);
         Waiting.until(DEADLINE, () -> refused.get() > 0, () -> "the watch was not refused");
-        kubernetes.client().configMaps().inNamespace("one").withName("deleted").delete();
-        configMap("one", "created");
+        deleteOneCreateOne();
 
         Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
                 () -> "the informer follows the ConfigMaps after the refused watch: " + followed.present);
@@ -104,10 +115,7 @@ class StalledWatchGuardTest {
 
     @Test
     void aFreshInformerWhoseListFailsIsReplacedUntilOneLists() throws Exception {
-        configMap("one", "kept");
-        configMap("one", "deleted");
-        Followed followed = new Followed("one");
-        followed.informer.start().get(10, TimeUnit.SECONDS);
+        Followed followed = followedKeptAndDeleted();
 
         // The API server restarts and then does not answer for these ConfigMaps: the watch stalls, and so does a fresh list.
         AtomicInteger lists = new AtomicInteger();
@@ -121,8 +129,7 @@ class StalledWatchGuardTest {
             return new MockResponse().setResponseCode(503).setBody("unavailable");
         });
         kubernetes.restart();
-        kubernetes.client().configMaps().inNamespace("one").withName("deleted").delete();
-        configMap("one", "created");
+        deleteOneCreateOne();
         Waiting.until(DEADLINE, () -> lists.get() > 0 && !followed.informer.current().isRunning() && followed.made.get() == 2,
                 () -> "a fresh informer's list failed: " + lists.get() + " lists, " + followed.made.get() + " informers");
 
