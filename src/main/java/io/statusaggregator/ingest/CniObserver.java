@@ -261,9 +261,9 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
                 loop.execute(() -> observed(target, workload, null));
             }
         };
-        String daemonSet = CniDaemonSet.NAMESPACE + "/" + CniDaemonSet.nameOf(target.cni);
-        var watch = guard.guard("daemonset " + daemonSet + " of cluster " + target.cluster, () -> workload.apps().daemonSets()
-                .inNamespace(CniDaemonSet.NAMESPACE).withName(CniDaemonSet.nameOf(target.cni)).runnableInformer(0), changes);
+        String daemonSet = CniDaemonSet.nameOf(target.cni);
+        var watch = guard.guard("daemonset " + CniDaemonSet.NAMESPACE + "/" + daemonSet + " of cluster " + target.cluster,
+                () -> workload.apps().daemonSets().inNamespace(CniDaemonSet.NAMESPACE).withName(daemonSet).runnableInformer(0), changes);
         target.workload = workload;
         target.daemonSetWatch = watch;
         target.unreachableSince = null;
