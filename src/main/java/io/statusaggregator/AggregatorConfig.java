@@ -146,14 +146,17 @@ public interface AggregatorConfig {
         boolean enabled();
 
         /**
-         * Whether a Kubernetes Lease decides which replica ingests (the others only aggregate); without it every
-         * replica with ingest enabled ingests.
+         * How long an informer may go without a running watch before it is replaced by one that lists again
+         * (StalledWatchGuard): ingest's, the management view's, the CNI observer's and the compatibility ConfigMap's.
          */
-        /** How long an informer may go without a running watch before ingest lists that kind again itself. */
         @WithName("relist-stalled-after")
         @WithDefault("30s")
         Duration relistStalledAfter();
 
+        /**
+         * Whether a Kubernetes Lease decides which replica ingests (the others only aggregate); without it every
+         * replica with ingest enabled ingests.
+         */
         @WithName("leader-election")
         @WithDefault("true")
         boolean leaderElection();

@@ -140,10 +140,11 @@ public final class Pipeline implements AutoCloseable {
         CompatibilityConfigMap compatibilityData = new CompatibilityConfigMap(compatibility);
         started.add(compatibilityData);
         settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
-                settings.ingestSettings().capiNamespace(), name));
+                settings.ingestSettings().capiNamespace(), name, settings.ingestSettings().relistStalledAfter()));
         management = new ManagementClusterView();
         started.add(management);
-        management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces());
+        management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces(),
+                settings.ingestSettings().relistStalledAfter());
         this.compatibilityData = compatibilityData;
         Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
         deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -186,7 +187,8 @@ public final class Pipeline implements AutoCloseable {
         KafkaProducer<String, String> producer = new KafkaProducer<>(producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
         ObjectIngest objects = new ObjectIngest(client, settings.ingestSettings(),
                 onFailure -> new ObjectStatePublisher(producer, settings.objectStatesTopic(), onFailure));
-        CniObserver cni = new CniObserver(client, settings.cniSettings(), objects.publisher(), clock);
+        CniObserver cni = new CniObserver(client, settings.cniSettings(), settings.ingestSettings().relistStalledAfter(),
+                objects.publisher(), clock);
         objects.addListener(cni);
         ingestParts = List.of(cni, objects, producer);
         try {

@@ -4,9 +4,13 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.ingest.StalledWatchGuard;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.CompatibilityReader;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -22,7 +26,9 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
 
     private final Compatibility builtIn;
     private final AtomicReference<Compatibility> inForce;
-    private SharedIndexInformer<ConfigMap> informer;
+    private StalledWatchGuard.GuardedInformer<ConfigMap> informer;
+    /** Where the guard relists the informer if its watch stalls; made by {@link #watch}. */
+    private ScheduledExecutorService guardThread;
 
     public CompatibilityConfigMap(Compatibility builtIn) {
         this.builtIn = builtIn;
@@ -34,10 +40,14 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
         return inForce.get();
     }
 
-    /** Follows the ConfigMap {@code namespace/name}. */
-    public void watch(KubernetesClient client, String namespace, String name) {
-        informer = client.configMaps().inNamespace(namespace).withName(name).runnableInformer(0);
-        informer.addEventHandler(new ResourceEventHandler<>() {
+    /**
+     * Follows the ConfigMap {@code namespace/name}.
+     *
+     * @param relistStalledAfter how long the informer may go without a running watch before it is replaced (see
+     *                           {@link StalledWatchGuard})
+     */
+    public void watch(KubernetesClient client, String namespace, String name, Duration relistStalledAfter) {
+        ResourceEventHandler<ConfigMap> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(ConfigMap map) {
                 read(map, namespace + "/" + name);
@@ -54,7 +64,10 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
                 LOG.infof("ConfigMap %s/%s deleted: the built-in compatibility data (version %s) is in force again",
                         namespace, name, builtIn.version());
             }
-        });
+        };
+        guardThread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("compatibility-configmap"));
+        informer = new StalledWatchGuard(relistStalledAfter, guardThread).guard("configmap " + namespace + "/" + name,
+                () -> client.configMaps().inNamespace(namespace).withName(name).runnableInformer(0), changes);
         informer.start();
     }
 
@@ -87,6 +100,7 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
     public void close() {
         if (informer != null) {
             informer.close();
+            guardThread.shutdownNow();
         }
     }
 }

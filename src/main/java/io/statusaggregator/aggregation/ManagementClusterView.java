@@ -8,12 +8,15 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ReducedObjectStore;
+import io.statusaggregator.ingest.StalledWatchGuard;
+import io.statusaggregator.DaemonThreads;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -21,6 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -37,33 +42,38 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
             .withPlural("eksareleases").withNamespaced(true).build();
     private static final ResourceDefinitionContext CLUSTERS = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
 
-    private final List<SharedIndexInformer<GenericKubernetesResource>> informers = new ArrayList<>();
+    private final List<StalledWatchGuard.GuardedInformer<GenericKubernetesResource>> informers = new ArrayList<>();
+    /** Where the guard relists informers whose watch stalled, and tells of what was deleted meanwhile. */
+    private final ScheduledExecutorService guardThread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("management-view"));
     private KubernetesClient client;
-    private SharedIndexInformer<GenericKubernetesResource> releases;
+    private StalledWatchGuard.GuardedInformer<GenericKubernetesResource> releases;
+    /** The releases informer the view last read: a fresh one (at start, after a relist) is read once it has listed. */
+    private volatile SharedIndexInformer<GenericKubernetesResource> releasesRead;
     /** The EKS-A version of each management Cluster, by namespace/name: only the few that manage themselves. */
     private final Map<String, Map.Entry<String, String>> managementVersions = new ConcurrentHashMap<>();
     private volatile ManagementCluster current = ManagementCluster.UNKNOWN;
     private CompletableFuture<Void> synced = new CompletableFuture<>();
 
     /**
-     * @param clusterNamespaces where EKS-A Clusters live; empty for every namespace
+     * @param clusterNamespaces  where EKS-A Clusters live; empty for every namespace
+     * @param relistStalledAfter how long an informer may go without a running watch before it is replaced (see
+     *                           {@link StalledWatchGuard})
      */
-    public void watch(KubernetesClient client, String releaseNamespace, List<String> clusterNamespaces) {
+    public void watch(KubernetesClient client, String releaseNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
         this.client = client;
-        releases = client.genericKubernetesResources(RELEASES).inNamespace(releaseNamespace).runnableInformer(0);
-        releases.addEventHandler(changes(true));
+        StalledWatchGuard guard = new StalledWatchGuard(relistStalledAfter, guardThread);
+        releases = guard.guard(RELEASES.getPlural() + "." + RELEASES.getGroup(),
+                () -> client.genericKubernetesResources(RELEASES).inNamespace(releaseNamespace).runnableInformer(0), changes(true));
         informers.add(releases);
         for (String namespace : clusterNamespaces.isEmpty() ? Collections.<String>singletonList(null) : clusterNamespaces) {
             var resources = client.genericKubernetesResources(CLUSTERS);
             var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
             // Every Cluster of the fleet: kept reduced, as ingest keeps them (the reduction keeps spec and status).
-            SharedIndexInformer<GenericKubernetesResource> clusters = scope.runnableInformer(0)
-                    .itemStore(new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization()));
-            clusters.addEventHandler(changes(false));
-            informers.add(clusters);
+            informers.add(guard.guard(CLUSTERS.getPlural() + "." + CLUSTERS.getGroup(), () -> scope.runnableInformer(0)
+                    .itemStore(new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization())), changes(false)));
         }
         // Without waiting: until the first list, nothing is known. synced() tells when it is.
-        synced = CompletableFuture.allOf(informers.stream().map(i -> i.start().toCompletableFuture()).toArray(CompletableFuture[]::new));
+        synced = CompletableFuture.allOf(informers.stream().map(StalledWatchGuard.GuardedInformer::start).toArray(CompletableFuture[]::new));
     }
 
     /** Keeps the management versions up to date per event: a Cluster changes with every status write. */
@@ -112,10 +122,13 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
     }
 
     private synchronized void refresh() {
-        Optional<List<EksaRelease>> known = Optional.empty();
-        if (releases != null && releases.hasSynced()) {
+        // While a fresh informer lists (after a relist), the releases known before: not unknown for a moment.
+        Optional<List<EksaRelease>> known = current.releases();
+        SharedIndexInformer<GenericKubernetesResource> informer = releases == null ? null : releases.current();
+        if (informer != null && informer.hasSynced()) {
+            releasesRead = informer;
             List<EksaRelease> all = new ArrayList<>();
-            for (GenericKubernetesResource release : releases.getStore().list()) {
+            for (GenericKubernetesResource release : informer.getStore().list()) {
                 try {
                     all.add(ObjectDecoder.eksaRelease(asJson(release)));
                 } catch (MalformedObjectException e) {
@@ -141,14 +154,15 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
 
     @Override
     public ManagementCluster get() {
-        if (releases != null && releases.hasSynced() && current.releases().isEmpty()) {
-            refresh(); // synced with no release at all: no event says so
+        if (releases != null && releases.current().hasSynced() && releases.current() != releasesRead) {
+            refresh(); // listed, but no event need follow: none when there is no release at all
         }
         return current;
     }
 
     @Override
     public void close() {
-        informers.forEach(SharedIndexInformer::close);
+        informers.forEach(StalledWatchGuard.GuardedInformer::close);
+        guardThread.shutdownNow();
     }
 }

@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.DaemonThreads;
 import io.statusaggregator.model.Cni;
 import io.statusaggregator.model.EksaCluster;
@@ -63,6 +62,8 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     /** Closing a client may wait on its connections: never on the observer's thread. */
     private final ExecutorService closer = Executors.newCachedThreadPool(DaemonThreads.named("cni-observer-close"));
     private final Map<String, Target> targets = new HashMap<>();
+    /** On the observer's thread, so that a relisted informer's deletions arrive there like its other events. */
+    private final StalledWatchGuard guard;
     private int connections;
     private boolean limitReported;
     private boolean closing;
@@ -73,9 +74,9 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         Cni cni;
         boolean exists;
         boolean initialized;
-        SharedIndexInformer<Secret> secretWatch;
+        StalledWatchGuard.GuardedInformer<Secret> secretWatch;
         KubernetesClient workload;
-        SharedIndexInformer<DaemonSet> daemonSetWatch;
+        StalledWatchGuard.GuardedInformer<DaemonSet> daemonSetWatch;
         String kubeconfigSeen;
         Instant unreachableSince;
         boolean overLimit;
@@ -92,11 +93,17 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         }
     }
 
-    public CniObserver(KubernetesClient management, Settings settings, ObjectStatePublisher publisher, Clock clock) {
+    /**
+     * @param relistStalledAfter how long an informer, of a secret or a DaemonSet, may go without a running watch before
+     *                           it is replaced (see {@link StalledWatchGuard})
+     */
+    public CniObserver(KubernetesClient management, Settings settings, Duration relistStalledAfter, ObjectStatePublisher publisher,
+            Clock clock) {
         this.management = management;
         this.settings = settings;
         this.publisher = publisher;
         this.clock = clock;
+        this.guard = new StalledWatchGuard(relistStalledAfter, loop);
     }
 
     public void start() {
@@ -176,8 +183,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         target.overLimit = false;
         connections++;
         String secret = target.cluster + "-kubeconfig";
-        SharedIndexInformer<Secret> watch = management.secrets().inNamespace(settings.capiNamespace()).withName(secret).runnableInformer(0);
-        watch.addEventHandler(new ResourceEventHandler<>() {
+        ResourceEventHandler<Secret> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Secret s) {
                 loop.execute(() -> kubeconfigChanged(target, s));
@@ -192,10 +198,12 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             public void onDelete(Secret s, boolean unknown) {
                 loop.execute(() -> kubeconfigChanged(target, null));
             }
-        });
+        };
+        var watch = guard.guard("secret " + settings.capiNamespace() + "/" + secret,
+                () -> management.secrets().inNamespace(settings.capiNamespace()).withName(secret).runnableInformer(0), changes);
         target.secretWatch = watch;
         watch.start().whenComplete((ok, failure) -> loop.execute(() -> {
-            if (target.secretWatch == watch && failure == null && watch.getStore().list().isEmpty()) {
+            if (target.secretWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
                 kubeconfigChanged(target, null);
             }
         }));
@@ -237,38 +245,40 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         config.setConnectionTimeout(timeout);
         config.setRequestTimeout(timeout);
         KubernetesClient workload = new KubernetesClientBuilder().withConfig(config).build();
-        SharedIndexInformer<DaemonSet> watch = workload.apps().daemonSets().inNamespace(CniDaemonSet.NAMESPACE)
-                .withName(CniDaemonSet.nameOf(target.cni)).runnableInformer(0);
-        watch.addEventHandler(new ResourceEventHandler<>() {
+        ResourceEventHandler<DaemonSet> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(DaemonSet ds) {
-                loop.execute(() -> observed(target, watch, ds));
+                loop.execute(() -> observed(target, workload, ds));
             }
 
             @Override
             public void onUpdate(DaemonSet before, DaemonSet after) {
-                loop.execute(() -> observed(target, watch, after));
+                loop.execute(() -> observed(target, workload, after));
             }
 
             @Override
             public void onDelete(DaemonSet ds, boolean unknown) {
-                loop.execute(() -> observed(target, watch, null));
+                loop.execute(() -> observed(target, workload, null));
             }
-        });
+        };
+        String daemonSet = CniDaemonSet.nameOf(target.cni);
+        var watch = guard.guard("daemonset " + CniDaemonSet.NAMESPACE + "/" + daemonSet + " of cluster " + target.cluster,
+                () -> workload.apps().daemonSets().inNamespace(CniDaemonSet.NAMESPACE).withName(daemonSet).runnableInformer(0), changes);
         target.workload = workload;
         target.daemonSetWatch = watch;
         target.unreachableSince = null;
         watch.start().whenComplete((ok, failure) -> loop.execute(() -> {
-            if (target.daemonSetWatch == watch && failure == null && watch.getStore().list().isEmpty()) {
-                observed(target, watch, null);
+            if (target.daemonSetWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
+                observed(target, workload, null);
             }
         }));
         LOG.debugf("cluster %s: watching its CNI at %s", target.cluster, config.getMasterUrl());
     }
 
-    private void observed(Target target, SharedIndexInformer<DaemonSet> watch, DaemonSet daemonSet) {
-        if (target.daemonSetWatch != watch) {
-            return; // an event of a watch replaced meanwhile
+    /** @param workload the connection the observation came through */
+    private void observed(Target target, KubernetesClient workload, DaemonSet daemonSet) {
+        if (target.workload != workload) {
+            return; // an event of a connection replaced meanwhile
         }
         target.unreachableSince = null;
         target.lastVersion = daemonSet == null ? Optional.empty() : CniDaemonSet.version(daemonSet);
@@ -280,15 +290,15 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     private void checkReachability() {
         Instant now = clock.instant();
         for (Target target : targets.values()) {
-            SharedIndexInformer<DaemonSet> watch = target.daemonSetWatch;
+            var watch = target.daemonSetWatch;
             if (watch == null) {
                 continue;
             }
-            if (watch.isWatching()) {
+            if (watch.current().isWatching()) {
                 if (target.unreachableSince != null) {
                     target.unreachableSince = null;
-                    DaemonSet current = watch.getStore().list().stream().findFirst().orElse(null);
-                    observed(target, watch, current);
+                    DaemonSet current = watch.current().getStore().list().stream().findFirst().orElse(null);
+                    observed(target, target.workload, current);
                 }
                 continue;
             }
@@ -325,7 +335,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     private void stop(Target target) {
         disconnect(target);
         if (target.secretWatch != null) {
-            SharedIndexInformer<Secret> watch = target.secretWatch;
+            var watch = target.secretWatch;
             target.secretWatch = null;
             closer.execute(watch::close);
             connections--;
@@ -342,7 +352,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
 
     private void disconnect(Target target) {
         if (target.daemonSetWatch != null) {
-            SharedIndexInformer<DaemonSet> watch = target.daemonSetWatch;
+            var watch = target.daemonSetWatch;
             KubernetesClient workload = target.workload;
             target.daemonSetWatch = null;
             target.workload = null;

@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.model.ObjectKind;
 import java.util.ArrayList;
 import java.time.Duration;
@@ -43,12 +42,14 @@ public final class ObjectIngest implements AutoCloseable {
     private final Settings settings;
     private final ObjectStatePublisher publisher;
     private final List<Watched> informers = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** Since when (System.nanoTime) each informer has had no running watch. */
-    private final Map<Integer, Long> notWatchingSince = new ConcurrentHashMap<>();
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
+    private final StalledWatchGuard guard;
 
-    private record Watched(ObjectKind kind, String namespace, SharedIndexInformer<GenericKubernetesResource> informer) {
+    private record Watched(ObjectKind kind, StalledWatchGuard.GuardedInformer<GenericKubernetesResource> informer) {
+        GenericKubernetesResource get(String key) {
+            return informer.current().getStore().getByKey(key);
+        }
     }
 
     /** Told of every object ingest sees, after it went to the topic: for sources that follow the management cluster. */
@@ -65,6 +66,8 @@ public final class ObjectIngest implements AutoCloseable {
         this.client = client;
         this.settings = settings;
         this.publisher = publishers.create(failed::add);
+        // On ingest's own thread: a tombstone's send may wait for the broker, which must not hold the client's event loop.
+        this.guard = new StalledWatchGuard(settings.relistStalledAfter(), resender);
     }
 
     public void addListener(Listener listener) {
@@ -91,9 +94,8 @@ public final class ObjectIngest implements AutoCloseable {
             informers.add(watch(kind, settings.capiNamespace()));
         }
         resender.scheduleWithFixedDelay(this::resendFailed, 1, 1, TimeUnit.SECONDS);
-        resender.scheduleWithFixedDelay(this::relistStalled, 1, 1, TimeUnit.SECONDS);
         return CompletableFuture.allOf(informers.stream()
-                .map(w -> w.informer().start().toCompletableFuture())
+                .map(w -> w.informer().start())
                 .toArray(CompletableFuture[]::new));
     }
 
@@ -102,79 +104,39 @@ public final class ObjectIngest implements AutoCloseable {
         // A CNI observation exists as long as its cluster's EKS-A Cluster does.
         java.util.Set<String> clusters = new java.util.HashSet<>();
         informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER)
-                .forEach(w -> w.informer().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
+                .forEach(w -> w.informer().current().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
         return TopicReconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
                 ? clusters.contains(key.clusterName())
                 : informers.stream().filter(w -> w.kind() == key.kind())
-                        .anyMatch(w -> w.informer().getStore().getByKey(key.key().namespace() + "/" + key.key().name()) != null),
+                        .anyMatch(w -> w.get(key.key().namespace() + "/" + key.key().name()) != null),
                 publisher, timeout);
     }
 
     private Watched watch(ObjectKind kind, String namespace) {
         var resources = client.genericKubernetesResources(context(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-        SharedIndexInformer<GenericKubernetesResource> informer = scope.runnableInformer(0)
-                .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()));
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(GenericKubernetesResource object) {
-                changed(kind, json(object));
-            }
+        return new Watched(kind, guard.guard(kind.plural() + "." + kind.group(),
+                () -> scope.runnableInformer(0).itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization())),
+                new ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(GenericKubernetesResource object) {
+                        changed(kind, json(object));
+                    }
 
-            @Override
-            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
-                    changed(kind, json(after));
-                }
-            }
+                    @Override
+                    public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+                        if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
+                            changed(kind, json(after));
+                        }
+                    }
 
-            @Override
-            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                JsonNode lastKnown = json(object);
-                publisher.delete(kind, lastKnown);
-                listeners.forEach(l -> l.deleted(kind, lastKnown));
-            }
-        });
-        return new Watched(kind, namespace, informer);
-    }
-
-    /**
-     * An informer whose watch does not run for {@code relistStalledAfter} is replaced by a new one, which lists the API
-     * server; what the old one knew and the new one does not find was deleted meanwhile and gets its tombstone.
-     * Fabric8's informer lists again when a running watch ends with 410 Gone, but when the server refuses to start
-     * a watch from a version it no longer has (HTTP 410 at once), it retries that same version forever (seen with
-     * Fabric8 7.6.1), and would miss every change from then on.
-     */
-    private void relistStalled() {
-        long now = System.nanoTime();
-        for (int i = 0; i < informers.size(); i++) {
-            Watched watched = informers.get(i);
-            ObjectKind kind = watched.kind();
-            if (!watched.informer().hasSynced() || watched.informer().isWatching()) {
-                notWatchingSince.remove(i);
-                continue;
-            }
-            long since = notWatchingSince.computeIfAbsent(i, k -> now);
-            if (now - since < settings.relistStalledAfter().toNanos()) {
-                continue;
-            }
-            notWatchingSince.remove(i);
-            LOG.warnf("the watch on %s.%s has not run for %s; listing them again", kind.plural(), kind.group(), settings.relistStalledAfter());
-            List<GenericKubernetesResource> known = watched.informer().getStore().list();
-            watched.informer().stop();
-            Watched fresh = watch(kind, watched.namespace());
-            informers.set(i, fresh);
-            // On ingest's own thread: a send may wait for the broker, which must not hold the client's event loop.
-            fresh.informer().start().toCompletableFuture().thenRunAsync(() -> {
-                for (GenericKubernetesResource object : known) {
-                    if (fresh.informer().getStore().get(object) == null) {
+                    @Override
+                    public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
                         JsonNode lastKnown = json(object);
                         publisher.delete(kind, lastKnown);
                         listeners.forEach(l -> l.deleted(kind, lastKnown));
                     }
-                }
-            }, resender);
-        }
+                }));
     }
 
     private void changed(ObjectKind kind, JsonNode object) {
@@ -188,7 +150,7 @@ public final class ObjectIngest implements AutoCloseable {
             failed.remove(f);
             GenericKubernetesResource current = informers.stream()
                     .filter(w -> w.kind() == f.kind())
-                    .map(w -> w.informer().getStore().getByKey(f.key().namespace() + "/" + f.key().name()))
+                    .map(w -> w.get(f.key().namespace() + "/" + f.key().name()))
                     .filter(Objects::nonNull)
                     .findFirst().orElse(null);
             if (current != null) {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.CompatibilityReader;
 import java.time.Clock;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -89,12 +91,18 @@ class CniObservationTest {
                 .orElse(Map.of());
     }
 
+    /** A cluster ready but for its Cilium, which runs on two nodes and is ready on one; its workload API. */
+    private NamespacedKubernetesClient ciliumNotReadyYet(String name) {
+        readyCluster(name, "{cilium: {}}");
+        NamespacedKubernetesClient workload = fleet.workloadCluster(name);
+        Fleet.cilium(workload, "v1.15.16-eksa.1", 2, 1);
+        fleet.awaitCondition(name, "DefaultCNIConfigured", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+        return workload;
+    }
+
     @Test
     void theCniBecomingReadyMakesTheClusterReadyWithItsVersionApplied() {
-        readyCluster("alpha", "{cilium: {}}");
-        NamespacedKubernetesClient workload = fleet.workloadCluster("alpha");
-        Fleet.cilium(workload, "v1.15.16-eksa.1", 2, 1);
-        fleet.awaitCondition("alpha", "DefaultCNIConfigured", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+        NamespacedKubernetesClient workload = ciliumNotReadyYet("alpha");
         fleet.awaitCondition("alpha", "Ready", "False", "WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
 
         Fleet.cilium(workload, "v1.15.16-eksa.1", 2, 2);
@@ -132,7 +140,7 @@ class CniObservationTest {
         fleet.awaitReady("echo");
 
         long gone = System.nanoTime();
-        fleet.workloadServer("delta").destroy(); // delta's workload API stops answering
+        fleet.workloadServer("delta").close(); // delta's workload API stops answering
         // Stated time: the stale threshold (2 s here; aggregator.cni.stale-after) plus one check interval and the
         // pipeline's own latency, well within 15 s.
         await(Duration.ofSeconds(15), () -> String.valueOf(fleet.condition("default", "delta", "DefaultCNIConfigured").get("message"))
@@ -147,6 +155,17 @@ class CniObservationTest {
         fleet.awaitReady("echo");
         fleet.workers("echo", 1, 1, 1, 0);
         fleet.awaitCondition("echo", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
+    }
+
+    @Test
+    void aDaemonSetWatchTheWorkloadApiRefusesIsRelistedAndLaterChangesObserved() {
+        NamespacedKubernetesClient workload = ciliumNotReadyYet("mike");
+
+        // The workload API restarts having compacted its history: the DaemonSet's watch cannot start again where it was.
+        AtomicInteger refused = ForgetfulRestart.restart(fleet.workloadServer("mike"));
+        await(DEADLINE, () -> refused.get() > 0, () -> "the DaemonSet's watch was not refused");
+        Fleet.cilium(workload, "v1.15.16-eksa.1", 2, 2);
+        fleet.awaitReady("mike");
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.EmbeddedKafka;
+import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
@@ -92,7 +93,7 @@ class FaultSuiteTest {
         }
         awaitConverged("the first changes");
         // Every watch ends, and cannot start again from where it was; meanwhile objects are deleted and changed.
-        AtomicInteger refused = restartForgettingHistory();
+        AtomicInteger refused = ForgetfulRestart.restart(pipelineRun.kubernetes());
         pipelineRun.fleet().delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, "c1-md-0");
         pipelineRun.fleet().delete(ObjectKind.EKSA_CLUSTER, "default", "c2");
         pipelineRun.fleet().delete(ObjectKind.KUBEADM_CONTROL_PLANE, Fleet.CAPI, "c2");
@@ -111,29 +112,6 @@ class FaultSuiteTest {
                 .filter(e -> e.getValue() != null).map(Map.Entry::getKey).toList() + " refused " + refused.get());
         awaitConverged("a restarted API server");
         assertTrue(refused.get() > 0, "watches from before the restart were refused");
-    }
-
-    /**
-     * Restarts the API server, which ends every watch, as a server that compacted its history: a watch from a
-     * resourceVersion before the restart is refused with 410 Gone, as a real server refuses one it no longer has. (The
-     * mock server keeps no history: a watch it served from an old version would silently miss what happened since.)
-     */
-    private AtomicInteger restartForgettingHistory() {
-        String restartedAt = pipelineRun.kubernetes().client().genericKubernetesResources(io.statusaggregator.ingest.ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
-                .inAnyNamespace().list().getMetadata().getResourceVersion();
-        AtomicInteger refused = new AtomicInteger();
-        java.util.regex.Pattern version = java.util.regex.Pattern.compile("[?&]resourceVersion=([0-9]+)");
-        pipelineRun.kubernetes().answerInstead(request -> {
-            java.util.regex.Matcher from = version.matcher(request.getPath());
-            if (request.getPath().contains("watch=true") && from.find() && Long.parseLong(from.group(1)) <= Long.parseLong(restartedAt)) {
-                refused.incrementAndGet();
-                return new MockResponse().setResponseCode(410).setHeader("Content-Type", "application/json").setBody("""
-                        {"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version","reason":"Expired","code":410}""");
-            }
-            return null;
-        });
-        pipelineRun.kubernetes().restart();
-        return refused;
     }
 
     @Test
@@ -238,7 +216,7 @@ class FaultSuiteTest {
                 }
             }
             case 1 -> {
-                restartForgettingHistory();
+                ForgetfulRestart.restart(pipelineRun.kubernetes());
                 for (int i = 0; i < 3; i++) {
                     churn.step();
                 }

@@ -6,19 +6,13 @@ import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import java.util.HashMap;
-import java.util.List;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
@@ -36,19 +30,19 @@ final class Fleet implements AutoCloseable {
     private final KubernetesClient client;
 
     /** The workload clusters' API servers, by cluster. */
-    private final Map<String, KubernetesMockServer> workloads = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, EmbeddedKubernetes> workloads = new java.util.concurrent.ConcurrentHashMap<>();
 
     Fleet(KubernetesClient client) {
         this.client = client;
     }
 
-    KubernetesMockServer workloadServer(String cluster) {
+    EmbeddedKubernetes workloadServer(String cluster) {
         return workloads.get(cluster);
     }
 
     @Override
     public void close() {
-        workloads.values().forEach(KubernetesMockServer::destroy);
+        workloads.values().forEach(EmbeddedKubernetes::close);
         workloads.clear();
     }
 
@@ -197,20 +191,19 @@ final class Fleet implements AutoCloseable {
 
     /** A workload cluster's API, and the CAPI kubeconfig secret that leads to it. */
     NamespacedKubernetesClient workloadCluster(String name) {
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(List.of()), false);
-        server.init(InetAddress.getLoopbackAddress(), 0);
+        // The embedded API server, so that the fault tests can restart it as the management cluster's.
+        EmbeddedKubernetes server = EmbeddedKubernetes.start(0);
         workloads.put(name, server);
         String kubeconfig = """
                 apiVersion: v1
                 kind: Config
-                clusters: [{name: w, cluster: {server: "http://%s:%d"}}]
+                clusters: [{name: w, cluster: {server: "%s"}}]
                 users: [{name: w, user: {token: secret-token-%s}}]
                 contexts: [{name: w, context: {cluster: w, user: w}}]
                 current-context: w
-                """.formatted(server.getHostName(), server.getPort(), name);
+                """.formatted(server.url(), name);
         kubeconfigSecret(name, kubeconfig);
-        NamespacedKubernetesClient client = server.createClient();
+        NamespacedKubernetesClient client = server.newClient();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName("kube-system").endMetadata().build()).create();
         return client;
     }

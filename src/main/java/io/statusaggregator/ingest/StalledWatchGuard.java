@@ -1,0 +1,144 @@
+package io.statusaggregator.ingest;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.jboss.logging.Logger;
+
+/**
+ * Replaces an informer whose watch has not run for {@code stalledAfter} after it synced by a fresh one, made the same
+ * way, which lists the API server; what the old one knew and the new one does not find was deleted meanwhile and
+ * goes to the handler's {@code onDelete}. Fabric8's informer lists again when a running watch ends with 410 Gone, but
+ * when the server refuses to start a watch from a version it no longer has (HTTP 410 at once), it retries that same
+ * version forever (seen with Fabric8 7.6.1), and would miss every change from then on. An informer whose first list
+ * failed (the API did not answer) is replaced too, as Fabric8 does not list again then: so a fresh informer made while
+ * the API is away does not end the following for good.
+ */
+public final class StalledWatchGuard {
+    private static final Logger LOG = Logger.getLogger(StalledWatchGuard.class);
+
+    private final Duration stalledAfter;
+    private final ScheduledExecutorService thread;
+    private final Set<GuardedInformer<?>> guarded = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param thread where the guard looks every second, and tells of the deletions a fresh list finds: a handler may
+     *               wait (a send to the broker), which must not hold the client's event loop. Its owner shuts it down.
+     */
+    public StalledWatchGuard(Duration stalledAfter, ScheduledExecutorService thread) {
+        this.stalledAfter = stalledAfter;
+        this.thread = thread;
+        thread.scheduleWithFixedDelay(this::relistStalled, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /**
+     * An informer from {@code factory} (which makes each one alike: same resources, same kind of store) with
+     * {@code handler} added, guarded until it is closed; not started yet.
+     *
+     * @param what names the informer's objects in the log, e.g. {@code machines.cluster.x-k8s.io}
+     */
+    public <T extends HasMetadata> GuardedInformer<T> guard(String what, Supplier<SharedIndexInformer<T>> factory,
+            ResourceEventHandler<T> handler) {
+        GuardedInformer<T> informer = new GuardedInformer<>(what, factory, handler);
+        guarded.add(informer);
+        return informer;
+    }
+
+    private void relistStalled() {
+        long now = System.nanoTime();
+        guarded.forEach(informer -> informer.relistIfStalled(now));
+    }
+
+    /** An informer and the ones that replaced it: {@link #current()} is the one to read. */
+    public final class GuardedInformer<T extends HasMetadata> implements AutoCloseable {
+        private final String what;
+        private final Supplier<SharedIndexInformer<T>> factory;
+        private final ResourceEventHandler<T> handler;
+        private volatile SharedIndexInformer<T> current;
+        /** The current informer's start: failed when its first list did. */
+        private CompletableFuture<Void> started = new CompletableFuture<>();
+        /** What the last informer that listed knew: deletions are found against it, past fresh ones whose list failed. */
+        private List<T> lastKnown = List.of();
+        /** Since when (System.nanoTime) the current informer has had no running watch; null while it has one. */
+        private Long notWatchingSince;
+        private boolean closed;
+
+        private GuardedInformer(String what, Supplier<SharedIndexInformer<T>> factory, ResourceEventHandler<T> handler) {
+            this.what = what;
+            this.factory = factory;
+            this.handler = handler;
+            this.current = make();
+        }
+
+        private SharedIndexInformer<T> make() {
+            SharedIndexInformer<T> informer = factory.get();
+            informer.addEventHandler(handler);
+            return informer;
+        }
+
+        public SharedIndexInformer<T> current() {
+            return current;
+        }
+
+        /** Starts the first informer; completes when it has listed its objects. */
+        public synchronized CompletableFuture<Void> start() {
+            started = current.start().toCompletableFuture();
+            return started;
+        }
+
+        private synchronized void relistIfStalled(long now) {
+            SharedIndexInformer<T> stalled = current;
+            if (closed || !(started.isCompletedExceptionally() || stalled.hasSynced() && !stalled.isWatching())) {
+                notWatchingSince = null;
+                return;
+            }
+            if (notWatchingSince == null) {
+                notWatchingSince = now;
+            }
+            if (now - notWatchingSince < stalledAfter.toNanos()) {
+                return;
+            }
+            notWatchingSince = null;
+            LOG.warnf("the watch on %s has not run for %s; listing them again", what, stalledAfter);
+            if (stalled.hasSynced()) {
+                lastKnown = stalled.getStore().list();
+            }
+            List<T> known = lastKnown;
+            stalled.stop();
+            SharedIndexInformer<T> fresh = make();
+            current = fresh;
+            started = fresh.start().toCompletableFuture();
+            started.thenRunAsync(() -> reportVanished(fresh, known), thread);
+        }
+
+        private void reportVanished(SharedIndexInformer<T> fresh, List<T> known) {
+            synchronized (this) {
+                if (current != fresh) {
+                    return; // closed or replaced meanwhile: its user no longer follows these objects
+                }
+                lastKnown = List.of();
+            }
+            for (T object : known) {
+                if (fresh.getStore().get(object) == null) {
+                    handler.onDelete(object, true);
+                }
+            }
+        }
+
+        /** Stops the current informer and forgets it. */
+        @Override
+        public synchronized void close() {
+            closed = true;
+            guarded.remove(this);
+            current.close();
+        }
+    }
+}

@@ -1,0 +1,99 @@
+package io.statusaggregator.aggregation;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.ForgetfulRestart;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.pipeline.Waiting;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The management view on the mock API server, restarted as a server that compacted its history. */
+class ManagementClusterViewTest {
+    private static final String CAPI = "eksa-system";
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    private EmbeddedKubernetes kubernetes;
+    private KubernetesClient client;
+    private final ManagementClusterView view = new ManagementClusterView();
+
+    @BeforeEach
+    void start() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        client = kubernetes.newClient();
+    }
+
+    @AfterEach
+    void stop() {
+        view.close();
+        client.close();
+        kubernetes.close();
+    }
+
+    private void release(String name, String version) {
+        kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(CAPI).resource(object("""
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: EKSARelease
+                metadata: {name: %s, namespace: eksa-system}
+                spec: {version: %s, bundlesRef: {name: bundles-1, namespace: eksa-system}}
+                """.formatted(name, version))).create();
+    }
+
+    /** A Cluster that manages itself, at EKS-A {@code version}. */
+    private void managementCluster(String name, String version) {
+        kubernetes.client().genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER)).inNamespace("default").resource(object("""
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: Cluster
+                metadata: {namespace: default, name: %1$s}
+                spec:
+                  kubernetesVersion: "1.31"
+                  eksaVersion: %2$s
+                  managementCluster: {name: %1$s}
+                  controlPlaneConfiguration: {count: 1}
+                  workerNodeGroupConfigurations: [{name: md-0, count: 1}]
+                  clusterNetwork: {cniConfig: {cilium: {}}}
+                """.formatted(name, version))).createOr(existing -> existing.update());
+    }
+
+    private GenericKubernetesResource object(String yaml) {
+        return kubernetes.client().getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+    }
+
+    private void awaitView(Set<String> releases, Map<String, String> versions, String when) {
+        Waiting.until(DEADLINE, () -> view.get().releaseNames().equals(Optional.of(releases))
+                && view.get().managementEksaVersions().equals(versions), () -> {
+                    ManagementCluster seen = view.get();
+                    return when + ": the view should hold releases " + releases + " and management versions " + versions
+                            + ", holds " + seen.releaseNames() + " and " + seen.managementEksaVersions();
+                });
+    }
+
+    @Test
+    void followsReleasesAndManagementClustersAfterTheApiServerRefusedItsWatches() throws Exception {
+        release("eksa-v0-22-0", "v0.22.0");
+        release("eksa-v0-23-1", "v0.23.1");
+        managementCluster("mgmt", "v0.23.1");
+        view.watch(client, CAPI, List.of(), Duration.ofSeconds(1));
+        view.synced().get(10, TimeUnit.SECONDS);
+        awaitView(Set.of("eksa-v0-22-0", "eksa-v0-23-1"), Map.of("mgmt", "v0.23.1"), "at start");
+
+        AtomicInteger refused = ForgetfulRestart.restart(kubernetes);
+        Waiting.until(DEADLINE, () -> refused.get() > 0, () -> "no watch was refused");
+        kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(CAPI).withName("eksa-v0-22-0").delete();
+        release("eksa-v0-24-0", "v0.24.0");
+        managementCluster("mgmt", "v0.24.0");
+
+        awaitView(Set.of("eksa-v0-23-1", "eksa-v0-24-0"), Map.of("mgmt", "v0.24.0"), "after the restart");
+    }
+}

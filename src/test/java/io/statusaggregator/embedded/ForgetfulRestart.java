@@ -1,0 +1,40 @@
+package io.statusaggregator.embedded;
+
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.model.ObjectKind;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An API server restart as a server that compacted its history: every watch ends, and a watch from a resourceVersion
+ * before the restart is refused with 410 Gone, as a real server refuses one it no longer has. (The mock server keeps
+ * no history: a watch it served from an old version would silently miss what happened since.)
+ */
+public final class ForgetfulRestart {
+    private static final ResourceDefinitionContext ANY_KIND = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
+    private static final Pattern FROM_VERSION = Pattern.compile("[?&]resourceVersion=([0-9]+)");
+
+    private ForgetfulRestart() {
+    }
+
+    /** Restarts {@code kubernetes} so; returns the count of watches refused from then on. */
+    public static AtomicInteger restart(EmbeddedKubernetes kubernetes) {
+        long restartedAt = Long.parseLong(kubernetes.client().genericKubernetesResources(ANY_KIND)
+                .inAnyNamespace().list().getMetadata().getResourceVersion());
+        AtomicInteger refused = new AtomicInteger();
+        kubernetes.answerInstead(request -> {
+            Matcher from = FROM_VERSION.matcher(request.getPath());
+            if (request.getPath().contains("watch=true") && from.find() && Long.parseLong(from.group(1)) <= restartedAt) {
+                refused.incrementAndGet();
+                return new MockResponse().setResponseCode(410).setHeader("Content-Type", "application/json").setBody("""
+                        {"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version","reason":"Expired","code":410}""");
+            }
+            return null;
+        });
+        kubernetes.restart();
+        return refused;
+    }
+}

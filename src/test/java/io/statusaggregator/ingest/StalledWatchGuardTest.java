@@ -1,0 +1,154 @@
+package io.statusaggregator.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.ForgetfulRestart;
+import io.statusaggregator.pipeline.Waiting;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The guard on its own: ConfigMap informers on the mock API server, restarted as a server that compacted its history. */
+class StalledWatchGuardTest {
+    private static final Duration STALLED_AFTER = Duration.ofSeconds(1);
+    private static final Duration DEADLINE = Duration.ofSeconds(20);
+
+    private EmbeddedKubernetes kubernetes;
+    /** The informers' client: a failed request is not tried again, so that a list fails at once. */
+    private KubernetesClient client;
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("guard-test"));
+    private StalledWatchGuard guard;
+
+    /** A guarded informer on one namespace's ConfigMaps, which tells what it sees and counts the informers made. */
+    private final class Followed {
+        final Set<String> present = ConcurrentHashMap.newKeySet();
+        final AtomicInteger made = new AtomicInteger();
+        final StalledWatchGuard.GuardedInformer<ConfigMap> informer;
+
+        Followed(String namespace) {
+            informer = guard.guard("configmaps in " + namespace, () -> {
+                made.incrementAndGet();
+                return client.configMaps().inNamespace(namespace).runnableInformer(0);
+            }, new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(ConfigMap map) {
+                    present.add(map.getMetadata().getName());
+                }
+
+                @Override
+                public void onUpdate(ConfigMap before, ConfigMap after) {
+                }
+
+                @Override
+                public void onDelete(ConfigMap map, boolean finalStateUnknown) {
+                    present.remove(map.getMetadata().getName());
+                }
+            });
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        kubernetes = EmbeddedKubernetes.start(0);
+        client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(kubernetes.client().getConfiguration())
+                .withRequestRetryBackoffLimit(0).build()).build();
+        guard = new StalledWatchGuard(STALLED_AFTER, thread);
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        thread.shutdownNow();
+        thread.awaitTermination(5, TimeUnit.SECONDS);
+        client.close();
+        kubernetes.close();
+    }
+
+    private void configMap(String namespace, String name) {
+        kubernetes.client().configMaps().inNamespace(namespace)
+                .resource(new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace(namespace).endMetadata().build()).create();
+    }
+
+    /** Namespace one with the ConfigMaps "kept" and "deleted", followed and listed. */
+    private Followed followedKeptAndDeleted() throws Exception {
+        configMap("one", "kept");
+        configMap("one", "deleted");
+        Followed followed = new Followed("one");
+        followed.informer.start().get(10, TimeUnit.SECONDS);
+        assertEquals(Set.of("kept", "deleted"), followed.present);
+        return followed;
+    }
+
+    /** What changes while the informer cannot follow: "deleted" goes, "created" comes. */
+    private void deleteOneCreateOne() {
+        kubernetes.client().configMaps().inNamespace("one").withName("deleted").delete();
+        configMap("one", "created");
+    }
+
+    @Test
+    void anInformerWhoseWatchIsRefusedListsAgainAndReportsWhatWasDeletedMeanwhile() throws Exception {
+        Followed followed = followedKeptAndDeleted();
+
+        AtomicInteger refused = ForgetfulRestart.restart(kubernetes);
+        Waiting.until(DEADLINE, () -> refused.get() > 0, () -> "the watch was not refused");
+        deleteOneCreateOne();
+
+        Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
+                () -> "the informer follows the ConfigMaps after the refused watch: " + followed.present);
+        assertEquals(2, followed.made.get(), "one fresh informer replaced the stalled one");
+    }
+
+    @Test
+    void aFreshInformerWhoseListFailsIsReplacedUntilOneLists() throws Exception {
+        Followed followed = followedKeptAndDeleted();
+
+        // The API server restarts and then does not answer for these ConfigMaps: the watch stalls, and so does a fresh list.
+        AtomicInteger lists = new AtomicInteger();
+        kubernetes.answerInstead(request -> {
+            if (!"GET".equals(request.getMethod()) || !request.getPath().startsWith("/api/v1/namespaces/one/configmaps")) {
+                return null;
+            }
+            if (!request.getPath().contains("watch=true")) {
+                lists.incrementAndGet();
+            }
+            return new MockResponse().setResponseCode(503).setBody("unavailable");
+        });
+        kubernetes.restart();
+        deleteOneCreateOne();
+        Waiting.until(DEADLINE, () -> lists.get() > 0 && !followed.informer.current().isRunning() && followed.made.get() == 2,
+                () -> "a fresh informer's list failed: " + lists.get() + " lists, " + followed.made.get() + " informers");
+
+        kubernetes.answerInstead(null);
+        Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
+                () -> "the informer follows the ConfigMaps once the API answers again: " + followed.present);
+    }
+
+    @Test
+    void aClosedInformerIsForgotten() throws Exception {
+        Followed closed = new Followed("one");
+        Followed open = new Followed("two");
+        closed.informer.start().get(10, TimeUnit.SECONDS);
+        open.informer.start().get(10, TimeUnit.SECONDS);
+        closed.informer.close();
+
+        ForgetfulRestart.restart(kubernetes);
+        // Every guarded informer is looked at in the same pass: once the open one is replaced, the closed one would have been.
+        Waiting.until(DEADLINE, () -> open.made.get() == 2, () -> "the open informer is not replaced");
+        assertEquals(1, closed.made.get(), "the closed informer was replaced");
+    }
+}
