@@ -124,7 +124,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         } catch (MalformedObjectException e) {
             return; // aggregation reports it on the cluster's status
         }
-        decoded.ifPresent(o -> loop.execute(() -> {
+        decoded.ifPresent(o -> onLoop(() -> {
             if (o instanceof EksaCluster cluster) {
                 Target target = targets.computeIfAbsent(cluster.key().name(), Target::new);
                 target.exists = true;
@@ -148,7 +148,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             return;
         }
         String name = lastKnown.path("metadata").path("name").asText();
-        loop.execute(() -> {
+        onLoop(() -> {
             Target target = targets.remove(name);
             if (target != null) {
                 stop(target);
@@ -186,23 +186,23 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         ResourceEventHandler<Secret> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Secret s) {
-                loop.execute(() -> kubeconfigChanged(target, s));
+                onLoop(() -> kubeconfigChanged(target, s));
             }
 
             @Override
             public void onUpdate(Secret before, Secret after) {
-                loop.execute(() -> kubeconfigChanged(target, after));
+                onLoop(() -> kubeconfigChanged(target, after));
             }
 
             @Override
             public void onDelete(Secret s, boolean unknown) {
-                loop.execute(() -> kubeconfigChanged(target, null));
+                onLoop(() -> kubeconfigChanged(target, null));
             }
         };
         var watch = guard.guard("secret " + settings.capiNamespace() + "/" + secret,
                 () -> management.secrets().inNamespace(settings.capiNamespace()).withName(secret).runnableInformer(0), changes);
         target.secretWatch = watch;
-        watch.start().whenComplete((ok, failure) -> loop.execute(() -> {
+        watch.start().whenComplete((ok, failure) -> onLoop(() -> {
             if (target.secretWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
                 kubeconfigChanged(target, null);
             }
@@ -248,17 +248,17 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         ResourceEventHandler<DaemonSet> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(DaemonSet ds) {
-                loop.execute(() -> observed(target, workload, ds));
+                onLoop(() -> observed(target, workload, ds));
             }
 
             @Override
             public void onUpdate(DaemonSet before, DaemonSet after) {
-                loop.execute(() -> observed(target, workload, after));
+                onLoop(() -> observed(target, workload, after));
             }
 
             @Override
             public void onDelete(DaemonSet ds, boolean unknown) {
-                loop.execute(() -> observed(target, workload, null));
+                onLoop(() -> observed(target, workload, null));
             }
         };
         String daemonSet = CniDaemonSet.nameOf(target.cni);
@@ -267,7 +267,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         target.workload = workload;
         target.daemonSetWatch = watch;
         target.unreachableSince = null;
-        watch.start().whenComplete((ok, failure) -> loop.execute(() -> {
+        watch.start().whenComplete((ok, failure) -> onLoop(() -> {
             if (target.daemonSetWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
                 observed(target, workload, null);
             }
@@ -366,6 +366,15 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
 
     private ObjectStateKey observationKey(String cluster) {
         return new ObjectStateKey(cluster, ObjectKind.CNI_OBSERVATION, new ObjectKey(settings.capiNamespace(), cluster));
+    }
+
+    /** On the observer's thread. An event that arrives once the observer has stopped is dropped: nothing is observed any more. */
+    private void onLoop(Runnable task) {
+        try {
+            loop.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("an event after the CNI observer stopped is dropped");
+        }
     }
 
     @Override
