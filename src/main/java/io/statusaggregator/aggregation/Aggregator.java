@@ -140,7 +140,7 @@ public final class Aggregator implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             });
-    private static final int FEED_BACKLOG = 10_000;
+    private static final int FEED_BACKLOG = 1_000;
     private final AtomicLong events = new AtomicLong();
     private final AtomicLong computations = new AtomicLong();
     private final AtomicLong submitted = new AtomicLong();
