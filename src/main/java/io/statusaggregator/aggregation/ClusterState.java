@@ -33,12 +33,12 @@ public final class ClusterState {
     /** Objects whose latest state cannot be read, by kind and key; an EKS-A Cluster among them has a stand-in in {@link #cluster}. */
     private final Map<ObjectKind, Map<ObjectKey, MalformedObject>> malformed = new EnumMap<>(ObjectKind.class);
     /**
-     * The last snapshot and the reference data it was made with; dropped when an object changes. Aggregation reads it
-     * once to compute and once more to publish the change, and building it is a good part of a computation.
+     * The last snapshot, and the compatibility data it was made with (the management cluster's data it holds itself);
+     * dropped when an object changes. Aggregation reads it once to compute and once more to publish the change, and
+     * building it is a good part of a computation.
      */
     private ClusterSnapshot snapshot;
     private Compatibility snapshotCompatibility;
-    private ManagementCluster snapshotManagement;
 
     public ClusterState(String clusterName) {
         this.clusterName = clusterName;
@@ -116,7 +116,7 @@ public final class ClusterState {
             return Optional.empty();
         }
         if (snapshot != null && snapshotCompatibility == compatibility
-                && (snapshotManagement == management || snapshotManagement.equals(management))) {
+                && (snapshot.management() == management || snapshot.management().equals(management))) {
             return Optional.of(snapshot);
         }
         Optional<String> expectedCilium = cluster.spec().eksaVersion()
@@ -134,7 +134,6 @@ public final class ClusterState {
                 management,
                 malformed.values().stream().flatMap(m -> m.values().stream()).toList());
         snapshotCompatibility = compatibility;
-        snapshotManagement = management;
         return Optional.of(snapshot);
     }
 
