@@ -254,8 +254,9 @@ class ReducedObjectStoreTest {
                 }
             });
             ingest.start().get(30, java.util.concurrent.TimeUnit.SECONDS);
-            Waiting.until(Duration.ofSeconds(10), () -> producer.history().size() == 1, () -> "sent: " + producer.history());
-            assertEquals(1, changed.size());
+            // Ingest publishes before it tells its listeners: wait for both.
+            Waiting.until(Duration.ofSeconds(10), () -> producer.history().size() == 1 && changed.size() == 1,
+                    () -> "sent: " + producer.history() + ", listened: " + changed.size());
             assertFalse(changed.get(0).at("/metadata/ownerReferences").isMissingNode(), "the listener gets the full object: " + changed.get(0));
             ProducerRecord<String, String> first = producer.history().get(0);
             assertEquals(ObjectReduction.reduce(ObjectKind.MACHINE, changed.get(0)).toString(), first.value());

@@ -90,7 +90,9 @@ class StalledWatchGuardTest {
         configMap("one", "deleted");
         Followed followed = new Followed("one");
         followed.informer.start().get(10, TimeUnit.SECONDS);
-        assertEquals(Set.of("kept", "deleted"), followed.present);
+        // A synced informer has listed, but hands its events to the handler on a thread of its own.
+        Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "deleted")),
+                () -> "the informer's first list reached the handler: " + followed.present);
         return followed;
     }
 
