@@ -70,7 +70,9 @@ import org.jboss.logging.Logger;
  *
  * <p>A status is written only when it differs from the one the Cluster shows. After a write, the Cluster's next
  * states may still show the older status (they were read before the write): until the Cluster shows the written
- * status (its echo), the written one counts as shown. Everything runs on one thread, the consumer's.
+ * status (its echo), the written one counts as shown. The echo timeout starts when the write is done, not when it is
+ * submitted: a write queued behind others or retried through an outage cannot have an echo yet. Everything runs on
+ * one thread, the consumer's.
  *
  * <p>A record it cannot use goes to the {@link DeadLetters dead-letter topic}: a key it does not write, a value that
  * is not JSON or of no kind the rules read, and an object that cannot be read (whose cluster's status also says so,
@@ -87,8 +89,9 @@ public final class Aggregator implements AutoCloseable {
     private static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
 
     /**
-     * @param echoTimeout how long a written status counts as shown while the Cluster does not show it; after that
-     *                    the Cluster's own status is trusted again (another controller may have overwritten it)
+     * @param echoTimeout how long a written status counts as shown, from the end of its write, while the Cluster
+     *                    does not show it; after that the Cluster's own status is trusted again (another controller
+     *                    may have overwritten it)
      */
     public record Settings(String topic, Duration coalescingWindow, Duration echoTimeout) {
     }
@@ -121,7 +124,9 @@ public final class Aggregator implements AutoCloseable {
     private final Clock clock;
     private final Map<Integer, PartitionState> partitions = new HashMap<>();
     private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
-    /** Clusters with a write whose echo has not arrived, oldest write first. */
+    /** Clusters whose pending status write-back has not written yet (queued, under way, or retried). */
+    private final Set<TrackedCluster> beingWritten = new java.util.HashSet<>();
+    /** Clusters whose pending status is written and whose echo has not arrived, oldest write first. */
     private final Set<TrackedCluster> awaitingEcho = new LinkedHashSet<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
@@ -334,9 +339,10 @@ public final class Aggregator implements AutoCloseable {
         tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
         expireEchoes();
         computeDue();
-        settled = live && dirty.isEmpty() && awaitingEcho.isEmpty();
+        settled = live && dirty.isEmpty() && beingWritten.isEmpty() && awaitingEcho.isEmpty();
         progress = "partitions " + partitions.keySet() + (live ? " rebuilt" : " rebuilding") + ", " + tracked + " clusters, "
-                + dirty.size() + " to compute, " + awaitingEcho.size() + " writes awaiting their echo";
+                + dirty.size() + " to compute, " + beingWritten.size() + " writes under way, " + awaitingEcho.size()
+                + " writes awaiting their echo";
     }
 
     private void apply(ConsumerRecord<byte[], byte[]> record) {
@@ -511,6 +517,7 @@ public final class Aggregator implements AutoCloseable {
         if (cluster.state.isEmpty()) {
             partition.clusters.remove(cluster.state.clusterName());
             dirty.remove(cluster);
+            beingWritten.remove(cluster);
             awaitingEcho.remove(cluster);
         }
     }
@@ -586,7 +593,7 @@ public final class Aggregator implements AutoCloseable {
         Iterator<TrackedCluster> oldestFirst = awaitingEcho.iterator();
         while (oldestFirst.hasNext()) {
             TrackedCluster cluster = oldestFirst.next();
-            if (now - cluster.pendingSince <= timeout) {
+            if (now - cluster.writtenAt <= timeout) {
                 break; // the writes after it are younger
             }
             LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
@@ -599,6 +606,7 @@ public final class Aggregator implements AutoCloseable {
 
     private void clearPending(TrackedCluster cluster) {
         cluster.pending = null;
+        beingWritten.remove(cluster);
         awaitingEcho.remove(cluster);
     }
 
@@ -640,9 +648,8 @@ public final class Aggregator implements AutoCloseable {
             return;
         }
         cluster.pending = computed;
-        cluster.pendingSince = System.nanoTime();
-        awaitingEcho.remove(cluster); // to the end: the set stays in the order of pendingSince
-        awaitingEcho.add(cluster);
+        awaitingEcho.remove(cluster); // its echo clock starts again when this status is written
+        beingWritten.add(cluster);
         submitted.incrementAndGet();
         writer.submit(eksa.get().key(), computed);
     }
@@ -706,11 +713,15 @@ public final class Aggregator implements AutoCloseable {
                 continue;
             }
             if (outcome instanceof StatusWriter.Written written) {
-                // A write of what the Cluster already shows changes nothing on the server, so no echo will come.
-                if (written.status().equals(cluster.pending)
-                        && cluster.state.cluster().map(c -> c.status().equals(written.status())).orElse(false)) {
-                    clearPending(cluster);
-                }
+                if (written.status().equals(cluster.pending)) {
+                    if (cluster.state.cluster().map(c -> c.status().equals(written.status())).orElse(false)) {
+                        // A write of what the Cluster already shows changes nothing on the server: no echo will come.
+                        clearPending(cluster);
+                    } else if (beingWritten.remove(cluster)) {
+                        cluster.writtenAt = System.nanoTime();
+                        awaitingEcho.add(cluster); // at the end: the set stays in the order of writtenAt
+                    }
+                } // else a newer status is pending, and write-back writes it next
                 if (cluster.state.cluster().isPresent()) {
                     publish(cluster, cluster.state.cluster().get(), written.status());
                 }
@@ -803,6 +814,7 @@ public final class Aggregator implements AutoCloseable {
                     // One by one: removeAll would look each member of the set up in the map's values, a linear search.
                     partition.clusters.values().forEach(c -> {
                         dirty.remove(c);
+                        beingWritten.remove(c);
                         awaitingEcho.remove(c);
                     });
                 }

@@ -10,7 +10,8 @@ final class TrackedCluster {
     long dirtySince = CLEAN;
     /** The status submitted for writing whose echo (the Cluster showing it) has not arrived yet. */
     ClusterStatus pending;
-    long pendingSince;
+    /** When write-back wrote the pending status (System.nanoTime); its echo is awaited from then on. */
+    long writtenAt;
 
     TrackedCluster(String clusterName) {
         this.state = new ClusterState(clusterName);

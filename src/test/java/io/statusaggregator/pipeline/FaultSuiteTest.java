@@ -6,11 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -150,6 +152,39 @@ class FaultSuiteTest {
         assertTrue(refused.get() >= 3, "the conflicts were met: " + refused.get());
         long afterConflicts = pipeline.aggregator().writer().writes() - beforeConflicts;
         assertTrue(afterConflicts <= 3, "a change and three 409s took " + afterConflicts + " successful writes");
+    }
+
+    @Test
+    void aStatusWriteHeldUpLongerThanTheEchoTimeoutKeepsTheTimeOfItsChange() throws Exception {
+        Duration echoTimeout = Duration.ofSeconds(1);
+        Pipeline.Settings s = pipelineRun.settings();
+        pipelineRun.start(new Pipeline.Settings(s.kafka(), s.objectStatesTopic(), s.statusesTopic(), s.transitionsTopic(),
+                s.deadLettersTopic(), s.createTopics(), s.partitions(), s.replicationFactor(), s.groupId(), s.ingest(), s.ingestSettings(),
+                new Aggregator.Settings(s.aggregatorSettings().topic(), s.aggregatorSettings().coalescingWindow(), echoTimeout),
+                s.writerSettings(), s.cniSettings(), s.compatibilityConfigMap(), s.leadership()));
+        // The API server answers the cluster's status writes with 503 (overloaded) for three echo timeouts; the writer
+        // retries all along. No echo can come before the write is done, so the write is not given up on meanwhile.
+        List<Instant> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+        pipelineRun.kubernetes().answerInstead(request -> {
+            if (!request.getMethod().equals("PATCH") || !request.getPath().startsWith("/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/held/status")) {
+                return null;
+            }
+            refused.add(Instant.now());
+            return new MockResponse().setResponseCode(503).setBody("overloaded");
+        });
+        pipelineRun.fleet().createCluster("held", 1, 1);
+        await(CONVERGE, () -> refused.size() > 1 && Duration.between(refused.get(0), refused.get(refused.size() - 1)).compareTo(echoTimeout.multipliedBy(3)) > 0,
+                () -> "status writes refused for three echo timeouts: " + refused);
+        pipelineRun.kubernetes().answerInstead(null);
+        awaitConverged("status writes refused for " + Duration.between(refused.get(0), refused.get(refused.size() - 1)));
+
+        // The conditions appeared with the first computation, before the first refused write; computed again against
+        // the Cluster's own (empty) status on an expired echo, they would carry a time seconds later.
+        Instant firstRefused = refused.get(0);
+        for (String type : List.of("ControlPlaneInitialized", "Ready")) {
+            Instant since = Instant.parse((String) pipelineRun.fleet().condition("default", "held", type).get("lastTransitionTime"));
+            assertTrue(!since.isAfter(firstRefused), type + " appeared at " + since + ", after the first write was refused at " + firstRefused);
+        }
     }
 
     private static MockResponse conflict() {
