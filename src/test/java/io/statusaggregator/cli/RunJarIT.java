@@ -23,10 +23,12 @@ class RunJarIT {
     @Test
     void theEmbeddedDefaultBringsTheDemoFleetToReady() throws Exception {
         Path err = Files.createTempFile("run", ".err");
-        Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 "target/quarkus-app/quarkus-run.jar")
-                .redirectError(err.toFile())
-                .start();
+                .redirectError(err.toFile());
+        // A free port rather than the default 8080, which something else on the machine may hold; the log names it.
+        builder.environment().put("AGGREGATOR_HTTP_PORT", "0");
+        Process process = builder.start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             List<String> table = new ArrayList<>();
@@ -44,7 +46,7 @@ class RunJarIT {
                 }
             }
             assertTrue(allReady, "the table never showed the whole fleet Ready; stderr:\n" + Files.readString(err));
-            // The preflight endpoints answer on the port the log names (8080 unless configured).
+            // The preflight endpoints answer on the port the log names.
             java.util.regex.Matcher port = java.util.regex.Pattern.compile("HTTP endpoints on HTTP port (\\d+)").matcher(Files.readString(err));
             assertTrue(port.find(), "no HTTP endpoints logged; stderr:\n" + Files.readString(err));
             var check = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(

@@ -132,7 +132,8 @@ class StalledWatchGuardTest {
         });
         kubernetes.restart();
         deleteOneCreateOne();
-        Waiting.until(DEADLINE, () -> lists.get() > 0 && !followed.informer.current().isRunning() && followed.made.get() == 2,
+        // At least one fresh informer: the guard replaces a failed one again about 2 s later, and a poll may miss the second.
+        Waiting.until(DEADLINE, () -> lists.get() > 0 && !followed.informer.current().isRunning() && followed.made.get() >= 2,
                 () -> "a fresh informer's list failed: " + lists.get() + " lists, " + followed.made.get() + " informers");
 
         kubernetes.answerInstead(null);

@@ -175,7 +175,8 @@ class CniObservationTest {
         fleet.awaitCondition("foxtrot", "DefaultCNIConfigured", "False", "WaitingForDefaultCNIConfigured",
                 "Managed CNI state unknown: kubeconfig secret eksa-system/foxtrot-kubeconfig does not hold a usable kubeconfig");
 
-        assertTrue(logged.stream().anyMatch(line -> line.contains("does not hold a usable kubeconfig")), "the problem is logged");
+        // Logged just after the observation is published, on the observer's thread: not necessarily before the status.
+        await(DEADLINE, () -> logged.stream().anyMatch(line -> line.contains("does not hold a usable kubeconfig")), () -> "the problem is not logged");
         assertTrue(logged.stream().noneMatch(line -> line.contains("[not a kubeconfig")), "but not the secret's content");
 
         readyCluster("golf", "{cilium: {}}");

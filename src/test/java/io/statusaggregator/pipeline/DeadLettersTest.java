@@ -187,6 +187,9 @@ class DeadLettersTest {
         assertEquals("MalformedObject", pipelineRun.fleet().condition("default", "alpha", "Ready").get("reason"));
 
         // Each went to the dead-letter topic once: its next states (the echo of bravo's status) say nothing new.
+        // A dead letter is counted when the broker acknowledges it, after aggregation moved on: wait for every ack.
+        await(DEADLINE, () -> pipeline.aggregator().deadLetters().inFlight() == 0,
+                () -> "dead letters still on their way: " + pipeline.aggregator().deadLetters().inFlight());
         assertEquals(2, pipeline.aggregator().deadLetters().sent(Reason.MALFORMED_OBJECT), "dead letters of unreadable objects");
         List<String> letters = readDeadLetters().stream().map(letter -> header(letter, DeadLetters.ERROR)).sorted().toList();
         assertEquals(List.of(specProblem, mdProblem), letters);

@@ -65,6 +65,11 @@ class OperationsTest {
         return Double.parseDouble(m.group(1));
     }
 
+    private static long writesTimed(PrometheusMeterRegistry registry) {
+        io.micrometer.core.instrument.Timer written = registry.find("aggregator_status_writes").tag("outcome", "written").timer();
+        return written == null ? 0 : written.count();
+    }
+
     @Test
     void notReadyUntilSyncedAndRebuiltThenMetricsForEveryStage() throws Exception {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0); Fleet fleet = new Fleet(kubernetes.client())) {
@@ -99,7 +104,9 @@ class OperationsTest {
                 fleet.awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
                 fleet.controlPlaneReady("alpha", 1);
                 fleet.awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
-                await(DEADLINE, () -> pipeline.aggregator().writer().writes() >= 2, () -> "writes: " + pipeline.aggregator().writer().writes());
+                // The write timer is told of a write after the writer has counted it: wait for the timer.
+                await(DEADLINE, () -> pipeline.aggregator().writer().writes() >= 2 && writesTimed(registry) >= 2,
+                        () -> "writes: " + pipeline.aggregator().writer().writes() + ", timed: " + writesTimed(registry));
                 // A record aggregation cannot use, to be counted.
                 try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()),
                         new StringSerializer(), new StringSerializer())) {

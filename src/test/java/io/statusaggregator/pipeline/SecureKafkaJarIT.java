@@ -186,9 +186,13 @@ class SecureKafkaJarIT {
 
     /** Every line of the log, each a JSON object: a line that is not would be a log collector's parse error. */
     private static List<JsonNode> records(Path log) throws IOException {
+        return records(Files.readString(log, StandardCharsets.UTF_8));
+    }
+
+    private static List<JsonNode> records(String text) {
         ObjectMapper json = new ObjectMapper();
         List<JsonNode> records = new ArrayList<>();
-        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+        for (String line : text.lines().toList()) {
             if (line.isBlank()) {
                 continue;
             }
@@ -204,9 +208,15 @@ class SecureKafkaJarIT {
         return records;
     }
 
+    /** While the application runs: its last line may be half written, so only the lines it ended are read. */
     private static Optional<String> message(Path log, Pattern pattern) {
         try {
-            for (JsonNode record : records(log)) {
+            byte[] bytes = Files.readAllBytes(log);
+            int end = bytes.length;
+            while (end > 0 && bytes[end - 1] != '\n') {
+                end--;
+            }
+            for (JsonNode record : records(new String(bytes, 0, end, StandardCharsets.UTF_8))) {
                 Matcher matcher = pattern.matcher(record.path("message").asText());
                 if (matcher.find()) {
                     return Optional.of(matcher.groupCount() > 0 ? matcher.group(1) : matcher.group());

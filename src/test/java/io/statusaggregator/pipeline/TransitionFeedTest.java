@@ -14,6 +14,7 @@ import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -101,7 +102,9 @@ class TransitionFeedTest {
         List<ConsumerRecord<String, CloudEvent>> seen = new ArrayList<>();
         await(DEADLINE, () -> showsReady(events(seen)), () -> "no event took alpha from Ready False to True: " + seen.size() + " events");
         await(DEADLINE, first.aggregator()::settled, () -> "not settled: " + first.aggregator().progress());
-        events(seen);
+        // Settled says nothing of the feeds, which are sent after it on threads of their own: wait for the last change
+        // to be on both (its status is sent once the broker has its event), and read the events to their end.
+        awaitPublished(seen);
         List<ConsumerRecord<String, CloudEvent>> alpha = seen.stream().filter(e -> e.key().equals("default/alpha")).toList();
 
         // The envelope: CloudEvents binary mode, the attributes in ce_ headers.
@@ -168,6 +171,23 @@ class TransitionFeedTest {
         JsonNode deleted = data(seen.get(seen.size() - 1));
         assertEquals(last.path("after"), deleted.path("before"));
         assertTrue(deleted.path("after").isNull());
+    }
+
+    /** Waits until the status topic holds the status alpha's last event ends in, every event read up to then. */
+    private void awaitPublished(List<ConsumerRecord<String, CloudEvent>> seen) {
+        Map<String, Object> broker = Map.of("bootstrap.servers", kafka.bootstrapServers());
+        await(DEADLINE, () -> {
+            seenToEnd(seen);
+            JsonNode lastAfter = seen.stream().filter(e -> e.key().equals("default/alpha")).reduce((a, b) -> b)
+                    .map(e -> data(e).path("after")).orElse(null);
+            String status = CompactedTopic.latest(broker, "statuses-" + pipelineRun.id(), Duration.ofSeconds(10))
+                    .map(statuses -> statuses.get("default/alpha")).orElse(null);
+            try {
+                return lastAfter != null && status != null && JSON.readTree(status).path("status").equals(lastAfter);
+            } catch (java.io.IOException e) {
+                throw new AssertionError(e);
+            }
+        }, () -> "alpha's last change is not on both feeds: " + seen.size() + " events read");
     }
 
     /** Every event up to the topic's current end: a check that nothing more is there. */
