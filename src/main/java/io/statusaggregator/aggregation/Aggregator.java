@@ -837,10 +837,7 @@ public final class Aggregator implements AutoCloseable {
         thread.submit(() -> {
             try {
                 drainOutcomes();
-                Runnable acknowledgement;
-                while ((acknowledgement = acknowledged.poll()) != null) {
-                    acknowledgement.run();
-                }
+                finishFeeds();
             } catch (RuntimeException e) {
                 LOG.debug("finishing the last outcomes", e);
             }
@@ -871,6 +868,39 @@ public final class Aggregator implements AutoCloseable {
         writer.close();
     }
 
+    /**
+     * Sends what the feeds were handed, and what the broker's acknowledgements hand on in turn (a change's status record
+     * follows its event): otherwise a change written just before a stop would reach the transitions topic without its
+     * status record, and the next owner of the cluster would publish it again. For at most {@link #FEEDS_GRACE}.
+     */
+    private void finishFeeds() {
+        long deadline = System.nanoTime() + FEEDS_GRACE.toNanos();
+        boolean handedOn = true;
+        while (handedOn) {
+            java.util.concurrent.Future<?> flushed = feeds.submit(() -> {
+                transitions.flush();
+                feed.flush();
+            });
+            try {
+                flushed.get(deadline - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+                LOG.infof("the feeds did not finish within %s (%s); the next owner of their clusters publishes what is left", FEEDS_GRACE, e.toString());
+                return;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            handedOn = false;
+            Runnable acknowledgement;
+            while ((acknowledgement = acknowledged.poll()) != null) {
+                acknowledgement.run();
+                handedOn = true;
+            }
+        }
+    }
+
     /** How long a stopping instance lets its status writes under way finish. */
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
+    /** How long a stopping instance lets the feeds' last records reach the broker. */
+    static final Duration FEEDS_GRACE = Duration.ofSeconds(5);
 }

@@ -48,4 +48,9 @@ public final class TransitionFeed {
             done.accept(e); // refused at once (no metadata in time, closed, interrupted): the same as failing later
         }
     }
+
+    /** Waits until the broker has answered every record sent so far; their {@code done} callbacks have run. */
+    public void flush() {
+        producer.flush();
+    }
 }

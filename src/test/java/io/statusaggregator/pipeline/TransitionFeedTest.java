@@ -3,6 +3,7 @@ package io.statusaggregator.pipeline;
 import static io.statusaggregator.pipeline.Fleet.DEADLINE;
 import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -171,6 +172,40 @@ class TransitionFeedTest {
         JsonNode deleted = data(seen.get(seen.size() - 1));
         assertEquals(last.path("after"), deleted.path("before"));
         assertTrue(deleted.path("after").isNull());
+    }
+
+    @Test
+    void aCleanShutdownRightAfterAWriteFinishesBothFeeds() throws Exception {
+        Pipeline first = pipelineRun.start();
+        pipelineRun.fleet().createCluster("bravo", 1, 1);
+        pipelineRun.fleet().awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().controlPlaneReady("bravo", 1);
+        // The control plane's change, then the CNI observer's (it looks for the workload cluster once the control plane
+        // is up, and finds no kubeconfig): the last change, so that a restart has nothing new to say.
+        pipelineRun.fleet().awaitCondition("bravo", "ControlPlaneInitialized", "True", "", "");
+        pipelineRun.fleet().awaitCondition("bravo", "DefaultCNIConfigured", "False", "WaitingForDefaultCNIConfigured",
+                "Managed CNI state unknown: kubeconfig secret eksa-system/bravo-kubeconfig not found");
+        // Stopped the moment the Cluster shows the new status: its change is still on its way to the feeds.
+        first.close();
+
+        List<ConsumerRecord<String, CloudEvent>> seen = new ArrayList<>();
+        events(seen);
+        seenToEnd(seen);
+        JsonNode shown = JSON.valueToTree(pipelineRun.fleet().get(ObjectKind.EKSA_CLUSTER, "default", "bravo").orElseThrow()
+                .getAdditionalProperties().get("status"));
+        List<ConsumerRecord<String, CloudEvent>> bravo = seen.stream().filter(e -> e.key().equals("default/bravo")).toList();
+        assertFalse(bravo.isEmpty(), "no event for bravo");
+        assertEquals(shown, data(bravo.get(bravo.size() - 1)).path("after"), "the transitions feed ends in the status the Cluster shows");
+        String status = CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()), "statuses-" + pipelineRun.id(),
+                Duration.ofSeconds(10)).orElseThrow().get("default/bravo");
+        assertEquals(shown, JSON.readTree(status).path("status"), "the status topic holds the status the Cluster shows");
+
+        // So the next instance has nothing to publish again.
+        Pipeline second = pipelineRun.start();
+        await(DEADLINE, () -> second.aggregator().settled() && second.aggregator().computations() > 0,
+                () -> "restart not settled: " + second.aggregator().progress());
+        int before = seen.size();
+        assertEquals(before, seenToEnd(seen).size(), "no event after a clean stop and start");
     }
 
     /** Waits until the status topic holds the status alpha's last event ends in, every event read up to then. */
