@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class ApiServerFigures implements AutoCloseable {
     /** @param behind clusters whose status was still not what their objects give when the run ended (the baseline's only) */
-    record Freshness(double p50, double p99, double max, int measured, int unreflected, double changesPerSecond, int behind) {
+    record Freshness(double p50, double p99, double max, int measured, int unreflected, int undone, double changesPerSecond, int behind) {
     }
 
     record Amplification(long changes, long events, long distinctStatuses, long writes, long baselineWrites) {
@@ -231,10 +231,10 @@ final class ApiServerFigures implements AutoCloseable {
         }
     }
 
-    private static Freshness freshness(ChangeClock clock, double rate, int behind) {
+    private static Freshness freshness(ChangeClock clock, double rate, int undone, int behind) {
         List<Double> latencies = clock.latencies();
         return new Freshness(Bench.percentile(latencies, 50), Bench.percentile(latencies, 99),
-                latencies.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), latencies.size(), clock.waiting(), rate, behind);
+                latencies.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), latencies.size(), clock.waiting(), undone, rate, behind);
     }
 
     /** Figure 2: the churn through the pipeline; a change is reflected when the Cluster shows its status. */
@@ -268,7 +268,14 @@ final class ApiServerFigures implements AutoCloseable {
         try {
             double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
             Bench.await(15_000, () -> clock.waiting() == 0);
-            Freshness result = freshness(clock, achieved, 0);
+            Map<String, String> shownNow = new HashMap<>();
+            apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> shownNow.put(name, StatusCheck.signature(c.status()))));
+            int undone = clock.undone(shownNow);
+            Freshness result = freshness(clock, achieved, undone, 0);
+            List<String> slow = clock.slowChanges();
+            if (!slow.isEmpty()) {
+                Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(5, slow.size()))));
+            }
             if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
                 throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
             }
@@ -296,7 +303,7 @@ final class ApiServerFigures implements AutoCloseable {
             if (wrong.size() == 1 && wrong.get(0).equals("no cluster to check")) {
                 check.verify("freshness, 10 s poller", seed, clusters, poller.statuses());
             }
-            return freshness(clock, achieved, wrong.size());
+            return freshness(clock, achieved, 0, wrong.size());
         }
     }
 

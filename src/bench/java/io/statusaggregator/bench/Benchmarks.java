@@ -199,8 +199,9 @@ public final class Benchmarks implements Callable<Integer> {
     }
 
     private static String unreflected(List<ApiServerFigures.Freshness> runs) {
-        return "changes measured per run %s, not reflected by the run's end %s".formatted(
-                runs.stream().map(r -> String.valueOf(r.measured())).toList(), runs.stream().map(r -> String.valueOf(r.unreflected())).toList());
+        return "changes measured per run %s, undone by the next change before they were computed %s, not reflected by the run's end %s".formatted(
+                runs.stream().map(r -> String.valueOf(r.measured())).toList(), runs.stream().map(r -> String.valueOf(r.undone())).toList(),
+                runs.stream().map(r -> String.valueOf(r.unreflected())).toList());
     }
 
     private void amplification(ApiServerFigures api) throws Exception {

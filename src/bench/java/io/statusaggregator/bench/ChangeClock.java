@@ -11,6 +11,9 @@ import java.util.Map;
 /**
  * Freshness: when each change was written, and when a status that reflects it was written. A status reflects a
  * change when it says what the rules say after that change; it then reflects every earlier change of its cluster too.
+ * Changes that a later change of their cluster undid before the aggregator computed (the status after them is the
+ * one shown before them) are never shown, and rightly: coalescing merged them. They are counted apart
+ * ({@link #undone}), not as changes left unreflected.
  */
 final class ChangeClock {
     private record Pending(String signature, long writtenAt) {
@@ -18,6 +21,8 @@ final class ChangeClock {
 
     private final Map<String, ArrayDeque<Pending>> pending = new HashMap<>();
     private final List<Double> latenciesMillis = new ArrayList<>();
+    /** The slowest changes (over a second), for the log: cluster, milliseconds, the status that reflected them. */
+    private final List<String> slow = new ArrayList<>();
 
     /** A change of {@code cluster}, about to be written, after which its status should say {@code expected}. */
     synchronized void changed(String cluster, ClusterStatus expected, long nanos) {
@@ -40,13 +45,38 @@ final class ChangeClock {
             i++;
         }
         for (Iterator<Pending> it = waiting.iterator(); reflected >= 0 && it.hasNext(); reflected--) {
-            latenciesMillis.add((nanos - it.next().writtenAt()) / 1e6);
+            double millis = (nanos - it.next().writtenAt()) / 1e6;
+            latenciesMillis.add(millis);
+            if (millis > 1000) {
+                slow.add("%s %.0f ms (%s)".formatted(cluster, millis, signature));
+            }
             it.remove();
         }
     }
 
     synchronized int waiting() {
         return pending.values().stream().mapToInt(ArrayDeque::size).sum();
+    }
+
+    /**
+     * Takes out the changes still waiting whose cluster shows now what the last of them expects: undone by the changes
+     * after them before they were computed. Returns how many.
+     */
+    synchronized int undone(Map<String, String> signatureShownNow) {
+        int undone = 0;
+        for (Iterator<Map.Entry<String, ArrayDeque<Pending>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, ArrayDeque<Pending>> cluster = it.next();
+            ArrayDeque<Pending> waiting = cluster.getValue();
+            if (!waiting.isEmpty() && waiting.getLast().signature().equals(signatureShownNow.get(cluster.getKey()))) {
+                undone += waiting.size();
+                it.remove();
+            }
+        }
+        return undone;
+    }
+
+    synchronized List<String> slowChanges() {
+        return List.copyOf(slow);
     }
 
     synchronized List<Double> latencies() {
