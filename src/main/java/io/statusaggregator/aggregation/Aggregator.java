@@ -762,7 +762,9 @@ public final class Aggregator implements AutoCloseable {
             }
             consumer.seekToBeginning(assigned);
             Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
-            // What the status topic holds for these partitions' clusters; another instance may have owned them.
+            // What the status topic holds for these partitions' clusters; another instance may have owned them. Every
+            // status this instance sent is there first.
+            settleFeeds();
             int partitionCount = consumer.partitionsFor(settings.topic()).size();
             Set<Integer> numbers = new java.util.HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
@@ -794,6 +796,9 @@ public final class Aggregator implements AutoCloseable {
 
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+            if (!revoked.isEmpty()) {
+                settleFeeds(); // the next owner reads the status topic: what was sent about these clusters is there
+            }
             try {
                 commit(revoked.stream().map(TopicPartition::partition).toList(), true);
             } catch (RuntimeException e) {
@@ -837,7 +842,7 @@ public final class Aggregator implements AutoCloseable {
         thread.submit(() -> {
             try {
                 drainOutcomes();
-                finishFeeds();
+                settleFeeds();
             } catch (RuntimeException e) {
                 LOG.debug("finishing the last outcomes", e);
             }
@@ -869,11 +874,16 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /**
-     * Sends what the feeds were handed, and what the broker's acknowledgements hand on in turn (a change's status record
-     * follows its event): otherwise a change written just before a stop would reach the transitions topic without its
-     * status record, and the next owner of the cluster would publish it again. For at most {@link #FEEDS_GRACE}.
+     * Waits until the broker has what the feeds were handed, and what its acknowledgements hand on in turn (a change's
+     * status record follows its event, a tombstone its deletion event); for at most {@link #FEEDS_GRACE}. Before a stop
+     * and before partitions change hands, in both directions: an owner reads the status topic when it is assigned
+     * partitions, and a status record still on its way then is one it never learns of: a change published again, or,
+     * for a cluster deleted meanwhile, a status left on the topic with no deletion announced.
      */
-    private void finishFeeds() {
+    private void settleFeeds() {
+        if (feeds.isShutdown()) {
+            return;
+        }
         long deadline = System.nanoTime() + FEEDS_GRACE.toNanos();
         boolean handedOn = true;
         while (handedOn) {

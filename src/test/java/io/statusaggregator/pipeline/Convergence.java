@@ -38,12 +38,30 @@ final class Convergence {
     private final Map<String, Object> kafka;
     private final String statusesTopic;
     private final String transitionsTopic;
+    /** Read only to explain a divergence: what aggregation was told of the clusters concerned. */
+    private final String objectStatesTopic;
 
-    Convergence(KubernetesClient client, Map<String, Object> kafka, String statusesTopic, String transitionsTopic) {
+    Convergence(KubernetesClient client, Map<String, Object> kafka, String statusesTopic, String transitionsTopic, String objectStatesTopic) {
         this.client = client;
         this.kafka = kafka;
         this.statusesTopic = statusesTopic;
         this.transitionsTopic = transitionsTopic;
+        this.objectStatesTopic = objectStatesTopic;
+    }
+
+    /** The object-state topic's keys of the clusters on the status topic and not on the API server, or the reverse. */
+    private String objectStates(Map<String, JsonNode> published, Map<String, JsonNode> shown) {
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        published.keySet().stream().filter(k -> !shown.containsKey(k)).forEach(k -> names.add(k.substring(k.indexOf('/') + 1)));
+        shown.keySet().stream().filter(k -> !published.containsKey(k)).forEach(k -> names.add(k.substring(k.indexOf('/') + 1)));
+        if (names.isEmpty()) {
+            return "";
+        }
+        return CompactedTopic.latest(kafka, objectStatesTopic, Duration.ofSeconds(10)).map(states -> states.entrySet().stream()
+                        .filter(e -> names.contains(e.getKey().substring(0, Math.max(0, e.getKey().indexOf('/')))))
+                        .map(e -> e.getKey() + (e.getValue() == null ? " (tombstone)" : ""))
+                        .collect(java.util.stream.Collectors.joining(", ", "; on the object-state topic: ", "")))
+                .orElse("; the object-state topic could not be read");
     }
 
     /** Every way the present state differs from the converged one, one line each; empty when converged. */
@@ -98,7 +116,7 @@ final class Convergence {
                 }
                 if (!published.equals(shown)) {
                     found.add("status topic " + published.keySet() + " differs from the Clusters " + shown.keySet() + ": "
-                            + difference(published, shown));
+                            + difference(published, shown) + objectStates(published, shown));
                 }
             }
 

@@ -52,7 +52,7 @@ class FaultSuiteTest {
 
     private Convergence convergence() {
         return new Convergence(pipelineRun.kubernetes().client(), Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                "statuses-" + pipelineRun.id(), "transitions-" + pipelineRun.id());
+                "statuses-" + pipelineRun.id(), "transitions-" + pipelineRun.id(), "object-states-" + pipelineRun.id());
     }
 
     private void awaitConverged(String after) {

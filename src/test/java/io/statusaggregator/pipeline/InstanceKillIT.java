@@ -93,7 +93,7 @@ class InstanceKillIT {
                     fleet.workers("c" + i, 1, 1, 1, 1);
                 }
                 Convergence convergence = new Convergence(api.client(), Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        "cluster-statuses", "cluster-transitions");
+                        "cluster-statuses", "cluster-transitions", "capi-object-states");
                 awaitConverged(convergence, "the fleet's start");
 
                 // Status writes from now on, per cluster.
