@@ -48,7 +48,14 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     private EmbeddedKubernetes(KubernetesMockServer server, MergePatchingDispatcher dispatcher) {
         this.server = server;
         this.dispatcher = dispatcher;
-        this.client = server.createClient();
+        // The hands on the server (tests, the simulator) wait longer than an application client would: the mock
+        // server stalls for seconds at times (many watches ending at once), and a test should fail on what the
+        // application does, not on its own request timing out.
+        try (NamespacedKubernetesClient plain = server.createClient()) {
+            this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
+                    .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(plain.getConfiguration()).withRequestTimeout(60_000).build())
+                    .build().adapt(NamespacedKubernetesClient.class);
+        }
     }
 
     /** @param port the port to listen on (loopback only), 0 for any free one */
