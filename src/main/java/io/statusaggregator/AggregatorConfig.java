@@ -29,7 +29,7 @@ public interface AggregatorConfig {
     @WithDefault("100ms")
     Duration coalescingWindow();
 
-    /** How long a written status counts as shown while the Cluster does not show it yet. */
+    /** How long a written status counts as shown, from the end of its write, while the Cluster does not show it yet. */
     @WithName("echo-timeout")
     @WithDefault("10s")
     Duration echoTimeout();
