@@ -85,6 +85,50 @@ class EmbeddedKubernetesTest {
         }
     }
 
+    /** A delete by name goes through the index too: only that object goes, watchers see it go, finalizers hold it. */
+    @Test
+    void aDeleteByNameRemovesThatObjectOnlyAndItsWatchersSeeIt() throws Exception {
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
+            var client = kubernetes.client();
+            var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
+            var capi = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER));
+            eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+            eksa.inNamespace("b").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+            capi.inNamespace("a").resource(cluster(ObjectKind.CAPI_CLUSTER, "same")).create();
+            GenericKubernetesResource held = cluster(ObjectKind.EKSA_CLUSTER, "held");
+            held.getMetadata().setFinalizers(List.of("example.com/cleanup"));
+            eksa.inNamespace("a").resource(held).create();
+
+            java.util.concurrent.BlockingQueue<String> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+            try (var watch = eksa.inNamespace("a").watch(new io.fabric8.kubernetes.client.Watcher<GenericKubernetesResource>() {
+                @Override
+                public void eventReceived(Action action, GenericKubernetesResource resource) {
+                    seen.add(action + " " + resource.getMetadata().getName());
+                }
+
+                @Override
+                public void onClose(io.fabric8.kubernetes.client.WatcherException cause) {
+                }
+            })) {
+                assertFalse(eksa.inNamespace("a").withName("same").delete().isEmpty(), "deleted");
+                String event;
+                do {
+                    event = seen.poll(20, java.util.concurrent.TimeUnit.SECONDS);
+                } while (event != null && !event.equals("DELETED same"));
+                assertEquals("DELETED same", event, "the watch on namespace a sees the deletion");
+            }
+            assertEquals(null, eksa.inNamespace("a").withName("same").get());
+            assertTrue(eksa.inNamespace("a").withName("same").delete().isEmpty(), "a second delete finds nothing (404)");
+            assertEquals("same", eksa.inNamespace("b").withName("same").get().getMetadata().getName(), "the same name in another namespace stays");
+            assertEquals("same", capi.inNamespace("a").withName("same").get().getMetadata().getName(), "the same name of another kind stays");
+
+            eksa.inNamespace("a").withName("held").delete();
+            GenericKubernetesResource marked = eksa.inNamespace("a").withName("held").get();
+            assertTrue(marked != null && marked.getMetadata().getDeletionTimestamp() != null,
+                    "an object with a finalizer is marked for deletion and stays: " + marked);
+        }
+    }
+
     private static GenericKubernetesResource cluster(ObjectKind kind, String name) {
         GenericKubernetesResource cluster = new GenericKubernetesResource();
         cluster.setApiVersion(kind.apiVersion());
