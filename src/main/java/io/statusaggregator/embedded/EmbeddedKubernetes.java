@@ -49,8 +49,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         this.server = server;
         this.dispatcher = dispatcher;
         // The hands on the server (tests, the simulator) wait longer than an application client would: the mock
-        // server stalls for seconds at times (seen after restarts; the cause is not found), and a test should fail on
-        // what the application does, not on its own request timing out.
+        // server stalls for seconds at times (its whole-store scans, see handleDelete), and a test should fail on what
+        // the application does, not on its own request timing out.
         try (NamespacedKubernetesClient plain = server.createClient()) {
             this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
                     .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(plain.getConfiguration()).withRequestTimeout(60_000).build())
