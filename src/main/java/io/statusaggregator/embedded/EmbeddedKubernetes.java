@@ -48,12 +48,12 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     private EmbeddedKubernetes(KubernetesMockServer server, MergePatchingDispatcher dispatcher) {
         this.server = server;
         this.dispatcher = dispatcher;
-        // The hands on the server (tests, the simulator) wait longer than an application client would: the mock
+        // The hands on the server (tests, the simulator) wait twice as long as an application client would: the mock
         // server stalls for seconds at times (its whole-store scans, see handleDelete), and a test should fail on what
         // the application does, not on its own request timing out.
         try (NamespacedKubernetesClient plain = server.createClient()) {
             this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                    .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(plain.getConfiguration()).withRequestTimeout(60_000).build())
+                    .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(plain.getConfiguration()).withRequestTimeout(20_000).build())
                     .build().adapt(NamespacedKubernetesClient.class);
         }
     }
