@@ -35,6 +35,11 @@ public final class ForgetfulRestart {
             return null;
         });
         kubernetes.restart();
+        // A write after the restart: a list made from now on names a newer version than any watch refused above, as
+        // a real server's would (it accepts a watch from the version its own list just gave). Without it, a fresh
+        // informer listing before anything changed got its first watch refused too.
+        kubernetes.client().configMaps().inNamespace("forgetful-restart").resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata().withGenerateName("restarted-").withNamespace("forgetful-restart").endMetadata().build()).create();
         return refused;
     }
 }
