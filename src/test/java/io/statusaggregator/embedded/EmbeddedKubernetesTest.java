@@ -63,9 +63,7 @@ class EmbeddedKubernetesTest {
             var client = kubernetes.client();
             var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
             var capi = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER));
-            eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
-            eksa.inNamespace("b").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
-            capi.inNamespace("a").resource(cluster(ObjectKind.CAPI_CLUSTER, "same")).create();
+            sameNameInTwoNamespacesAndAnotherKind(client);
             eksa.inNamespace("a").withName("same").subresource("status")
                     .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\": {\"failureReason\": \"only-a\"}}");
             assertEquals("only-a", statusOf(eksa.inNamespace("a").withName("same").get()).get("failureReason"));
@@ -92,9 +90,7 @@ class EmbeddedKubernetesTest {
             var client = kubernetes.client();
             var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
             var capi = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER));
-            eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
-            eksa.inNamespace("b").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
-            capi.inNamespace("a").resource(cluster(ObjectKind.CAPI_CLUSTER, "same")).create();
+            sameNameInTwoNamespacesAndAnotherKind(client);
             GenericKubernetesResource held = cluster(ObjectKind.EKSA_CLUSTER, "held");
             held.getMetadata().setFinalizers(List.of("example.com/cleanup"));
             eksa.inNamespace("a").resource(held).create();
@@ -127,6 +123,15 @@ class EmbeddedKubernetesTest {
             assertTrue(marked != null && marked.getMetadata().getDeletionTimestamp() != null,
                     "an object with a finalizer is marked for deletion and stays: " + marked);
         }
+    }
+
+    /** EKS-A Clusters a/same and b/same, and a CAPI Cluster a/same. */
+    private static void sameNameInTwoNamespacesAndAnotherKind(io.fabric8.kubernetes.client.KubernetesClient client) {
+        var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
+        eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+        eksa.inNamespace("b").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
+        client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER)).inNamespace("a")
+                .resource(cluster(ObjectKind.CAPI_CLUSTER, "same")).create();
     }
 
     private static GenericKubernetesResource cluster(ObjectKind kind, String name) {

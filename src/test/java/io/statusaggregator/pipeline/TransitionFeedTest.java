@@ -61,6 +61,18 @@ class TransitionFeedTest {
         }
     }
 
+    /**
+     * A pipeline, and a cluster it has seen waiting for its first control plane before that came up: so that the feed
+     * has a story to tell (on a fast machine all the objects could arrive within one coalescing window).
+     */
+    private Pipeline startSeeingItsControlPlaneComeUp(String cluster) throws Exception {
+        Pipeline pipeline = pipelineRun.start();
+        pipelineRun.fleet().createCluster(cluster, 1, 1);
+        pipelineRun.fleet().awaitCondition(cluster, "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        pipelineRun.fleet().controlPlaneReady(cluster, 1);
+        return pipeline;
+    }
+
     /** A subscriber of its own: reads the whole topic, as a new alerting consumer would. */
     private List<ConsumerRecord<String, CloudEvent>> events(List<ConsumerRecord<String, CloudEvent>> seen) {
         if (subscriber == null) {
@@ -91,12 +103,7 @@ class TransitionFeedTest {
 
     @Test
     void oneEventPerStatusChangeInOrderWithIdsThatSurviveARestart() throws Exception {
-        Pipeline first = pipelineRun.start();
-        pipelineRun.fleet().createCluster("alpha", 1, 1);
-        // Seen not ready first, so that the feed has a story to tell (on a fast machine the objects below could all
-        // arrive within one coalescing window, and Ready True would be the first and only change).
-        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        Pipeline first = startSeeingItsControlPlaneComeUp("alpha");
         pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
         Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
         pipelineRun.fleet().awaitReady("alpha");
@@ -176,10 +183,7 @@ class TransitionFeedTest {
 
     @Test
     void aCleanShutdownRightAfterAWriteFinishesBothFeeds() throws Exception {
-        Pipeline first = pipelineRun.start();
-        pipelineRun.fleet().createCluster("bravo", 1, 1);
-        pipelineRun.fleet().awaitCondition("bravo", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized", "First control plane not ready yet");
-        pipelineRun.fleet().controlPlaneReady("bravo", 1);
+        Pipeline first = startSeeingItsControlPlaneComeUp("bravo");
         // The control plane's change, then the CNI observer's (it looks for the workload cluster once the control plane
         // is up, and finds no kubeconfig): the last change, so that a restart has nothing new to say.
         pipelineRun.fleet().awaitCondition("bravo", "ControlPlaneInitialized", "True", "", "");
