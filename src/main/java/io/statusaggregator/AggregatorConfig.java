@@ -53,18 +53,7 @@ public interface AggregatorConfig {
 
     Table table();
 
-    Http http();
-
     Alerts alerts();
-
-    Log log();
-
-    /** How the application logs. */
-    interface Log {
-        /** One JSON object per line on the console (for log collectors), instead of text lines. */
-        @WithDefault("false")
-        boolean json();
-    }
 
     /** The alert bridge ({@code alerts}): where it posts, and when Ready's alert fires. */
     interface Alerts {
@@ -90,25 +79,6 @@ public interface AggregatorConfig {
         @WithName("group-id")
         @WithDefault("status-aggregator-alerts")
         String groupId();
-    }
-
-    /** The preflight endpoints {@code run} serves: the admission webhook and the upgrade check. */
-    interface Http {
-        @WithDefault("true")
-        boolean enabled();
-
-        /** 0 takes a free port. */
-        @WithDefault("8080")
-        int port();
-
-        Tls tls();
-
-        /** PEM files; when set the endpoints answer HTTPS only, as the API server requires of a webhook. */
-        interface Tls {
-            Optional<String> certificate();
-
-            Optional<String> key();
-        }
     }
 
     interface Topics {

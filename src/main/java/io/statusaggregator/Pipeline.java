@@ -34,9 +34,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -96,6 +98,7 @@ public final class Pipeline implements AutoCloseable {
     /** Whether ingest should run here: always without an election, while holding the lease with one. */
     private volatile boolean leading;
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
+    private KafkaClients kafkaClients = KafkaClients.NONE;
     private Aggregator aggregator;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
@@ -114,11 +117,13 @@ public final class Pipeline implements AutoCloseable {
         }
         KafkaProducer<String, String> statuses = new KafkaProducer<>(producerProperties("statuses", Optional.empty()));
         started.add(statuses);
+        kafkaClients.created(statuses);
         StatusFeed feed = new StatusFeed(statuses, settings.statusesTopic());
         Map<String, Object> eventProducer = producerProperties("transitions", Optional.empty());
         eventProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
         KafkaProducer<String, CloudEvent> events = new KafkaProducer<>(eventProducer);
         started.add(events);
+        kafkaClients.created(events);
         TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
         // Read once now (the broker answers, or the start fails), then again on each later assignment of partitions.
         java.util.concurrent.atomic.AtomicReference<Map<String, ClusterStatus>> readAtStart = new java.util.concurrent.atomic.AtomicReference<>(publishedStatuses(timeout));
@@ -149,9 +154,13 @@ public final class Pipeline implements AutoCloseable {
         Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
         deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         deadLetterProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        DeadLetters deadLetters = new DeadLetters(new KafkaProducer<>(deadLetterProducer), settings.deadLettersTopic());
+        KafkaProducer<byte[], byte[]> deadLetterSender = new KafkaProducer<>(deadLetterProducer);
+        kafkaClients.created(deadLetterSender);
+        DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
         started.add(deadLetters);
-        aggregator = new Aggregator(new KafkaConsumer<>(consumer), deadLetters, settings.aggregatorSettings(), compatibilityData, management,
+        KafkaConsumer<byte[], byte[]> objectStates = new KafkaConsumer<>(consumer);
+        kafkaClients.created(objectStates);
+        aggregator = new Aggregator(objectStates, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
         started.add(aggregator);
         aggregator.start();
@@ -185,6 +194,7 @@ public final class Pipeline implements AutoCloseable {
             return;
         }
         KafkaProducer<String, String> producer = new KafkaProducer<>(producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
+        kafkaClients.created(producer);
         ObjectIngest objects = new ObjectIngest(client, settings.ingestSettings(),
                 onFailure -> new ObjectStatePublisher(producer, settings.objectStatesTopic(), onFailure));
         CniObserver cni = new CniObserver(client, settings.cniSettings(), settings.ingestSettings().relistStalledAfter(),
@@ -222,6 +232,42 @@ public final class Pipeline implements AutoCloseable {
     public Pipeline observedBy(StatusWriter.Observer observer) {
         this.writeObserver = observer;
         return this;
+    }
+
+    /**
+     * Told of each long-lived Kafka client the pipeline makes, so that its metrics can be published. The clients
+     * made and closed at once (topic creation, reading a compacted topic to its end) are not told.
+     */
+    public interface KafkaClients {
+        KafkaClients NONE = new KafkaClients() {
+            @Override
+            public void created(Producer<?, ?> producer) {
+            }
+
+            @Override
+            public void created(Consumer<?, ?> consumer) {
+            }
+        };
+
+        void created(Producer<?, ?> producer);
+
+        void created(Consumer<?, ?> consumer);
+    }
+
+    /** Tells {@code observer} of every long-lived Kafka client; before {@link #start}. */
+    public Pipeline observedBy(KafkaClients observer) {
+        this.kafkaClients = observer;
+        return this;
+    }
+
+    /** The API server this pipeline reads and writes. */
+    public KubernetesClient client() {
+        return client;
+    }
+
+    /** Where the CAPI objects of the clusters are. */
+    public String capiNamespace() {
+        return settings.ingestSettings().capiNamespace();
     }
 
     /** Whether the management cluster's reference objects have been listed: the API server answers. */

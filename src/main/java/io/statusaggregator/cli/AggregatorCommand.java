@@ -1,18 +1,22 @@
 package io.statusaggregator.cli;
 
+import io.quarkus.picocli.runtime.annotations.TopCommand;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
+@TopCommand
 @Command(name = "status-aggregator",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
         description = {
                 "Computes the status of EKS Anywhere clusters from their Cluster API objects.",
                 "Without a command it runs the aggregator (the run command).",
-                "Run a command with --help for its options."},
-        subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, WatchCommand.class, AlertsCommand.class})
+                "Run `help COMMAND` or a command with --help for its options."},
+        subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, WatchCommand.class, AlertsCommand.class,
+                HelpCommand.class})
 public class AggregatorCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -1,34 +1,43 @@
 package io.statusaggregator.cli;
 
-import io.quarkus.arc.Arc;
-import io.quarkus.arc.InstanceHandle;
+import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.QuarkusApplication;
 import io.quarkus.runtime.annotations.QuarkusMain;
-import org.jboss.logging.Logger;
+import jakarta.inject.Inject;
+import java.util.Arrays;
 import picocli.CommandLine;
 
-/** The application's entry: picocli commands whose objects come from CDI, so that they can inject configuration. */
+/**
+ * The application's entry: the picocli command line quarkus-picocli builds from the {@code @TopCommand}
+ * ({@link AggregatorCommand}), with its subcommands as CDI beans ({@link CommandLines} sets it up).
+ */
 @QuarkusMain
 public class Main implements QuarkusApplication {
-    private static final Logger LOG = Logger.getLogger(Main.class);
+    @Inject
+    CommandLine commandLine;
+
+    /**
+     * Quarkus opens its HTTP listeners (the user-facing port and the management interface) as it starts, before any
+     * command runs. Only {@code run} serves HTTP: for the others they stay closed, so that {@code compute} or
+     * {@code upgrade-check} next to a running aggregator do not fail on a port in use.
+     */
+    public static void main(String... args) {
+        if (!servesHttp(args)) {
+            System.setProperty("quarkus.http.host-enabled", "false");
+            System.setProperty("quarkus.management.host-enabled", "false");
+        }
+        Quarkus.run(Main.class, args);
+    }
+
+    /** Whether these arguments run the aggregator: {@code run}, or no command at all. */
+    static boolean servesHttp(String... args) {
+        return Arrays.stream(args).filter(arg -> !arg.startsWith("-")).findFirst().map("run"::equals).orElse(true)
+                && Arrays.stream(args).noneMatch(arg -> arg.equals("-h") || arg.equals("--help") || arg.equals("-V")
+                        || arg.equals("--version"));
+    }
 
     @Override
     public int run(String... args) {
-        return new CommandLine(AggregatorCommand.class, new CdiFactory())
-                // Through the log, not straight to stderr, so that with aggregator.log.json it stays one JSON line.
-                .setExecutionExceptionHandler((e, command, parsed) -> {
-                    LOG.errorf(e, "%s failed", command.getCommandName());
-                    return 1;
-                })
-                .execute(args);
-    }
-
-    /** Takes command objects from CDI where they are beans, and lets picocli make the rest. */
-    static final class CdiFactory implements CommandLine.IFactory {
-        @Override
-        public <K> K create(Class<K> type) throws Exception {
-            InstanceHandle<K> bean = Arc.container().instance(type);
-            return bean.isAvailable() ? bean.get() : CommandLine.defaultFactory().create(type);
-        }
+        return commandLine.execute(args);
     }
 }

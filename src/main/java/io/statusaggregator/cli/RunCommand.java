@@ -4,7 +4,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.Quarkus;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.HttpEndpoints;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.tls.TlsConfigurationRegistry;
+import io.statusaggregator.RunningPipeline;
+import io.statusaggregator.operations.MeteredKafkaClients;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
@@ -12,19 +15,14 @@ import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.feeds.FleetPage;
-import io.statusaggregator.operations.OperationsRoutes;
 import io.statusaggregator.operations.PipelineMetrics;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.preflight.PreflightRoutes;
 import io.statusaggregator.versions.CompatibilityReader;
 import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
-import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -67,7 +65,19 @@ public class RunCommand implements Callable<Integer> {
     Instance<KubernetesClient> configuredClient;
 
     @Inject
-    Vertx vertx;
+    MeterRegistry registry;
+
+    @Inject
+    RunningPipeline runningPipeline;
+
+    @Inject
+    FleetPage fleetPage;
+
+    @Inject
+    TlsConfigurationRegistry tls;
+
+    @Inject
+    MeteredKafkaClients kafkaClients;
 
     @Override
     public Integer call() throws Exception {
@@ -97,27 +107,13 @@ public class RunCommand implements Callable<Integer> {
             }
             running.push(client);
 
-            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             PipelineMetrics metrics = new PipelineMetrics(registry);
             Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
-                    .observedBy(metrics);
+                    .observedBy((StatusWriter.Observer) metrics)
+                    .observedBy(kafkaClients);
             running.push(pipeline);
-            // HTTP first, so that probes get answers (not ready yet) while the pipeline starts.
-            java.util.concurrent.atomic.AtomicReference<Pipeline> started = new java.util.concurrent.atomic.AtomicReference<>();
-            HttpEndpoints http = null;
-            if (config.http().enabled()) {
-                http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(config.http().port(),
-                        config.http().tls().certificate(), config.http().tls().key()))
-                        .with(new OperationsRoutes(started::get, registry)::addTo);
-                running.push(http);
-                try {
-                    http.start(START_TIMEOUT);
-                } catch (java.util.concurrent.ExecutionException e) {
-                    LOG.errorf("cannot serve HTTP on port %d: %s. Set aggregator.http.port (0 takes a free port) "
-                            + "or aggregator.http.enabled=false.", config.http().port(), e.getCause().getMessage());
-                    return 1;
-                }
-            }
+            // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
+            logListeners();
             try {
                 pipeline.start(START_TIMEOUT);
             } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException | KafkaException e) {
@@ -140,15 +136,11 @@ public class RunCommand implements Callable<Integer> {
                 return 1;
             }
             metrics.bind(pipeline);
-            started.set(pipeline);
+            runningPipeline.started(pipeline);
+            running.push(runningPipeline::stopped);
+            fleetPage.start(kafka, config.topics().statuses(), config.topics().transitions());
+            running.push(fleetPage::stop);
 
-            if (http != null) {
-                FleetPage fleetPage = new FleetPage(vertx, kafka, config.topics().statuses(), config.topics().transitions());
-                running.push(fleetPage);
-                fleetPage.start();
-                http.with(new PreflightRoutes(vertx, client, config.capiNamespace(), pipeline.management(), pipeline.compatibility())::addTo)
-                        .with(fleetPage::addTo);
-            }
             if (embedded && config.embedded().simulate()) {
                 FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
                 running.push(simulator);
@@ -171,6 +163,21 @@ public class RunCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** Where Quarkus serves: the ports as bound (a port configured as 0 is a free one). */
+    private void logListeners() {
+        if (!rawConfig.getOptionalValue("quarkus.http.host-enabled", Boolean.class).orElse(true)) {
+            return;
+        }
+        boolean plain = !rawConfig.getOptionalValue("quarkus.http.insecure-requests", String.class).orElse("enabled").equals("disabled");
+        if (plain) {
+            LOG.infof("HTTP endpoints on HTTP port %d", rawConfig.getValue("quarkus.http.port", Integer.class));
+        }
+        if (tls.getDefault().isPresent()) {
+            LOG.infof("HTTP endpoints on HTTPS port %d", rawConfig.getValue("quarkus.http.ssl-port", Integer.class));
+        }
+        LOG.infof("health and metrics on the management interface, port %d", rawConfig.getValue("quarkus.management.port", Integer.class));
     }
 
     private Pipeline.Settings settings(Map<String, Object> kafka, boolean embedded, KubernetesClient client) {

@@ -8,26 +8,23 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.DaemonThreads;
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServerResponse;
-import io.vertx.ext.web.Router;
-import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -42,134 +39,103 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.logging.Logger;
 
 /**
- * The fleet page: every cluster's conditions in a browser, live. An adapter on the two feeds: it reads the status topic
+ * What the fleet page shows: every cluster's conditions, live. An adapter on the two feeds: it reads the status topic
  * (the latest document per cluster) and the transitions topic (the last {@value #HISTORY} changes per cluster) from
- * their beginning, without a consumer group (every instance shows the whole fleet), and serves
- *
- * <ul>
- * <li>{@code GET /} and {@code GET /fleet}: the page (HTML, JS and CSS from {@code fleet/} on the classpath);</li>
- * <li>{@code GET /fleet/clusters}: every cluster, as JSON;</li>
- * <li>{@code GET /fleet/events}: server-sent events: {@code snapshot} (every cluster), then {@code status} for each
- * status published, {@code deleted} for each tombstone and {@code transition} for each change event;</li>
- * <li>{@code GET /fleet/clusters/:namespace/:name/transitions}: that cluster's recent changes, newest first.</li>
- * </ul>
+ * their beginning, without a consumer group (every instance shows the whole fleet), and hands each change to the
+ * page's open event streams ({@link FleetResource} serves them over HTTP, with the page's assets).
  *
  * <p>A cluster as served: {@code {key, document, progress}}, the document as the status topic holds it and the
  * progress (control plane and workers, ready and desired) of its latest change event, or null before one is read.
  */
-public final class FleetPage implements AutoCloseable {
+@ApplicationScoped
+public class FleetPage {
     private static final Logger LOG = Logger.getLogger(FleetPage.class);
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Change events kept per cluster. */
     static final int HISTORY = 50;
-    private static final long KEEPALIVE_MS = 15_000;
+    private static final Duration KEEPALIVE = Duration.ofSeconds(15);
     /** How often the topics' partitions are listed again: partitions are rarely added. */
     private static final Duration PARTITION_CHECK = Duration.ofSeconds(30);
     private static final Duration POLL = Duration.ofMillis(500);
-    private static final Map<String, String> ASSETS = Map.of(
-            "index.html", "text/html; charset=utf-8",
-            "fleet.js", "text/javascript; charset=utf-8",
-            "fleet.css", "text/css; charset=utf-8");
 
-    private final Vertx vertx;
-    private final Map<String, Object> kafka;
-    private final String statusesTopic;
-    private final String transitionsTopic;
+    /** An open event stream: a browser showing the page. */
+    public interface Stream {
+        /** Sends one server-sent event; without blocking. */
+        void send(String event, String data);
+
+        /** A comment line, which keeps proxies from closing an idle stream. */
+        void keepalive();
+
+        /** Whether the browser has fallen too far behind: it is then dropped (see {@link #broadcast}). */
+        boolean behind();
+
+        void close();
+    }
+
     /**
-     * One context for every change and every write to the event streams: the Kafka threads hand their records to it,
-     * so each stream sees the snapshot and then the changes in topic order, and the state below has a single writer.
+     * Every change and every write to the event streams happens under this object's lock: each stream sees the
+     * snapshot and then the changes in topic order.
      */
-    private final Context context;
-    private final Map<String, Buffer> assets = new HashMap<>();
-
-    private final Map<String, ObjectNode> documents = new ConcurrentHashMap<>();
-    private final Map<String, JsonNode> progress = new ConcurrentHashMap<>();
+    private final Map<String, ObjectNode> documents = new HashMap<>();
+    private final Map<String, JsonNode> progress = new HashMap<>();
     /** Newest first; each list replaced, never changed, so that readers on other threads see whole lists. */
     private final Map<String, List<ObjectNode>> history = new ConcurrentHashMap<>();
-    private final Set<HttpServerResponse> streams = ConcurrentHashMap.newKeySet();
+    private final Set<Stream> streams = new LinkedHashSet<>();
 
     private final List<TopicReader<?>> readers = new ArrayList<>();
     private volatile boolean running;
-    private long keepalive = -1;
-
-    public FleetPage(Vertx vertx, Map<String, Object> kafka, String statusesTopic, String transitionsTopic) {
-        this.vertx = vertx;
-        this.kafka = Map.copyOf(kafka);
-        this.statusesTopic = statusesTopic;
-        this.transitionsTopic = transitionsTopic;
-        this.context = vertx.getOrCreateContext();
-        ASSETS.keySet().forEach(name -> assets.put(name, asset(name)));
-    }
-
-    private static Buffer asset(String name) {
-        try (InputStream in = FleetPage.class.getClassLoader().getResourceAsStream("fleet/" + name)) {
-            if (in == null) {
-                throw new IllegalStateException("fleet/" + name + " is missing from the classpath");
-            }
-            return Buffer.buffer(in.readAllBytes());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    private ScheduledExecutorService keepalive;
 
     /** Starts reading both topics, each on its own daemon thread, and the keepalive of the event streams. */
-    public void start() {
+    public synchronized void start(Map<String, Object> kafka, String statusesTopic, String transitionsTopic) {
+        if (running) {
+            throw new IllegalStateException("the fleet page is already reading " + statusesTopic);
+        }
         running = true;
-        readers.add(new TopicReader<>("fleet-page-statuses", statusesTopic, new StringDeserializer(),
-                records -> context.runOnContext(v -> records.forEach(this::onStatus))));
-        readers.add(new TopicReader<>("fleet-page-transitions", transitionsTopic, new CloudEventDeserializer(),
-                records -> context.runOnContext(v -> records.forEach(this::onTransition))));
+        documents.clear();
+        progress.clear();
+        history.clear();
+        readers.add(new TopicReader<>(kafka, "fleet-page-statuses", statusesTopic, new StringDeserializer(),
+                records -> onBatch(records, this::onStatus)));
+        readers.add(new TopicReader<>(kafka, "fleet-page-transitions", transitionsTopic, new CloudEventDeserializer(),
+                records -> onBatch(records, this::onTransition)));
         readers.forEach(TopicReader::start);
-        context.runOnContext(v -> keepalive = vertx.setPeriodic(KEEPALIVE_MS, id -> broadcast(": keepalive\n\n")));
+        keepalive = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-page-keepalive"));
+        keepalive.scheduleAtFixedRate(this::keepalive, KEEPALIVE.toMillis(), KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    public void addTo(Router router) {
-        router.get("/").handler(context -> asset(context, "index.html"));
-        router.get("/fleet").handler(context -> asset(context, "index.html"));
-        router.get("/fleet/").handler(context -> asset(context, "index.html"));
-        router.get("/fleet/fleet.js").handler(context -> asset(context, "fleet.js"));
-        router.get("/fleet/fleet.css").handler(context -> asset(context, "fleet.css"));
-        router.get("/fleet/clusters").handler(context -> json(context, 200, snapshot()));
-        router.get("/fleet/events").handler(this::events);
-        router.get("/fleet/clusters/:namespace/:name/transitions").handler(this::transitions);
+    /** Whether the page has its feeds: {@code run} starts it once the pipeline runs. */
+    public boolean started() {
+        return running;
     }
 
-    private void asset(RoutingContext routing, String name) {
-        routing.response().putHeader("Content-Type", ASSETS.get(name)).putHeader("Cache-Control", "no-cache").end(assets.get(name));
+    private synchronized <V> void onBatch(List<ConsumerRecord<String, V>> records, Consumer<ConsumerRecord<String, V>> each) {
+        records.forEach(each);
     }
 
-    private void events(RoutingContext routing) {
-        HttpServerResponse response = routing.response();
-        response.setChunked(true)
-                .putHeader("Content-Type", "text/event-stream; charset=utf-8")
-                .putHeader("Cache-Control", "no-cache")
-                // Reverse proxies that buffer (nginx) would hold the stream back.
-                .putHeader("X-Accel-Buffering", "no");
-        // Sends the headers at once, so the browser shows the stream open before the first change.
-        response.write("retry: 2000\n\n");
-        response.closeHandler(v -> streams.remove(response));
-        context.runOnContext(v -> {
-            if (response.closed()) {
-                return;
-            }
-            streams.add(response);
-            write(response, "event: snapshot\ndata: " + snapshot() + "\n\n");
-        });
+    /** Opens a stream: it gets {@code snapshot} (every cluster) first, then every change. */
+    public synchronized void open(Stream stream) {
+        streams.add(stream);
+        stream.send("snapshot", snapshot().toString());
     }
 
-    private void transitions(RoutingContext routing) {
-        String key = routing.pathParam("namespace") + "/" + routing.pathParam("name");
-        ObjectNode body = JsonNodeFactory.instance.objectNode().put("cluster", key);
-        ArrayNode events = body.putArray("events");
-        history.getOrDefault(key, List.of()).forEach(events::add);
-        json(routing, 200, body);
+    public synchronized void closed(Stream stream) {
+        streams.remove(stream);
     }
 
     /** Every cluster, sorted by {@code namespace/name}. */
-    private ArrayNode snapshot() {
+    public synchronized ArrayNode snapshot() {
         ArrayNode clusters = JsonNodeFactory.instance.arrayNode();
         new TreeMap<>(documents).forEach((key, document) -> clusters.add(cluster(key, document)));
         return clusters;
+    }
+
+    /** That cluster's recent changes, newest first. */
+    public ObjectNode transitions(String key) {
+        ObjectNode body = JsonNodeFactory.instance.objectNode().put("cluster", key);
+        ArrayNode events = body.putArray("events");
+        history.getOrDefault(key, List.of()).forEach(events::add);
+        return body;
     }
 
     private ObjectNode cluster(String key, ObjectNode document) {
@@ -187,21 +153,21 @@ public final class FleetPage implements AutoCloseable {
         if (record.value() == null) {
             documents.remove(key);
             progress.remove(key);
-            broadcast("event: deleted\ndata: " + JsonNodeFactory.instance.objectNode().put("key", key) + "\n\n");
+            broadcast("deleted", JsonNodeFactory.instance.objectNode().put("key", key).toString());
             return;
         }
         JsonNode document;
         try {
             document = JSON.readTree(record.value());
         } catch (IOException e) {
-            LOG.warnf("skipped a record of %s on topic %s at offset %d: not JSON", key, statusesTopic, record.offset());
+            LOG.warnf("skipped a record of %s on topic %s at offset %d: not JSON", key, record.topic(), record.offset());
             return;
         }
         if (!document.isObject()) {
             return;
         }
         documents.put(key, (ObjectNode) document);
-        broadcast("event: status\ndata: " + cluster(key, (ObjectNode) document) + "\n\n");
+        broadcast("status", cluster(key, (ObjectNode) document).toString());
     }
 
     private void onTransition(ConsumerRecord<String, CloudEvent> record) {
@@ -214,7 +180,7 @@ public final class FleetPage implements AutoCloseable {
         try {
             data = JSON.readTree(event.getData().toBytes());
         } catch (IOException e) {
-            LOG.warnf("skipped event %s of %s on topic %s: its data is not JSON", event.getId(), key, transitionsTopic);
+            LOG.warnf("skipped event %s of %s on topic %s: its data is not JSON", event.getId(), key, record.topic());
             return;
         }
         // What the page lists: the change, not the whole statuses before and after it.
@@ -243,54 +209,45 @@ public final class FleetPage implements AutoCloseable {
             }
         }
         ObjectNode message = entry.deepCopy().put("key", key);
-        broadcast("event: transition\ndata: " + message + "\n\n");
-    }
-
-    /** On the context. */
-    private void broadcast(String frame) {
-        for (HttpServerResponse response : List.copyOf(streams)) {
-            write(response, frame);
-        }
+        broadcast("transition", message.toString());
     }
 
     /**
      * A browser that does not keep up is dropped rather than buffered for: its page reconnects by itself and starts
      * again from a snapshot, which loses nothing.
      */
-    private void write(HttpServerResponse response, String frame) {
-        if (response.closed() || response.ended()) {
-            streams.remove(response);
-            return;
-        }
-        if (response.writeQueueFull()) {
-            streams.remove(response);
-            response.close();
-            return;
-        }
-        response.write(frame);
-    }
-
-    private static void json(RoutingContext routing, int code, JsonNode body) {
-        routing.response().setStatusCode(code).putHeader("Content-Type", "application/json").putHeader("Cache-Control", "no-cache")
-                .end(body.toString());
-    }
-
-    @Override
-    public void close() {
-        running = false;
-        readers.forEach(TopicReader::close);
-        readers.clear();
-        context.runOnContext(v -> {
-            if (keepalive >= 0) {
-                vertx.cancelTimer(keepalive);
+    private synchronized void broadcast(String event, String data) {
+        for (Stream stream : List.copyOf(streams)) {
+            if (stream.behind()) {
+                streams.remove(stream);
+                stream.close();
+            } else {
+                stream.send(event, data);
             }
-            List.copyOf(streams).forEach(response -> {
-                streams.remove(response);
-                if (!response.ended() && !response.closed()) {
-                    response.end();
-                }
-            });
-        });
+        }
+    }
+
+    private synchronized void keepalive() {
+        streams.forEach(Stream::keepalive);
+    }
+
+    /** Stops reading the feeds and ends every open stream. */
+    public void stop() {
+        List<TopicReader<?>> stopping;
+        synchronized (this) {
+            running = false;
+            stopping = List.copyOf(readers);
+            readers.clear();
+            if (keepalive != null) {
+                keepalive.shutdownNow();
+            }
+        }
+        // Outside the lock: a reader may be waiting for it to hand over its last batch.
+        stopping.forEach(TopicReader::close);
+        synchronized (this) {
+            List.copyOf(streams).forEach(Stream::close);
+            streams.clear();
+        }
     }
 
     /**
@@ -303,7 +260,8 @@ public final class FleetPage implements AutoCloseable {
         private final Consumer<List<ConsumerRecord<String, V>>> batch;
         private final Thread thread;
 
-        TopicReader(String name, String topic, Deserializer<V> values, Consumer<List<ConsumerRecord<String, V>>> batch) {
+        TopicReader(Map<String, Object> kafka, String name, String topic, Deserializer<V> values,
+                Consumer<List<ConsumerRecord<String, V>>> batch) {
             this.topic = topic;
             this.batch = batch;
             Map<String, Object> props = new HashMap<>(kafka);

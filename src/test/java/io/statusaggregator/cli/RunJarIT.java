@@ -27,7 +27,7 @@ class RunJarIT {
                 "target/quarkus-app/quarkus-run.jar")
                 .redirectError(err.toFile());
         // A free port rather than the default 8080, which something else on the machine may hold; the log names it.
-        builder.environment().put("AGGREGATOR_HTTP_PORT", "0");
+        builder.environment().put("QUARKUS_HTTP_PORT", "0");
         Process process = builder.start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.AggregatorConfig;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.preflight.PreflightRoutes;
+import io.statusaggregator.preflight.PreflightResource;
 import io.smallrye.config.WithName;
 import java.lang.reflect.Method;
 import java.util.HashSet;
@@ -84,7 +84,7 @@ class ManifestsTest {
                 .orElseThrow(() -> new AssertionError("the Deployment's ServiceAccount is not shipped"));
         assertFalse(podSpec().path("automountServiceAccountToken").isBoolean() && !podSpec().path("automountServiceAccountToken").asBoolean(),
                 "the pod needs its token: the API server is its input");
-        assertTrue(container().path("image").asText().startsWith("status-aggregator:"), container().path("image").asText());
+        assertTrue(container().path("image").asText().startsWith("status-aggregator/status-aggregator:"), container().path("image").asText());
 
         JsonNode pdb = manifests.get("PodDisruptionBudget", "status-aggregator");
         assertEquals(1, pdb.path("spec").path("minAvailable").asInt());
@@ -92,16 +92,18 @@ class ManifestsTest {
     }
 
     @Test
-    void probesAskTheHealthEndpointsOverHttpsOnTheServedPort() {
+    void probesAskTheHealthEndpointsOverHttpsOnTheManagementInterface() {
         Map<String, String> env = manifests.environment();
-        int port = Integer.parseInt(env.get("AGGREGATOR_HTTP_PORT"));
-        assertEquals(8443, port);
-        assertEquals(port, containerPort("https"));
-        assertTrue(env.containsKey("AGGREGATOR_HTTP_TLS_CERTIFICATE") && env.containsKey("AGGREGATOR_HTTP_TLS_KEY"), "TLS set: " + env);
+        // Quarkus' defaults: HTTPS on 8443 and the management interface on 9000 (application.properties).
+        assertEquals(8443, containerPort("https"));
+        int port = 9000;
+        assertEquals(port, containerPort("management"));
+        assertTrue(env.containsKey("QUARKUS_TLS_KEY_STORE_PEM_0_CERT") && env.containsKey("QUARKUS_TLS_KEY_STORE_PEM_0_KEY"), "TLS set: " + env);
+        assertEquals("disabled", env.get("QUARKUS_HTTP_INSECURE_REQUESTS"), "no plain HTTP port");
         for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
             JsonNode get = container().path(probe).path("httpGet");
             assertEquals(probe.equals("readinessProbe") ? "/q/health/ready" : "/q/health/live", get.path("path").asText(), probe);
-            // With TLS set the server answers HTTPS only: a plain HTTP probe would fail forever.
+            // With TLS set the management interface answers HTTPS only (HttpsTest): a plain HTTP probe would fail forever.
             assertEquals("HTTPS", get.path("scheme").asText(), probe);
             JsonNode probePort = get.path("port");
             assertEquals(port, probePort.isInt() ? probePort.asInt() : containerPort(probePort.asText()), probe);
@@ -140,7 +142,7 @@ class ManifestsTest {
         JsonNode configuration = manifests.get("ValidatingWebhookConfiguration", "status-aggregator-preflight");
         JsonNode webhook = configuration.path("webhooks").get(0);
         JsonNode service = webhook.path("clientConfig").path("service");
-        assertEquals(PreflightRoutes.ADMISSION_PATH, service.path("path").asText(), "the path the webhook is served at");
+        assertEquals(PreflightResource.ADMISSION_PATH, service.path("path").asText(), "the path the webhook is served at");
         JsonNode svc = manifests.get("Service", service.path("name").asText());
         assertEquals(Manifests.namespace(svc), service.path("namespace").asText());
         JsonNode servicePort = StreamSupport.stream(svc.path("spec").path("ports").spliterator(), false)
@@ -164,15 +166,21 @@ class ManifestsTest {
                 .filter(m -> m.path("name").asText().equals(tlsVolume.path("name").asText())).findFirst().orElseThrow()
                 .path("mountPath").asText();
         Map<String, String> env = manifests.environment();
-        assertEquals(mountPath + "/tls.crt", env.get("AGGREGATOR_HTTP_TLS_CERTIFICATE"));
-        assertEquals(mountPath + "/tls.key", env.get("AGGREGATOR_HTTP_TLS_KEY"));
+        assertEquals(mountPath + "/tls.crt", env.get("QUARKUS_TLS_KEY_STORE_PEM_0_CERT"));
+        assertEquals(mountPath + "/tls.key", env.get("QUARKUS_TLS_KEY_STORE_PEM_0_KEY"));
         assertTrue(texts(certificate.path("spec").path("dnsNames")).contains(svc.path("metadata").path("name").asText() + "."
                 + Manifests.namespace(svc) + ".svc"));
 
         JsonNode metrics = manifests.get("Service", "status-aggregator");
         assertEquals("/q/metrics", metrics.path("metadata").path("annotations").path("prometheus.io/path").asText());
         assertEquals("https", metrics.path("metadata").path("annotations").path("prometheus.io/scheme").asText());
+        assertEquals(containerPort("management"), metrics.path("metadata").path("annotations").path("prometheus.io/port").asInt(),
+                "metrics are on the management interface");
     }
+
+    /** The Quarkus settings the manifests may set: TLS, plain HTTP off, JSON logs. */
+    private static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_TLS_KEY_STORE_PEM_0_CERT", "QUARKUS_TLS_KEY_STORE_PEM_0_KEY",
+            "QUARKUS_TLS_RELOAD_PERIOD", "QUARKUS_HTTP_INSECURE_REQUESTS", "QUARKUS_LOG_CONSOLE_JSON_ENABLED");
 
     @Test
     void everySettingIsOneTheApplicationReadsAndTheRbacAgreesWithThem() {
@@ -184,6 +192,8 @@ class ManifestsTest {
             if (name.startsWith("AGGREGATOR_")) {
                 assertTrue(known.stream().map(Manifests::environmentName).anyMatch(name::equals),
                         () -> name + " is no setting of the application (AggregatorConfig): " + known);
+            } else if (name.startsWith("QUARKUS_")) {
+                assertTrue(QUARKUS_SETTINGS.contains(name), () -> name + " is none of the Quarkus settings docs/ describes: " + QUARKUS_SETTINGS);
             } else {
                 assertTrue(name.startsWith("KAFKA_") || name.equals("JAVA_TOOL_OPTIONS"), () -> "unexpected variable " + name);
             }

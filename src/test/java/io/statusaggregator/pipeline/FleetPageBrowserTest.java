@@ -11,14 +11,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
-import io.statusaggregator.HttpEndpoints;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
 import io.statusaggregator.Pipeline;
+import jakarta.inject.Inject;
+import java.net.URL;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.CompatibilityReader;
-import io.vertx.core.Vertx;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -65,6 +67,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * Also the page's routes on their own: the event stream (snapshot first, then each status, a tombstone as
  * {@code deleted}), the JSON snapshot and the transitions of one cluster.
  */
+@QuarkusTest
 class FleetPageBrowserTest {
     private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
     private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
@@ -72,23 +75,16 @@ class FleetPageBrowserTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
-    private static Vertx vertx;
+    /** Quarkus' fleet page, served at {@link #root} (a free port in tests). */
+    @Inject
+    FleetPage page;
 
-    @BeforeAll
-    static void vertx() throws Exception {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() throws Exception {
-        vertx.close().toCompletionStage().toCompletableFuture().get();
-    }
+    @TestHTTPResource("/")
+    URL root;
 
     private EmbeddedKubernetes kubernetes;
     private Fleet fleet;
     private Pipeline pipeline;
-    private FleetPage page;
-    private HttpEndpoints http;
     private String base;
     private WebDriver browser;
     private Path profile;
@@ -102,10 +98,8 @@ class FleetPageBrowserTest {
         Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true);
         pipeline = new Pipeline(settings, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
         pipeline.start(DEADLINE);
-        page = new FleetPage(vertx, settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
-        page.start();
-        http = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty())).with(page::addTo);
-        base = "http://127.0.0.1:" + http.start(DEADLINE);
+        page.start(settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
+        base = root.toString().replaceAll("/$", "");
     }
 
     @AfterEach
@@ -118,8 +112,7 @@ class FleetPageBrowserTest {
                 files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
-        http.close();
-        page.close();
+        page.stop();
         pipeline.close();
         fleet.close();
         kubernetes.close();
@@ -259,7 +252,7 @@ class FleetPageBrowserTest {
             HttpResponse<String> response = client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode(), response.body());
-            assertEquals("application/json", response.headers().firstValue("content-type").orElse(""));
+            assertTrue(response.headers().firstValue("content-type").orElse("").startsWith("application/json"), response.headers().toString());
             return JSON.readTree(response.body());
         } catch (IOException e) {
             throw new AssertionError(e);

@@ -60,7 +60,7 @@ class InstanceKillIT {
         env.put("AGGREGATOR_INGEST_LEASE_DURATION", "6s");
         env.put("AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "4s");
         env.put("AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "1s");
-        env.put("AGGREGATOR_HTTP_PORT", "0");
+        env.put("QUARKUS_HTTP_PORT", "0");
         env.put("HOSTNAME", name);
         return new Instance(builder.start(), log);
     }

@@ -13,15 +13,18 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.RunningPipeline;
+import jakarta.inject.Inject;
+import java.net.URL;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.HttpEndpoints;
-import io.statusaggregator.preflight.PreflightRoutes;
+import io.statusaggregator.preflight.PreflightResource;
 import io.statusaggregator.versions.CompatibilityReader;
-import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -45,27 +48,22 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * failure, and the admission webhook refuses it with the same message. The mock API server runs no admission, so
  * the test asks the webhook what the API server would ask it, then applies the change itself.
  */
+@QuarkusTest
 class ModularUpgradeTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
-    private static Vertx vertx;
+    @Inject
+    RunningPipeline running;
 
-    @BeforeAll
-    static void vertx() throws Exception {
-        vertx = Vertx.vertx();
-    }
-
-    @AfterAll
-    static void stopVertx() throws Exception {
-        vertx.close().toCompletionStage().toCompletableFuture().get();
-    }
+    /** Where Quarkus serves the application's HTTP endpoints in tests (a free port). */
+    @TestHTTPResource("/")
+    URL root;
 
     private EmbeddedKubernetes kubernetes;
     private KubernetesClient client;
     private Fleet fleet;
     private Pipeline pipeline;
-    private HttpEndpoints preflight;
     private String base;
     private final HttpClient http = HttpClient.newHttpClient();
 
@@ -77,15 +75,14 @@ class ModularUpgradeTest {
         pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true),
                 kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
         pipeline.start(DEADLINE);
-        preflight = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty()))
-                .with(new PreflightRoutes(vertx, client, CAPI, pipeline.management(), pipeline.compatibility())::addTo);
-        base = "http://127.0.0.1:" + preflight.start(DEADLINE);
+        running.started(pipeline);
+        base = root.toString().replaceAll("/$", "");
         release("v0.21.7");
     }
 
     @AfterEach
     void stop() {
-        preflight.close();
+        running.stopped();
         pipeline.close();
         fleet.close();
         kubernetes.close();
@@ -265,7 +262,7 @@ class ModularUpgradeTest {
         merge(changed, JSON.readTree(patch));
         ObjectNode review = JSON.createObjectNode().put("apiVersion", "admission.k8s.io/v1").put("kind", "AdmissionReview");
         review.putObject("request").put("uid", "u-1").put("operation", "UPDATE").<ObjectNode>set("object", changed).set("oldObject", old);
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightRoutes.ADMISSION_PATH))
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightResource.ADMISSION_PATH))
                 .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(review.toString())).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertEquals(200, response.statusCode(), response.body());
@@ -288,7 +285,7 @@ class ModularUpgradeTest {
     }
 
     private JsonNode upgradeCheck(String name, String to) throws Exception {
-        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightRoutes.UPGRADE_CHECK_PATH
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + PreflightResource.UPGRADE_CHECK_PATH
                 + "/default/" + name + (to.isEmpty() ? "" : "?to=" + to))).GET().build(), HttpResponse.BodyHandlers.ofString());
         ObjectNode result = JSON.createObjectNode().put("code", response.statusCode());
         result.set("body", JSON.readTree(response.body()));

@@ -5,17 +5,20 @@ import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.micrometer.prometheusmetrics.PrometheusConfig;
-import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.statusaggregator.HttpEndpoints;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.RunningPipeline;
+import io.statusaggregator.operations.MeteredKafkaClients;
+import jakarta.inject.Inject;
+import java.net.URL;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
-import io.statusaggregator.operations.OperationsRoutes;
 import io.statusaggregator.operations.PipelineMetrics;
 import io.statusaggregator.versions.CompatibilityReader;
-import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -37,25 +40,42 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Readiness before and after the pipeline has started and synced, and the metrics endpoint naming every metric. */
+/**
+ * Readiness before and after the pipeline has started and synced, and the metrics endpoint naming every metric: on
+ * Quarkus' management interface, from SmallRye Health and Micrometer.
+ */
+@QuarkusTest
 class OperationsTest {
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
-    private static Vertx vertx;
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final HttpClient http = HttpClient.newHttpClient();
 
-    @BeforeAll
-    static void vertx() throws Exception {
-        vertx = Vertx.vertx();
+    @Inject
+    RunningPipeline running;
+
+    @Inject
+    MeterRegistry registry;
+
+    @Inject
+    MeteredKafkaClients kafkaClients;
+
+    /** The management interface: health and metrics, apart from the application's port. */
+    @TestHTTPResource(value = "/", management = true)
+    URL management;
+
+    @TestHTTPResource("/")
+    URL application;
+
+    private HttpResponse<String> get(URL base, String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(base.toURI().resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    @AfterAll
-    static void stopVertx() throws Exception {
-        vertx.close().toCompletionStage().toCompletableFuture().get();
-    }
-
-    private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
+    /** Each readiness check by name, with its status. */
+    private static Map<String, String> checks(String body) throws Exception {
+        Map<String, String> checks = new java.util.LinkedHashMap<>();
+        JSON.readTree(body).path("checks").forEach(check -> checks.put(check.path("name").asText(), check.path("status").asText()));
+        return checks;
     }
 
     /** The value of a sample line like {@code name{labels} value} in the Prometheus text. */
@@ -65,7 +85,7 @@ class OperationsTest {
         return Double.parseDouble(m.group(1));
     }
 
-    private static long writesTimed(PrometheusMeterRegistry registry) {
+    private static long writesTimed(MeterRegistry registry) {
         io.micrometer.core.instrument.Timer written = registry.find("aggregator_status_writes").tag("outcome", "written").timer();
         return written == null ? 0 : written.count();
     }
@@ -73,28 +93,22 @@ class OperationsTest {
     @Test
     void notReadyUntilSyncedAndRebuiltThenMetricsForEveryStage() throws Exception {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0); Fleet fleet = new Fleet(kubernetes.client())) {
-            PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             PipelineMetrics metrics = new PipelineMetrics(registry);
-            AtomicReference<Pipeline> started = new AtomicReference<>();
             String run = UUID.randomUUID().toString().substring(0, 8);
-            try (HttpEndpoints endpoints = new HttpEndpoints(vertx, new HttpEndpoints.Settings(0, Optional.empty(), Optional.empty()))
-                    .with(new OperationsRoutes(started::get, registry)::addTo);
-                    Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true),
-                            kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC()).observedBy(metrics)) {
-                int port = endpoints.start(DEADLINE);
-                assertEquals(200, get(port, "/q/health/live").statusCode());
-                HttpResponse<String> starting = get(port, "/q/health/ready");
+            try (Pipeline pipeline = new Pipeline(Fleet.settings(kafka.bootstrapServers(), run, true),
+                    kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC()).observedBy(metrics).observedBy(kafkaClients)) {
+                assertEquals(200, get(management, "/q/health/live").statusCode());
+                HttpResponse<String> starting = get(management, "/q/health/ready");
                 assertEquals(503, starting.statusCode(), starting.body());
-                for (String check : List.of("kubernetes-api", "kafka", "rebuild", "ingest")) {
-                    assertTrue(starting.body().contains("{\"name\":\"" + check + "\",\"status\":\"DOWN\"}"), starting.body());
-                }
+                assertEquals(Map.of("kubernetes-api", "DOWN", "kafka", "DOWN", "rebuild", "DOWN", "ingest", "DOWN"), checks(starting.body()));
+                assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
 
                 pipeline.start(DEADLINE);
                 metrics.bind(pipeline);
-                started.set(pipeline);
+                running.started(pipeline);
                 await(DEADLINE, () -> {
                     try {
-                        return get(port, "/q/health/ready").statusCode() == 200;
+                        return get(management, "/q/health/ready").statusCode() == 200;
                     } catch (Exception e) {
                         return false;
                     }
@@ -115,7 +129,12 @@ class OperationsTest {
                 }
                 await(DEADLINE, () -> pipeline.aggregator().deadLetters().sent(DeadLetters.Reason.NOT_JSON) == 1, () -> "not dead-lettered");
 
-                HttpResponse<String> scraped = get(port, "/q/metrics");
+                // A request to the application's port, for the HTTP server series.
+                assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());
+                assertEquals(Map.of("kubernetes-api", "UP", "kafka", "UP", "rebuild", "UP", "ingest", "UP"),
+                        checks(get(management, "/q/health/ready").body()));
+
+                HttpResponse<String> scraped = get(management, "/q/metrics");
                 assertEquals(200, scraped.statusCode());
                 String text = scraped.body();
                 assertTrue(sample(text, "aggregator_events_ingested_total") >= 3, "ingested");
@@ -133,6 +152,16 @@ class OperationsTest {
                     assertEquals(0, sample(text, "aggregator_dead_letters_total{reason=\"" + reason + "\"}"), reason);
                 }
                 assertEquals(0, sample(text, "aggregator_dead_letter_failures_total"), "dead letters not sent");
+                // The extension's own binders: the JVM, the HTTP server and the pipeline's Kafka clients.
+                assertTrue(sample(text, "jvm_memory_used_bytes") > 0, "heap");
+                assertTrue(sample(text, "jvm_gc_max_data_size_bytes") > 0, "GC");
+                assertTrue(sample(text, "jvm_threads_live_threads") > 0, "threads");
+                assertTrue(text.contains("http_server_requests_seconds_count{method=\"GET\",outcome=\"SUCCESS\",status=\"200\",uri=\"/upgrade-check/{namespace}/{name}\"}"),
+                        "the upgrade check's request: " + text);
+                assertTrue(sample(text, "kafka_consumer_fetch_manager_records_consumed_total") >= 3, "the aggregator's consumer");
+                assertTrue(sample(text, "kafka_producer_record_send_total") >= 1, "the pipeline's producers");
+            } finally {
+                running.stopped();
             }
         }
     }

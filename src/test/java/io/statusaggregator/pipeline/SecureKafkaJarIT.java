@@ -177,8 +177,8 @@ class SecureKafkaJarIT {
         env.put("KAFKA_SASL_JAAS_CONFIG", scramLogin(password));
         env.put("KAFKA_SSL_TRUSTSTORE_TYPE", "PEM");
         env.put("KAFKA_SSL_TRUSTSTORE_LOCATION", caCertificate.toString());
-        env.put("AGGREGATOR_HTTP_PORT", "0");
-        env.put("AGGREGATOR_LOG_JSON", "true");
+        env.put("QUARKUS_HTTP_PORT", "0");
+        env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true");
         // The Kafka clients print their whole configuration at INFO: the place a password would leak first.
         env.put("QUARKUS_LOG_CATEGORY__ORG_APACHE_KAFKA__LEVEL", "INFO");
         return builder.start();

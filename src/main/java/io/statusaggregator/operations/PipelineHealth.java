@@ -1,0 +1,55 @@
+package io.statusaggregator.operations;
+
+import io.statusaggregator.Pipeline;
+import io.statusaggregator.RunningPipeline;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import java.util.function.Predicate;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * Readiness ({@code /q/health/ready} on the management interface): DOWN until the pipeline has started, then one
+ * check per condition, in the order they become true at start: the API server listed, Kafka connected, the
+ * partitions rebuilt and, where this replica holds the ingest lease, its informers synced. Liveness is SmallRye
+ * Health's own: UP while the process serves.
+ */
+@ApplicationScoped
+public class PipelineHealth {
+    private final RunningPipeline running;
+
+    PipelineHealth(RunningPipeline running) {
+        this.running = running;
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck kubernetesApi() {
+        return check("kubernetes-api", Pipeline::apiSynced);
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck kafka() {
+        return check("kafka", pipeline -> pipeline.aggregator().connected());
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck rebuild() {
+        return check("rebuild", pipeline -> pipeline.aggregator().live());
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck ingest() {
+        return check("ingest", Pipeline::ingestSynced);
+    }
+
+    private HealthCheck check(String name, Predicate<Pipeline> up) {
+        return () -> HealthCheckResponse.named(name)
+                .status(running.get().filter(pipeline -> pipeline.aggregator() != null && up.test(pipeline)).isPresent())
+                .build();
+    }
+}
