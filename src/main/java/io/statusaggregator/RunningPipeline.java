@@ -1,14 +1,15 @@
 package io.statusaggregator;
 
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.util.Optional;
 
 /**
  * The pipeline {@code run} started, for what Quarkus serves over HTTP (the readiness checks, the preflight endpoints).
  * Quarkus opens its listeners before the command runs: until the pipeline has started there is none, which the
- * checks read as not ready and the endpoints answer with 503.
+ * checks read as not ready and the endpoints answer with 503. A singleton, not a client proxy: {@code run} still
+ * reaches it while Quarkus stops, after its contexts have ended.
  */
-@ApplicationScoped
+@Singleton
 public class RunningPipeline {
     private volatile Pipeline pipeline;
 

@@ -11,10 +11,10 @@ import picocli.CommandLine.Spec;
 @Command(name = "status-aggregator",
         mixinStandardHelpOptions = true,
         versionProvider = VersionProvider.class,
+        header = "The status of EKS Anywhere clusters, from their Cluster API objects.",
         description = {
-                "Computes the status of EKS Anywhere clusters from their Cluster API objects.",
-                "Without a command it runs the aggregator (the run command).",
-                "Run `help COMMAND` or a command with --help for its options."},
+                "Without a command it runs the aggregator (the run command). "
+                        + "`help COMMAND` or COMMAND --help shows a command's options."},
         subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, WatchCommand.class, AlertsCommand.class,
                 HelpCommand.class})
 public class AggregatorCommand implements Callable<Integer> {

@@ -25,14 +25,16 @@ import picocli.CommandLine.Option;
 @Unremovable
 @Command(name = "alerts",
         mixinStandardHelpOptions = true,
+        header = "Post alerts to Alertmanager from the transitions feed.",
         description = {
-                "Posts alerts to a Prometheus Alertmanager (API v2) from the transitions feed: ClusterNotReady when a",
-                "cluster's Ready has been False for --not-ready-for, ClusterConditionError at once for a condition",
-                "with severity Error; resolved when the cluster recovers or is deleted. Runs until stopped.",
+                "Posts alerts to a Prometheus Alertmanager (API v2): ClusterNotReady when a cluster's Ready has been "
+                        + "False for --not-ready-for, ClusterConditionError at once for a condition with severity "
+                        + "Error; resolved when the cluster recovers or is deleted. Runs until stopped.",
                 "",
-                "Reads kafka.bootstrap.servers (or the broker of an embedded default on this machine) and the other kafka.* properties, the topic",
-                "aggregator.topics.transitions and its own consumer group aggregator.alerts.group-id. Offsets are",
-                "committed only once Alertmanager has accepted the alerts.",
+                "Reads kafka.bootstrap.servers (or the broker of an embedded default on this machine) and the other "
+                        + "kafka.* properties, the topic aggregator.topics.transitions and its own consumer group "
+                        + "aggregator.alerts.group-id. Offsets are committed only once Alertmanager has accepted "
+                        + "the alerts.",
                 "",
                 "Exit status: 0 when stopped, 1 when the Kafka broker does not answer, 2 on bad arguments."})
 public class AlertsCommand implements Callable<Integer> {

@@ -40,22 +40,22 @@ import picocli.CommandLine.Parameters;
 @Unremovable
 @Command(name = "compute",
         mixinStandardHelpOptions = true,
+        header = "Compute statuses from a file of objects, offline.",
         description = {
-                "Computes the status of every EKS Anywhere Cluster in FILE from the Cluster API objects beside it,",
-                "and prints one YAML document per Cluster, in input order: apiVersion, kind, metadata",
-                "(namespace, name, generation) and the computed status.",
+                "Computes the status of every EKS Anywhere Cluster in FILE from the Cluster API objects beside it, "
+                        + "and prints one YAML document per Cluster, in input order: apiVersion, kind, metadata "
+                        + "(namespace, name, generation) and the computed status.",
                 "",
-                "FILE holds Kubernetes objects as multi-document YAML (or kind: List, as kubectl get -o yaml",
-                "prints): EKS-A Clusters (a previous status on a Cluster is an input: it keeps transition",
-                "times and foreign failure reasons), and KubeadmControlPlanes, MachineDeployments, Machines,",
-                "CAPI Clusters, EtcdadmClusters and CNIObservations (statusaggregator.io/v1alpha1) in the CAPI",
-                "namespace, and EKSARelease objects (with any, an eksaVersion whose release is not among them",
-                "is invalid). Objects of other kinds are skipped with a warning; so is an object whose cluster",
-                "is not in FILE.",
+                "FILE holds Kubernetes objects as multi-document YAML (or kind: List, as kubectl get -o yaml "
+                        + "prints): EKS-A Clusters (a previous status on a Cluster is an input: it keeps transition "
+                        + "times and foreign failure reasons), and KubeadmControlPlanes, MachineDeployments, Machines, "
+                        + "CAPI Clusters, EtcdadmClusters and CNIObservations in the CAPI namespace, and EKSARelease "
+                        + "objects (with any, an eksaVersion whose release is not among them is invalid). Objects of "
+                        + "other kinds are skipped with a warning; so is an object whose cluster is not in FILE.",
                 "",
-                "Exit status: 0 when every Cluster was computed; 2 on bad input (not YAML, or an object with",
-                "a field of the wrong type, a negative count, a bad version), with each problem on standard",
-                "error naming the document and the field, and nothing on standard output."})
+                "Exit status: 0 when every Cluster was computed; 2 on bad input (not YAML, or an object with a "
+                        + "field of the wrong type, a negative count, a bad version), with each problem on standard "
+                        + "error naming the document and the field, and nothing on standard output."})
 public class ComputeCommand implements Callable<Integer> {
     static final int BAD_INPUT = 2;
 

@@ -43,14 +43,17 @@ import picocli.CommandLine.Command;
 @Unremovable
 @Command(name = "run",
         mixinStandardHelpOptions = true,
+        header = "Run the aggregator (the default command).",
         description = {
-                "Runs the aggregator: informers on the EKS-A Clusters and their CAPI objects feed a Kafka topic,",
-                "aggregation computes each cluster's status and writes it back to the Cluster.",
+                "Informers on the EKS-A Clusters and their CAPI objects feed a Kafka topic; aggregation computes each "
+                        + "cluster's status and writes it back to the Cluster.",
                 "",
-                "Without kafka.bootstrap.servers it runs the embedded default: an in-process Kafka broker, an",
-                "in-process Kubernetes API and a simulated fleet, with a live table of the clusters.",
-                "With kafka.bootstrap.servers (and a kubeconfig or in-cluster config) it runs against them.",
-                "This is what the application does when it is started without a command."})
+                "Without kafka.bootstrap.servers it runs the embedded default: an in-process Kafka broker, an "
+                        + "in-process Kubernetes API and a simulated fleet, with a live table of the clusters. With "
+                        + "kafka.bootstrap.servers (and a kubeconfig or in-cluster config) it runs against them.",
+                "",
+                "It serves the fleet page, the admission webhook and the upgrade check on quarkus.http.port (8080), "
+                        + "and health and metrics on the management interface, quarkus.management.port (9000)."})
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -174,7 +177,7 @@ public class RunCommand implements Callable<Integer> {
         if (plain) {
             LOG.infof("HTTP endpoints on HTTP port %d", rawConfig.getValue("quarkus.http.port", Integer.class));
         }
-        if (tls.getDefault().isPresent()) {
+        if (tls.getDefault().filter(configuration -> configuration.getKeyStore() != null).isPresent()) {
             LOG.infof("HTTP endpoints on HTTPS port %d", rawConfig.getValue("quarkus.http.ssl-port", Integer.class));
         }
         LOG.infof("health and metrics on the management interface, port %d", rawConfig.getValue("quarkus.management.port", Integer.class));

@@ -23,13 +23,14 @@ import picocli.CommandLine.Option;
 @Unremovable
 @Command(name = "upgrade-check",
         mixinStandardHelpOptions = true,
+        header = "Plan a cluster's upgrade, one minor version at a time.",
         description = {
-                "Lists what upgrading a cluster would change (EKS-A, Cilium, Kubernetes per worker node group) and the",
-                "steps, in order, one minor version at a time. Reads the Cluster and the EKSARelease objects through",
-                "the kubeconfig (KUBECONFIG, ~/.kube/config) or the in-cluster account.",
+                "Lists what upgrading a cluster would change (EKS-A, Cilium, Kubernetes per worker node group) and "
+                        + "the steps, in order. Reads the Cluster and the EKSARelease objects through the kubeconfig "
+                        + "(KUBECONFIG, ~/.kube/config) or the in-cluster account.",
                 "",
-                "Exit status: 0 with a plan (or \"up to date\"), 1 when the Cluster or the API cannot be read,",
-                "2 when the target is unknown or cannot be reached."})
+                "Exit status: 0 with a plan (or \"up to date\"), 1 when the Cluster or the API cannot be read, 2 "
+                        + "when the target is unknown or cannot be reached."})
 public class UpgradeCheckCommand implements Callable<Integer> {
     static final int UNREADABLE = 1;
     static final int UNREACHABLE = 2;

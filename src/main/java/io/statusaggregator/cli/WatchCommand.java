@@ -33,14 +33,17 @@ import picocli.CommandLine.Parameters;
 @Unremovable
 @Command(name = "watch",
         mixinStandardHelpOptions = true,
+        header = "Follow one cluster until it is Ready.",
         description = {
-                "Shows one cluster coming up or upgrading, from the transitions feed: progress of the control plane",
-                "and the workers, and each condition with its reason. Waits until Ready (or --until CONDITION) is",
-                "True at the Cluster's generation.",
+                "Shows one cluster coming up or upgrading, from the transitions feed: progress of the control plane "
+                        + "and the workers, and each condition with its reason. Waits until Ready (or --until "
+                        + "CONDITION) is True at the Cluster's generation.",
                 "",
-                "Reads kafka.bootstrap.servers; without it, the broker of an embedded default running on this machine.",
-                "Exit status: 0 when the condition is True, 1 on a failure reason (or the Cluster deleted),",
-                "2 on bad arguments or an unreachable broker, 3 on --timeout."})
+                "Reads kafka.bootstrap.servers; without it, the broker of an embedded default running on this "
+                        + "machine.",
+                "",
+                "Exit status: 0 when the condition is True, 1 on a failure reason (or the Cluster deleted), 2 on "
+                        + "bad arguments or an unreachable broker, 3 on --timeout."})
 public class WatchCommand implements Callable<Integer> {
     static final int BAD_USE = 2;
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.DaemonThreads;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,8 +46,9 @@ import org.jboss.logging.Logger;
  *
  * <p>A cluster as served: {@code {key, document, progress}}, the document as the status topic holds it and the
  * progress (control plane and workers, ready and desired) of its latest change event, or null before one is read.
+ * A singleton, not a client proxy: {@code run} stops it while Quarkus stops, after its contexts have ended.
  */
-@ApplicationScoped
+@Singleton
 public class FleetPage {
     private static final Logger LOG = Logger.getLogger(FleetPage.class);
     private static final ObjectMapper JSON = new ObjectMapper();

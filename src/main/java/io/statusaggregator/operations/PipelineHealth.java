@@ -8,12 +8,14 @@ import java.util.function.Predicate;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
+import org.eclipse.microprofile.health.Startup;
 
 /**
- * Readiness ({@code /q/health/ready} on the management interface): DOWN until the pipeline has started, then one
- * check per condition, in the order they become true at start: the API server listed, Kafka connected, the
- * partitions rebuilt and, where this replica holds the ingest lease, its informers synced. Liveness is SmallRye
- * Health's own: UP while the process serves.
+ * Health on the management interface. Startup ({@code /q/health/started}): the pipeline has started, Kafka and the
+ * API server answered. Readiness ({@code /q/health/ready}): DOWN until then, then one check per condition, in the
+ * order they become true at start: the API server listed, Kafka connected, the partitions rebuilt and, where this
+ * replica holds the ingest lease, its informers synced. Liveness ({@code /q/health/live}) is SmallRye Health's own:
+ * UP while the process serves.
  */
 @ApplicationScoped
 public class PipelineHealth {
@@ -21,6 +23,12 @@ public class PipelineHealth {
 
     PipelineHealth(RunningPipeline running) {
         this.running = running;
+    }
+
+    @Produces
+    @Startup
+    HealthCheck started() {
+        return check("pipeline", pipeline -> true);
     }
 
     @Produces

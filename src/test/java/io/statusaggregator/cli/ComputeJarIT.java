@@ -23,12 +23,18 @@ class ComputeJarIT {
     }
 
     private static Run run(byte[] stdin, String... args) throws IOException, InterruptedException {
+        return run(java.util.Map.of(), stdin, args);
+    }
+
+    private static Run run(java.util.Map<String, String> env, byte[] stdin, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-jar", JAR.toString()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile("out", ".txt");
         Path err = Files.createTempFile("err", ".txt");
-        Process process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putAll(env);
+        Process process = builder.start();
         process.getOutputStream().write(stdin);
         process.getOutputStream().close();
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -47,6 +53,18 @@ class ComputeJarIT {
         assertTrue(fromStdin.out().startsWith("---\napiVersion: \"anywhere.eks.amazonaws.com/v1alpha1\"\nkind: \"Cluster\"\n"),
                 fromStdin.out());
         assertEquals("", fromStdin.err(), "a clean run prints nothing on standard error");
+    }
+
+    /** Only {@code run} opens HTTP listeners: compute works beside an aggregator that holds the ports. */
+    @Test
+    void computeOpensNoPortSoItRunsBesideARunningAggregator() throws Exception {
+        try (java.net.ServerSocket http = new java.net.ServerSocket(0); java.net.ServerSocket management = new java.net.ServerSocket(0)) {
+            Run run = run(java.util.Map.of("QUARKUS_HTTP_PORT", Integer.toString(http.getLocalPort()),
+                    "QUARKUS_MANAGEMENT_PORT", Integer.toString(management.getLocalPort())),
+                    new byte[0], "compute", ComputeCommandTest.FLEET, "--now", "2026-11-22T10:00:00Z");
+            assertEquals(0, run.exitCode(), run.err());
+            assertEquals("", run.err(), "no port in use reported");
+        }
     }
 
     @Test

@@ -26,8 +26,9 @@ class RunJarIT {
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 "target/quarkus-app/quarkus-run.jar")
                 .redirectError(err.toFile());
-        // A free port rather than the default 8080, which something else on the machine may hold; the log names it.
+        // Free ports rather than the defaults 8080 and 9000, which something else on the machine may hold; the log names them.
         builder.environment().put("QUARKUS_HTTP_PORT", "0");
+        builder.environment().put("QUARKUS_MANAGEMENT_PORT", "0");
         Process process = builder.start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);

@@ -47,16 +47,7 @@ public final class Manifests {
                     fail("kubectl kustomize " + directory + " did not finish within 60 s");
                 }
                 assertEquals(0, process.exitValue(), () -> "kubectl kustomize " + directory + " failed: " + read(errors));
-                List<JsonNode> documents = new ArrayList<>();
-                try (MappingIterator<JsonNode> parsed = YAML.readerFor(JsonNode.class).readValues(output.toFile())) {
-                    while (parsed.hasNext()) {
-                        JsonNode document = parsed.next();
-                        if (document != null && !document.isNull() && !document.isMissingNode()) {
-                            documents.add(document);
-                        }
-                    }
-                }
-                return new Manifests(documents);
+                return parse(output);
             } finally {
                 Files.deleteIfExists(output);
                 Files.deleteIfExists(errors);
@@ -70,6 +61,20 @@ public final class Manifests {
     }
 
     /** kubectl: system property or environment variable KUBECTL, else on the PATH; missing fails the test, loudly. */
+    /** A file of YAML documents as it is, without kustomize (what Quarkus generates in target/kubernetes). */
+    public static Manifests parse(Path file) throws IOException {
+        List<JsonNode> documents = new ArrayList<>();
+        try (MappingIterator<JsonNode> parsed = YAML.readerFor(JsonNode.class).readValues(file.toFile())) {
+            while (parsed.hasNext()) {
+                JsonNode document = parsed.next();
+                if (document != null && !document.isNull() && !document.isMissingNode()) {
+                    documents.add(document);
+                }
+            }
+        }
+        return new Manifests(documents);
+    }
+
     static String kubectl() {
         Optional<String> configured = Optional.ofNullable(System.getProperty("kubectl")).or(() -> Optional.ofNullable(System.getenv("KUBECTL")));
         if (configured.isPresent()) {

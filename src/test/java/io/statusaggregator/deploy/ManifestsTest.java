@@ -100,9 +100,13 @@ class ManifestsTest {
         assertEquals(port, containerPort("management"));
         assertTrue(env.containsKey("QUARKUS_TLS_KEY_STORE_PEM_0_CERT") && env.containsKey("QUARKUS_TLS_KEY_STORE_PEM_0_KEY"), "TLS set: " + env);
         assertEquals("disabled", env.get("QUARKUS_HTTP_INSECURE_REQUESTS"), "no plain HTTP port");
+        JsonNode startup = container().path("startupProbe");
+        assertTrue(startup.path("periodSeconds").asInt() * startup.path("failureThreshold").asInt() > 60,
+                "the startup probe outlasts the application's own 60 s start timeout, whose error says what failed");
         for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
             JsonNode get = container().path(probe).path("httpGet");
-            assertEquals(probe.equals("readinessProbe") ? "/q/health/ready" : "/q/health/live", get.path("path").asText(), probe);
+            assertEquals(Map.of("startupProbe", "/q/health/started", "livenessProbe", "/q/health/live", "readinessProbe", "/q/health/ready")
+                    .get(probe), get.path("path").asText(), probe);
             // With TLS set the management interface answers HTTPS only (HttpsTest): a plain HTTP probe would fail forever.
             assertEquals("HTTPS", get.path("scheme").asText(), probe);
             JsonNode probePort = get.path("port");

@@ -33,18 +33,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Comparator;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -198,6 +194,24 @@ class FleetPageBrowserTest {
         assertTrue(browser.findElement(By.id("detail")).isDisplayed());
         WebElement newest = browser.findElement(By.cssSelector("#transitions > li"));
         assertTrue(newest.getText().contains("Ready"), "the newest change comes first and made alpha Ready: " + newest.getText());
+    }
+
+    /** A replica still starting has no feeds yet: its data answers 503 (retry), not an empty fleet. */
+    @Test
+    void theDataAnswers503UntilThePageHasItsFeedsAndFleetLeadsToThePage() throws Exception {
+        page.stop();
+        HttpResponse<String> early = client.send(HttpRequest.newBuilder(URI.create(base + "/fleet/clusters")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(503, early.statusCode(), early.body());
+        assertEquals("5", early.headers().firstValue("retry-after").orElse(""));
+        HttpResponse<String> fleet = client.send(HttpRequest.newBuilder(URI.create(base + "/fleet")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(303, fleet.statusCode());
+        assertEquals(base + "/", fleet.headers().firstValue("location").orElse(""));
+        HttpResponse<String> shown = client.send(HttpRequest.newBuilder(URI.create(base + "/")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, shown.statusCode());
+        assertTrue(shown.body().contains("<script src=\"/fleet/fleet.js\"></script>"), shown.body());
     }
 
     @Test

@@ -40,7 +40,7 @@ class InstanceKillIT {
 
     private record Instance(Process process, Path log) {
         int port() {
-            Matcher port = Pattern.compile("HTTP endpoints on HTTP port (\\d+)").matcher(read(log));
+            Matcher port = Pattern.compile("health and metrics on the management interface, port (\\d+)").matcher(read(log));
             return port.find() ? Integer.parseInt(port.group(1)) : -1;
         }
     }
@@ -61,6 +61,7 @@ class InstanceKillIT {
         env.put("AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "4s");
         env.put("AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "1s");
         env.put("QUARKUS_HTTP_PORT", "0");
+        env.put("QUARKUS_MANAGEMENT_PORT", "0");
         env.put("HOSTNAME", name);
         return new Instance(builder.start(), log);
     }

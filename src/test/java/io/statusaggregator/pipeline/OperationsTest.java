@@ -19,24 +19,19 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.operations.PipelineMetrics;
 import io.statusaggregator.versions.CompatibilityReader;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -102,6 +97,9 @@ class OperationsTest {
                 assertEquals(503, starting.statusCode(), starting.body());
                 assertEquals(Map.of("kubernetes-api", "DOWN", "kafka", "DOWN", "rebuild", "DOWN", "ingest", "DOWN"), checks(starting.body()));
                 assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
+                HttpResponse<String> startup = get(management, "/q/health/started");
+                assertEquals(503, startup.statusCode(), startup.body());
+                assertEquals(Map.of("pipeline", "DOWN"), checks(startup.body()));
 
                 pipeline.start(DEADLINE);
                 metrics.bind(pipeline);
@@ -133,6 +131,7 @@ class OperationsTest {
                 assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());
                 assertEquals(Map.of("kubernetes-api", "UP", "kafka", "UP", "rebuild", "UP", "ingest", "UP"),
                         checks(get(management, "/q/health/ready").body()));
+                assertEquals(200, get(management, "/q/health/started").statusCode());
 
                 HttpResponse<String> scraped = get(management, "/q/metrics");
                 assertEquals(200, scraped.statusCode());

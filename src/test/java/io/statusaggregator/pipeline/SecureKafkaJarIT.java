@@ -178,6 +178,7 @@ class SecureKafkaJarIT {
         env.put("KAFKA_SSL_TRUSTSTORE_TYPE", "PEM");
         env.put("KAFKA_SSL_TRUSTSTORE_LOCATION", caCertificate.toString());
         env.put("QUARKUS_HTTP_PORT", "0");
+        env.put("QUARKUS_MANAGEMENT_PORT", "0");
         env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true");
         // The Kafka clients print their whole configuration at INFO: the place a password would leak first.
         env.put("QUARKUS_LOG_CATEGORY__ORG_APACHE_KAFKA__LEVEL", "INFO");
@@ -241,9 +242,9 @@ class SecureKafkaJarIT {
         Process process = run(PASSWORD, log);
         try (Fleet fleet = new Fleet(api.client())) {
             Duration start = Duration.ofSeconds(90);
-            await(start, () -> message(log, Pattern.compile("HTTP endpoints on HTTP port (\\d+)")).isPresent() || !process.isAlive(),
-                    () -> "no HTTP port logged:\n" + read(log));
-            int port = Integer.parseInt(message(log, Pattern.compile("HTTP endpoints on HTTP port (\\d+)")).orElseThrow(
+            await(start, () -> message(log, Pattern.compile("health and metrics on the management interface, port (\\d+)")).isPresent() || !process.isAlive(),
+                    () -> "no management port logged:\n" + read(log));
+            int port = Integer.parseInt(message(log, Pattern.compile("health and metrics on the management interface, port (\\d+)")).orElseThrow(
                     () -> new AssertionError("the application stopped:\n" + read(log))));
             HttpClient http = HttpClient.newHttpClient();
             await(start, () -> {
