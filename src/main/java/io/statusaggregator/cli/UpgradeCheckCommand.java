@@ -54,11 +54,12 @@ public class UpgradeCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        java.util.Optional<ObjectKey> parsed = ObjectKey.parse(cluster);
-        if (parsed.isEmpty()) {
-            System.err.println("error: --cluster takes NAMESPACE/NAME, got \"" + cluster + "\"");
+        java.util.Optional<String> problem = ObjectKey.problemOf(cluster);
+        if (problem.isPresent()) {
+            System.err.println("error: --cluster takes NAMESPACE/NAME: " + problem.get());
             return UNREACHABLE;
         }
+        java.util.Optional<ObjectKey> parsed = ObjectKey.parse(cluster);
         if (!output.equals("text") && !output.equals("json")) {
             System.err.println("error: --output takes text or json, got \"" + output + "\"");
             return UNREACHABLE;

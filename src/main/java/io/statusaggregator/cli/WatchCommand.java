@@ -66,8 +66,9 @@ public class WatchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (ObjectKey.parse(cluster).isEmpty()) {
-            System.err.println("error: the cluster is NAMESPACE/NAME, got \"" + cluster + "\"");
+        Optional<String> problem = ObjectKey.problemOf(cluster);
+        if (problem.isPresent()) {
+            System.err.println("error: the cluster is NAMESPACE/NAME: " + problem.get());
             return BAD_USE;
         }
         Optional<Duration> limit = DurationText.parse(timeout).filter(d -> !d.isNegative());

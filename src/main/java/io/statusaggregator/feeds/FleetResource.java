@@ -2,6 +2,7 @@ package io.statusaggregator.feeds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import io.statusaggregator.model.ObjectKey;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -59,6 +60,11 @@ public class FleetResource {
     @Path("/clusters/{namespace}/{name}/transitions")
     @Produces(MediaType.APPLICATION_JSON)
     public Response transitions(@PathParam("namespace") String namespace, @PathParam("name") String name) {
+        java.util.Optional<String> problem = ObjectKey.problemOf(namespace, name);
+        if (problem.isPresent()) {
+            return Response.status(400).type(MediaType.APPLICATION_JSON).cacheControl(NO_CACHE)
+                    .entity(JsonNodeFactory.instance.objectNode().put("error", problem.get())).build();
+        }
         return json(page.started() ? page.transitions(namespace + "/" + name) : null);
     }
 

@@ -1,5 +1,6 @@
 package io.statusaggregator.ingest;
 
+import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import java.util.Optional;
@@ -14,13 +15,14 @@ public record ObjectStateKey(String clusterName, ObjectKind kind, ObjectKey key)
         return clusterName + "/" + kind.qualifiedName() + "/" + key.namespace() + "/" + key.name();
     }
 
-    /** Empty for a key this application did not write. */
+    /** Empty for a key this application did not write: not of this form, or names Kubernetes would not accept. */
     public static Optional<ObjectStateKey> parse(String text) {
         if (text == null) {
             return Optional.empty();
         }
         String[] parts = text.split("/", -1);
-        if (parts.length != 4 || parts[0].isEmpty() || parts[2].isEmpty() || parts[3].isEmpty()) {
+        if (parts.length != 4 || KubernetesNames.nameProblem(parts[0]).isPresent()
+                || ObjectKey.problemOf(parts[2], parts[3]).isPresent()) {
             return Optional.empty();
         }
         return ObjectKind.ofQualifiedName(parts[1])

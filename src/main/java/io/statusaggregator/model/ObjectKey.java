@@ -9,13 +9,27 @@ public record ObjectKey(String namespace, String name) {
         Objects.requireNonNull(name, "name");
     }
 
-    /** {@code namespace/name}, as {@link #toString()} writes it; empty for anything else. */
+    /** {@code namespace/name}, as {@link #toString()} writes it, of names Kubernetes accepts; empty for anything else. */
     public static java.util.Optional<ObjectKey> parse(String text) {
-        int slash = text.indexOf('/');
-        if (slash <= 0 || slash == text.length() - 1 || text.indexOf('/', slash + 1) >= 0) {
+        if (problemOf(text).isPresent()) {
             return java.util.Optional.empty();
         }
+        int slash = text.indexOf('/');
         return java.util.Optional.of(new ObjectKey(text.substring(0, slash), text.substring(slash + 1)));
+    }
+
+    /** Why {@code text} is not {@code namespace/name} of a Kubernetes object, or empty when it is. */
+    public static java.util.Optional<String> problemOf(String text) {
+        int slash = text == null ? -1 : text.indexOf('/');
+        if (slash < 0 || text.indexOf('/', slash + 1) >= 0) {
+            return java.util.Optional.of("expected NAMESPACE/NAME, got " + KubernetesNames.shown(String.valueOf(text)));
+        }
+        return problemOf(text.substring(0, slash), text.substring(slash + 1));
+    }
+
+    /** Why these cannot be a Kubernetes object's namespace and name, or empty when they can. */
+    public static java.util.Optional<String> problemOf(String namespace, String name) {
+        return KubernetesNames.namespaceProblem(namespace).or(() -> KubernetesNames.nameProblem(name));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.statusaggregator.preflight;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -18,7 +19,19 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.model.EksaCluster;
+import jakarta.annotation.PreDestroy;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 
@@ -35,10 +48,16 @@ public class PreflightResource {
     public static final String ADMISSION_PATH = "/admission/clusters";
     public static final String UPGRADE_CHECK_PATH = "/upgrade-check";
 
+    private static final Duration API_DEADLINE = Duration.ofSeconds(10);
+
     private final RunningPipeline running;
+    /** Reads for upgrade checks, four at once at most, 32 waiting; beyond that a caller is told to come back. */
+    private final ExecutorService reads = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(32),
+            DaemonThreads.named("upgrade-check-reads"));
 
     PreflightResource(RunningPipeline running) {
         this.running = running;
+        ((ThreadPoolExecutor) reads).allowCoreThreadTimeOut(true);
     }
 
     @POST
@@ -52,14 +71,20 @@ public class PreflightResource {
         JsonNode review;
         try {
             review = JSON.readTree(body);
-        } catch (Exception e) {
-            return Response.status(400).type(MediaType.TEXT_PLAIN)
-                    .entity("the body is not an AdmissionReview in JSON: " + e.getMessage()).build();
+        } catch (JsonProcessingException e) {
+            // The parser's own words, without its location line (which names parser classes).
+            return error(400, "the body is not an AdmissionReview in JSON: " + e.getOriginalMessage());
+        }
+        if (review == null || !review.isObject()) {
+            return error(400, "the body is not an AdmissionReview in JSON: not an object");
         }
         return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get())).build();
     }
 
-    /** Reading the Cluster is a blocking call to the API server: Quarkus REST runs this on a worker thread. */
+    /**
+     * Reading the Cluster and the releases are calls to the API server, which its client retries for minutes when the
+     * server is away: they run on a few threads of their own, and a caller waits {@link #API_DEADLINE} at most.
+     */
     @GET
     @Path(UPGRADE_CHECK_PATH + "/{namespace}/{name}")
     public Response upgradeCheck(@PathParam("namespace") String namespace, @PathParam("name") String name,
@@ -68,27 +93,67 @@ public class PreflightResource {
         if (running.isEmpty()) {
             return starting();
         }
+        Optional<String> problem = ObjectKey.problemOf(namespace, name);
+        if (problem.isPresent()) {
+            // Checked before any use: the names go into a request to the API server made with this account's token.
+            return error(400, problem.get());
+        }
         Pipeline pipeline = running.get();
         ObjectKey key = new ObjectKey(namespace, name);
+        Future<Read> read;
         try {
-            List<EksaRelease> releases = pipeline.management().get().releases()
-                    .orElseGet(() -> UpgradeCheck.readReleases(pipeline.client(), pipeline.capiNamespace()));
-            return Response.ok(UpgradeCheck.toJson(key, UpgradeCheck.plan(UpgradeCheck.readCluster(pipeline.client(), key),
-                    releases, pipeline.compatibility().get(), Optional.ofNullable(to)))).build();
-        } catch (Exception failure) {
-            int code = failure instanceof UpgradeCheck.ClusterNotFound ? 404
-                    : failure instanceof UnreachableTarget || failure instanceof MalformedObjectException ? 422
-                    : failure instanceof KubernetesClientException ? 503 : 500;
-            if (code >= 500) {
-                LOG.warnf("upgrade check of %s failed: %s", key, failure.toString());
+            read = reads.submit(() -> new Read(UpgradeCheck.readCluster(pipeline.client(), key), pipeline.management().get().releases()
+                    .orElseGet(() -> UpgradeCheck.readReleases(pipeline.client(), pipeline.capiNamespace()))));
+        } catch (RejectedExecutionException e) {
+            return Response.fromResponse(error(503, "too many upgrade checks at once; try again shortly")).header("Retry-After", "5").build();
+        }
+        try {
+            Read done = read.get(API_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+            return Response.ok(UpgradeCheck.toJson(key, UpgradeCheck.plan(done.cluster(), done.releases(), pipeline.compatibility().get(),
+                    Optional.ofNullable(to)))).build();
+        } catch (UnreachableTarget failure) {
+            return refusal(422, key, failure);
+        } catch (TimeoutException e) {
+            read.cancel(true);
+            LOG.warnf("upgrade check of %s: the Kubernetes API did not answer within %s", key, API_DEADLINE);
+            return error(503, "the Kubernetes API did not answer within " + API_DEADLINE.toSeconds() + " s; try again shortly");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return error(503, "the aggregator is stopping");
+        } catch (ExecutionException e) {
+            Throwable failure = e.getCause();
+            if (failure instanceof UpgradeCheck.ClusterNotFound || failure instanceof MalformedObjectException) {
+                return refusal(failure instanceof UpgradeCheck.ClusterNotFound ? 404 : 422, key, failure);
             }
-            return Response.status(code).entity(JSON.createObjectNode().put("cluster", key.toString()).put("error", failure.getMessage()))
-                    .build();
+            if (failure instanceof KubernetesClientException) {
+                // The client's message names the API server's address: it goes to the log, not to the caller.
+                LOG.warnf("upgrade check of %s: the Kubernetes API failed: %s", key, failure.getMessage());
+                return error(503, "the Kubernetes API did not answer; try again shortly");
+            }
+            LOG.errorf(failure, "upgrade check of %s failed", key);
+            return error(500, "the upgrade check failed; the aggregator's log says why");
         }
     }
 
+    /** The cluster and the releases an upgrade plan is made from. */
+    private record Read(EksaCluster cluster, List<EksaRelease> releases) {
+    }
+
+    @PreDestroy
+    void stop() {
+        reads.shutdownNow();
+    }
+
+    private static Response refusal(int code, ObjectKey key, Throwable failure) {
+        return Response.status(code).type(MediaType.APPLICATION_JSON)
+                .entity(JSON.createObjectNode().put("cluster", key.toString()).put("error", failure.getMessage())).build();
+    }
+
     private static Response starting() {
-        return Response.status(503).entity(JSON.createObjectNode().put("error", "the aggregator is starting; try again shortly"))
-                .header("Retry-After", "5").build();
+        return Response.fromResponse(error(503, "the aggregator is starting; try again shortly")).header("Retry-After", "5").build();
+    }
+
+    private static Response error(int code, String message) {
+        return Response.status(code).type(MediaType.APPLICATION_JSON).entity(JSON.createObjectNode().put("error", message)).build();
     }
 }
