@@ -213,6 +213,10 @@ if ep[-2:] != ["-jar", "quarkus-run.jar"]:
     errors.append("Entrypoint %s does not end with -jar quarkus-run.jar" % ep)
 if c.get("Cmd"):
     errors.append("Cmd %s is set; the image must start without a command (= run)" % c.get("Cmd"))
+env = dict(e.split("=", 1) for e in c.get("Env") or [])
+if env.get("QUARKUS_HTTP_HOST") != "0.0.0.0" or env.get("QUARKUS_MANAGEMENT_HOST") != "0.0.0.0":
+    errors.append("the image does not listen on every interface: QUARKUS_HTTP_HOST=%s QUARKUS_MANAGEMENT_HOST=%s"
+                  % (env.get("QUARKUS_HTTP_HOST"), env.get("QUARKUS_MANAGEMENT_HOST")))
 if cfg.get("architecture") != "amd64" or cfg.get("os") != "linux":
     errors.append("platform is %s/%s" % (cfg.get("os"), cfg.get("architecture")))
 if errors:
@@ -227,7 +231,7 @@ print("layers:     %d" % len(m["Layers"]))
 EOF
 ) || fail "the image in $IMAGE_TAR is not the expected one (see above)"
 echo "$SUMMARY" | sed 's/^/    /'
-echo "    checks:     OK (tag, user 185, ports 8080/8443/9000, entrypoint ... -jar quarkus-run.jar, no command)"
+echo "    checks:     OK (tag, user 185, ports 8080/8443/9000, listening on every interface, entrypoint ... -jar quarkus-run.jar, no command)"
 
 # --- --run-check: start the image's JRE and application --------------------------------------------------------------
 run_check() {

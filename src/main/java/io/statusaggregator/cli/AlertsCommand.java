@@ -58,6 +58,9 @@ public class AlertsCommand implements Callable<Integer> {
     @Inject
     Config rawConfig;
 
+    @Inject
+    StartedParts stopping;
+
     @Override
     public Integer call() throws Exception {
         String url = alertmanager != null ? alertmanager : config.alerts().alertmanagerUrl().orElse(null);
@@ -93,10 +96,15 @@ public class AlertsCommand implements Callable<Integer> {
         }
         AlertBridge.Settings settings = new AlertBridge.Settings(kafka, config.topics().transitions(), config.alerts().groupId(), uri.get(),
                 notReady.get(), config.alerts().resendInterval(), config.alerts().evaluationInterval());
-        try (AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC())) {
+        AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC());
+        // Closed in Quarkus' shutdown on SIGTERM, which does not wait for this thread.
+        stopping.add(bridge);
+        try {
             bridge.start();
             LOG.info("alert bridge running; Ctrl-C stops it");
             Quarkus.waitForExit();
+        } finally {
+            stopping.closeAll();
         }
         return 0;
     }

@@ -27,8 +27,6 @@ import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -82,25 +80,28 @@ public class RunCommand implements Callable<Integer> {
     @Inject
     MeteredKafkaClients kafkaClients;
 
+    @Inject
+    StartedParts running;
+
     @Override
     public Integer call() throws Exception {
-        Deque<AutoCloseable> running = new ArrayDeque<>();
         try {
             Map<String, Object> kafka = KafkaSettings.from(rawConfig);
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             KubernetesClient client;
             if (embedded) {
                 EmbeddedKafka broker = EmbeddedKafka.start();
-                running.push(broker);
+                running.add(broker);
                 kafka.put("bootstrap.servers", broker.bootstrapServers());
                 EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
-                running.push(api);
+                running.add(api);
                 client = api.newClient();
                 Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
+                running.add(() -> java.nio.file.Files.deleteIfExists(kubeconfig));
                 // For watch and alerts on this machine: they find the embedded broker here when none is configured.
-                Path bootstrap = kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE);
-                java.nio.file.Files.writeString(bootstrap, broker.bootstrapServers());
-                running.push(() -> java.nio.file.Files.deleteIfExists(bootstrap));
+                Path bootstrap = EmbeddedKubernetes.writePrivately(kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE),
+                        broker.bootstrapServers());
+                running.add(() -> java.nio.file.Files.deleteIfExists(bootstrap));
                 LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
                         broker.bootstrapServers(), api.url(), kubeconfig);
             } else {
@@ -108,13 +109,13 @@ public class RunCommand implements Callable<Integer> {
                 LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
                         client.getConfiguration().getMasterUrl());
             }
-            running.push(client);
+            running.add(client);
 
             PipelineMetrics metrics = new PipelineMetrics(registry);
             Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
                     .observedBy((StatusWriter.Observer) metrics)
                     .observedBy(kafkaClients);
-            running.push(pipeline);
+            running.add(pipeline);
             // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
             logListeners();
             try {
@@ -140,31 +141,25 @@ public class RunCommand implements Callable<Integer> {
             }
             metrics.bind(pipeline);
             runningPipeline.started(pipeline);
-            running.push(runningPipeline::stopped);
+            running.add(runningPipeline::stopped);
             fleetPage.start(kafka, config.topics().statuses(), config.topics().transitions());
-            running.push(fleetPage::stop);
+            running.add(fleetPage::stop);
 
             if (embedded && config.embedded().simulate()) {
                 FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
-                running.push(simulator);
+                running.add(simulator);
                 simulator.start();
             }
             if (config.table().enabled().orElse(embedded)) {
                 LiveTable table = new LiveTable(client, config.capiNamespace(), System.out, config.table().interval());
-                running.push(table);
+                running.add(table);
                 table.start();
             }
             LOG.info("status aggregator running; Ctrl-C stops it");
             Quarkus.waitForExit();
             return 0;
         } finally {
-            while (!running.isEmpty()) {
-                try {
-                    running.pop().close();
-                } catch (Exception e) {
-                    LOG.debug("stopping", e);
-                }
-            }
+            running.closeAll();
         }
     }
 

@@ -1,57 +1,128 @@
 package io.statusaggregator.embedded;
 
-import org.apache.kafka.common.test.KafkaClusterTestKit;
-import org.apache.kafka.common.test.TestKitNodes;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.metadata.storage.Formatter;
+import org.apache.kafka.server.common.Feature;
+import org.apache.kafka.server.common.MetadataVersion;
 
 /**
- * A real Kafka broker in this process: KRaft, one node that is broker and controller, its logs in a temporary
- * directory removed on close. The embedded default and the tests run on it.
+ * A real Kafka broker in this process: KRaft, one node that is broker and controller, both listening on loopback only
+ * (plaintext, no authentication: nobody else on the machine may reach it), its logs in a temporary directory removed
+ * on close. The embedded default and the tests run on it.
  */
 public final class EmbeddedKafka implements AutoCloseable {
-    private final KafkaClusterTestKit cluster;
+    private static final Duration READY = Duration.ofSeconds(60);
+    private static final String LOOPBACK = InetAddress.getLoopbackAddress().getHostAddress();
 
-    private EmbeddedKafka(KafkaClusterTestKit cluster) {
-        this.cluster = cluster;
+    private final Path directory;
+    private final Map<String, Object> config;
+    private final int brokerPort;
+    private KafkaRaftServer server;
+
+    private EmbeddedKafka(Path directory, int brokerPort, int controllerPort) {
+        this.directory = directory;
+        this.brokerPort = brokerPort;
+        Map<String, Object> config = new HashMap<>();
+        config.put("process.roles", "broker,controller");
+        config.put("node.id", "1");
+        config.put("controller.quorum.voters", "1@" + LOOPBACK + ":" + controllerPort);
+        config.put("listeners", "PLAINTEXT://" + LOOPBACK + ":" + brokerPort + ",CONTROLLER://" + LOOPBACK + ":" + controllerPort);
+        config.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
+        config.put("controller.listener.names", "CONTROLLER");
+        config.put("inter.broker.listener.name", "PLAINTEXT");
+        config.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        config.put("log.dirs", directory.resolve("data").toString());
+        config.put("offsets.topic.replication.factor", "1");
+        config.put("transaction.state.log.replication.factor", "1");
+        config.put("transaction.state.log.min.isr", "1");
+        config.put("share.coordinator.state.topic.replication.factor", "1");
+        config.put("share.coordinator.state.topic.min.isr", "1");
+        config.put("group.initial.rebalance.delay.ms", "0");
+        // Compaction is what a rebuild relies on; run the cleaner often enough to be seen working.
+        config.put("log.cleaner.backoff.ms", "1000");
+        this.config = Map.copyOf(config);
     }
 
     public static EmbeddedKafka start() throws Exception {
-        KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-                .setCombined(true)
-                .setNumBrokerNodes(1)
-                .setNumControllerNodes(1)
-                .build())
-                .setConfigProp("offsets.topic.replication.factor", "1")
-                .setConfigProp("transaction.state.log.replication.factor", "1")
-                .setConfigProp("group.initial.rebalance.delay.ms", "0")
-                // Compaction is what a rebuild relies on; run the cleaner often enough to be seen working.
-                .setConfigProp("log.cleaner.backoff.ms", "1000")
-                .setDeleteOnClose(true)
-                .build();
-        cluster.format();
-        cluster.startup();
-        cluster.waitForReadyBrokers();
-        return new EmbeddedKafka(cluster);
+        Path directory = Files.createTempDirectory("status-aggregator-kafka");
+        EmbeddedKafka kafka = new EmbeddedKafka(directory, freePort(), freePort());
+        try {
+            kafka.format();
+            kafka.startBroker();
+            return kafka;
+        } catch (Exception e) {
+            kafka.close();
+            throw e;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private void format() throws Exception {
+        KafkaConfig kafkaConfig = new KafkaConfig(config, false);
+        Formatter formatter = new Formatter()
+                .setPrintStream(new PrintStream(OutputStream.nullOutputStream()))
+                .setNodeId(kafkaConfig.nodeId())
+                .setClusterId(Uuid.randomUuid().toString())
+                .setSupportedFeatures(Feature.PRODUCTION_FEATURES)
+                .setReleaseVersion(MetadataVersion.LATEST_PRODUCTION)
+                .setControllerListenerName("CONTROLLER")
+                .setMetadataLogDirectory(kafkaConfig.metadataLogDir());
+        kafkaConfig.logDirs().forEach(formatter::addDirectory);
+        formatter.run();
     }
 
     public String bootstrapServers() {
-        return cluster.bootstrapServers();
+        return "localhost:" + brokerPort;
     }
 
-    /** Stops the broker, leaving the controller and the data: an outage as clients see one (fault tests). */
-    public void stopBroker() {
-        cluster.brokers().values().forEach(broker -> broker.shutdown());
-    }
-
-    /** Starts the stopped broker again, on the same port with the same data. */
-    public void startBroker() throws Exception {
-        for (var broker : cluster.brokers().values()) {
-            broker.startup();
+    /** Stops the node, keeping its data: an outage as clients see one (fault tests). */
+    public synchronized void stopBroker() {
+        if (server != null) {
+            server.shutdown();
+            server.awaitShutdown();
+            server = null;
         }
-        cluster.waitForReadyBrokers();
+    }
+
+    /** Starts the node (again), on the same ports with the same data; returns once the broker answers. */
+    public synchronized void startBroker() throws Exception {
+        server = new KafkaRaftServer(new KafkaConfig(config, false), Time.SYSTEM);
+        server.startup();
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+            admin.describeCluster().nodes().get(READY.toMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     @Override
     public void close() throws Exception {
-        cluster.close();
+        stopBroker();
+        if (Files.exists(directory)) {
+            try (Stream<Path> files = Files.walk(directory)) {
+                files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            }
+        }
     }
 }

@@ -28,6 +28,8 @@ import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -119,9 +121,22 @@ public final class EmbeddedKubernetes implements AutoCloseable {
 
     /** Writes a kubeconfig for this server, so that kubectl and other clients can reach it. */
     public Path writeKubeconfig(Path file) throws IOException {
-        Files.createDirectories(file.toAbsolutePath().getParent());
-        Files.writeString(file, kubeconfig(url(), "embedded", "embedded", "embedded"));
-        return file;
+        return writePrivately(file, kubeconfig(url(), "embedded", "embedded", "embedded"));
+    }
+
+    /**
+     * Writes {@code text} to {@code file} readable by this user only (0600, in a directory made 0700 where this
+     * creates it): what the embedded default leaves for the commands run beside it is no one else's to read.
+     */
+    public static Path writePrivately(Path file, String text) throws IOException {
+        Path directory = file.toAbsolutePath().getParent();
+        if (!Files.isDirectory(directory)) {
+            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        }
+        Path written = Files.createTempFile(directory, file.getFileName().toString(), ".part",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.writeString(written, text);
+        return Files.move(written, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**

@@ -100,6 +100,9 @@ class ManifestsTest {
         assertEquals(port, containerPort("management"));
         assertTrue(env.containsKey("QUARKUS_TLS_KEY_STORE_PEM_0_CERT") && env.containsKey("QUARKUS_TLS_KEY_STORE_PEM_0_KEY"), "TLS set: " + env);
         assertEquals("disabled", env.get("QUARKUS_HTTP_INSECURE_REQUESTS"), "no plain HTTP port");
+        // The application listens on loopback unless told otherwise; in a pod the probes and Services come from outside.
+        assertEquals("0.0.0.0", env.get("QUARKUS_HTTP_HOST"));
+        assertEquals("0.0.0.0", env.get("QUARKUS_MANAGEMENT_HOST"));
         JsonNode startup = container().path("startupProbe");
         assertTrue(startup.path("periodSeconds").asInt() * startup.path("failureThreshold").asInt() > 60,
                 "the startup probe outlasts the application's own 60 s start timeout, whose error says what failed");
@@ -182,9 +185,10 @@ class ManifestsTest {
                 "metrics are on the management interface");
     }
 
-    /** The Quarkus settings the manifests may set: TLS, plain HTTP off, JSON logs. */
+    /** The Quarkus settings the manifests may set: listening hosts, TLS, plain HTTP off, JSON logs. */
     private static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_TLS_KEY_STORE_PEM_0_CERT", "QUARKUS_TLS_KEY_STORE_PEM_0_KEY",
-            "QUARKUS_TLS_RELOAD_PERIOD", "QUARKUS_HTTP_INSECURE_REQUESTS", "QUARKUS_LOG_CONSOLE_JSON_ENABLED");
+            "QUARKUS_TLS_RELOAD_PERIOD", "QUARKUS_HTTP_INSECURE_REQUESTS", "QUARKUS_LOG_CONSOLE_JSON_ENABLED", "QUARKUS_HTTP_HOST",
+            "QUARKUS_MANAGEMENT_HOST");
 
     @Test
     void everySettingIsOneTheApplicationReadsAndTheRbacAgreesWithThem() {
