@@ -38,6 +38,13 @@ public class Main implements QuarkusApplication {
 
     @Override
     public int run(String... args) {
-        return commandLine.execute(args);
+        try {
+            return commandLine.execute(args);
+        } catch (OutOfMemoryError e) {
+            // One line, not the stack trace: the user's remedy is the heap or the input, not the code.
+            System.err.printf("error: out of memory (a heap of %d MiB); give the JVM more (java -Xmx...) or the command less input%n",
+                    Runtime.getRuntime().maxMemory() >> 20);
+            return 1;
+        }
     }
 }

@@ -4,11 +4,14 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.yaml.snakeyaml.LoaderOptions;
 
 /**
  * The documents of a multi-document YAML stream, each with the label error messages use ("document 3"). A
@@ -28,11 +31,23 @@ final class YamlDocuments {
     private YamlDocuments() {
     }
 
+    /** The most {@code compute} reads: far more than a fleet's objects, far less than would exhaust a default heap. */
+    static final int MAX_INPUT = 64 << 20;
+    /**
+     * The longest line read. No Kubernetes object is over 1.5 MiB (etcd's limit), so no line of one is; and the YAML
+     * parser takes time that grows with the square of a line's length, which this bounds.
+     */
+    static final int MAX_LINE = 2 << 20;
+
     static List<Document> read(InputStream in) throws IOException, NotYaml {
-        YAMLMapper mapper = new YAMLMapper();
+        byte[] input = bounded(in);
+        LoaderOptions options = new LoaderOptions();
+        // The parser's own limit (3 MiB per document) would refuse a kind: List of a fleet; the input is bounded above.
+        options.setCodePointLimit(MAX_INPUT);
+        YAMLMapper mapper = new YAMLMapper(YAMLFactory.builder().loaderOptions(options).build());
         List<Document> documents = new ArrayList<>();
         int index = 0;
-        try (JsonParser parser = mapper.getFactory().createParser(in);
+        try (JsonParser parser = mapper.getFactory().createParser(input);
                 MappingIterator<JsonNode> values = mapper.readValues(parser, JsonNode.class)) {
             while (true) {
                 index++;
@@ -62,6 +77,33 @@ final class YamlDocuments {
             }
         }
         return documents;
+    }
+
+    /**
+     * The whole input, read in one pass that refuses it as soon as it is over {@link #MAX_INPUT} or a line is over
+     * {@link #MAX_LINE}: in time that grows with its size, before the parser sees any of it.
+     */
+    private static byte[] bounded(InputStream in) throws IOException, NotYaml {
+        ByteArrayOutputStream read = new ByteArrayOutputStream();
+        byte[] buffer = new byte[64 * 1024];
+        int line = 1;
+        int lineLength = 0;
+        int n;
+        while ((n = in.read(buffer)) >= 0) {
+            if (read.size() + n > MAX_INPUT) {
+                throw new NotYaml("the input is over " + (MAX_INPUT >> 20) + " MiB, more than compute reads; split it by cluster");
+            }
+            for (int i = 0; i < n; i++) {
+                if (buffer[i] == '\n') {
+                    line++;
+                    lineLength = 0;
+                } else if (++lineLength > MAX_LINE) {
+                    throw new NotYaml("line " + line + " is over " + (MAX_LINE >> 20) + " MiB, longer than any Kubernetes object");
+                }
+            }
+            read.write(buffer, 0, n);
+        }
+        return read.toByteArray();
     }
 
     private static String firstLine(String message) {

@@ -151,4 +151,44 @@ class ComputeBadInputTest {
                 """;
         assertBadInput(compute(list), "document 1, item 2 (KubeadmControlPlane eksa-system/c1)", "status.replicas");
     }
+
+    /** A long scalar is refused before the parser, whose time grows with the square of a line's length, sees it. */
+    @Test
+    void aLineLongerThanAnyKubernetesObjectIsRefusedAtOnce() throws IOException {
+        long start = System.nanoTime();
+        assertBadInput(compute(CLUSTER + "---\nkind: " + "a".repeat(16 << 20) + "\n"), "line 9 is over 2 MiB, longer than any Kubernetes object");
+        assertTrue(System.nanoTime() - start < 10_000_000_000L, "refused in linear time, not after the parser's minutes");
+    }
+
+    @Test
+    void anInputOverSixtyFourMebibytesIsRefusedWithoutReadingItAll() throws IOException {
+        byte[] line = "# a comment line of an input far too large\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        java.io.InputStream endless = new java.io.InputStream() {
+            private long position;
+
+            @Override
+            public int read() {
+                return line[(int) (position++ % line.length)];
+            }
+        };
+        java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        int exit = new ComputeCommand().compute(endless, new java.io.PrintStream(out), new java.io.PrintStream(err));
+        assertEquals(2, exit);
+        assertEquals("", out.toString());
+        assertTrue(err.toString().contains("the input is over 64 MiB"), err.toString());
+    }
+
+    /** kubectl get -o yaml of a fleet is one document, beyond the YAML parser's own 3 MiB limit: it is read. */
+    @Test
+    void aListOverThreeMebibytesIsRead() throws IOException {
+        StringBuilder list = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+        for (int i = 0; list.length() < 4 << 20; i++) {
+            list.append("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {namespace: default, name: cm-").append(i)
+                    .append("}\n  data: {k: \"").append("x".repeat(200)).append("\"}\n");
+        }
+        ComputeRunner.Result result = compute(CLUSTER + "---\n" + list);
+        assertEquals(0, result.exitCode(), result.err());
+        assertTrue(result.out().contains("name: \"c1\""), result.out());
+    }
 }

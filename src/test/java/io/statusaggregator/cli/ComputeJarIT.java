@@ -27,8 +27,14 @@ class ComputeJarIT {
     }
 
     private static Run run(java.util.Map<String, String> env, byte[] stdin, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString()));
+        return run(List.of(), env, stdin, args);
+    }
+
+    private static Run run(List<String> jvm, java.util.Map<String, String> env, byte[] stdin, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", JAR.toString()));
         command.addAll(List.of(args));
         Path out = Files.createTempFile("out", ".txt");
         Path err = Files.createTempFile("err", ".txt");
@@ -65,6 +71,23 @@ class ComputeJarIT {
             assertEquals(0, run.exitCode(), run.err());
             assertEquals("", run.err(), "no port in use reported");
         }
+    }
+
+    /** Out of memory, the command says so in one line and how to give it more; no stack trace. */
+    @Test
+    void outOfMemoryIsOneLine() throws Exception {
+        StringBuilder list = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+        for (int i = 0; list.length() < 30 << 20; i++) {
+            list.append("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {namespace: default, name: cm-").append(i)
+                    .append("}\n  data: {k: \"").append("x".repeat(150)).append("\"}\n");
+        }
+        Path big = Files.createTempFile("big", ".yaml");
+        Files.writeString(big, list);
+        Run run = run(List.of("-Xmx48m"), java.util.Map.of(), new byte[0], "compute", big.toString());
+        assertEquals(1, run.exitCode(), run.err());
+        assertEquals("", run.out());
+        assertTrue(run.err().startsWith("error: out of memory (a heap of "), run.err());
+        assertEquals(1, run.err().lines().count(), run.err());
     }
 
     @Test
