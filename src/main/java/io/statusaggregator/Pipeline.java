@@ -154,6 +154,7 @@ public final class Pipeline implements AutoCloseable {
         Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
         deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         deadLetterProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        deadLetterProducer.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, DeadLetters.MAX_LETTER_BYTES);
         KafkaProducer<byte[], byte[]> deadLetterSender = new KafkaProducer<>(deadLetterProducer);
         kafkaClients.created(deadLetterSender);
         DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
@@ -352,7 +353,8 @@ public final class Pipeline implements AutoCloseable {
                 if (!existing.contains(topic)) {
                     Map<String, String> configs = topic.equals(settings.deadLettersTopic())
                             ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
-                                    TopicConfig.RETENTION_MS_CONFIG, Long.toString(DEAD_LETTER_RETENTION.toMillis()))
+                                    TopicConfig.RETENTION_MS_CONFIG, Long.toString(DEAD_LETTER_RETENTION.toMillis()),
+                                    TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(DeadLetters.MAX_LETTER_BYTES))
                             : Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, topic.equals(settings.transitionsTopic())
                                     ? TopicConfig.CLEANUP_POLICY_DELETE : TopicConfig.CLEANUP_POLICY_COMPACT);
                     missing.add(new NewTopic(topic, settings.partitions(), settings.replicationFactor()).configs(configs));

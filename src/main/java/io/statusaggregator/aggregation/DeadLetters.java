@@ -67,6 +67,15 @@ public final class DeadLetters implements AutoCloseable {
         }
     }
 
+    /**
+     * The largest dead letter, for the producer ({@code max.request.size}) and the topic where this application creates
+     * it ({@code max.message.bytes}): a source record as large as its topic accepts (Kafka's default, 1 MiB) with the
+     * dead-letter headers added.
+     */
+    public static final int MAX_LETTER_BYTES = 2 << 20;
+    /** The error header is cut to this many characters, so that it never makes a letter too large to send. */
+    static final int MAX_ERROR = 4096;
+
     private final Producer<byte[], byte[]> producer;
     private final String topic;
     private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
@@ -98,20 +107,21 @@ public final class DeadLetters implements AutoCloseable {
             headers.add(header);
         }
         headers.add(REASON, utf8(reason.code()));
-        headers.add(ERROR, utf8(error));
+        headers.add(ERROR, utf8(error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) + "..." : error));
         headers.add(TOPIC, utf8(record.topic()));
         headers.add(PARTITION, utf8(Integer.toString(record.partition())));
         headers.add(OFFSET, utf8(Long.toString(record.offset())));
         headers.add(TIMESTAMP, utf8(Long.toString(record.timestamp())));
         ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(), record.value(), headers);
         String where = record.topic() + "-" + record.partition() + "@" + record.offset();
-        LOG.warnf("dead-lettered %s to %s (%s): %s", where, topic, reason.code(), error);
         try {
             sender.execute(() -> {
                 try {
                     producer.send(letter, (metadata, failure) -> {
                         if (failure == null) {
                             sent.get(reason).incrementAndGet();
+                            // Said once the broker has it, not before: a letter it refuses is logged as not sent.
+                            LOG.warnf("dead-lettered %s to %s (%s): %s", where, topic, reason.code(), error);
                         } else {
                             failedToSend(where, failure);
                         }

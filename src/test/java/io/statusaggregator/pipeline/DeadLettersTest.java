@@ -79,8 +79,12 @@ class DeadLettersTest {
             poison.add(send(producer, partition, Reason.UNKNOWN_KEY, "not a key this application writes",
                     "not a key".getBytes(StandardCharsets.UTF_8), "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}"
                             .getBytes(StandardCharsets.UTF_8)));
-            // Not even UTF-8: it must come out byte for byte.
-            byte[] notJson = {'{', '"', 'k', 'i', 'n', 'd', '"', ':', ' ', (byte) 0xff, (byte) 0xfe};
+            // Not even UTF-8: it must come out byte for byte. And as large as the topic takes (Kafka's default limit,
+            // 1 MiB, less the batch's own bytes): with the dead-letter headers added it is over the 1 MiB a producer
+            // sends by default, so the letter is only sent with DeadLetters.MAX_LETTER_BYTES.
+            byte[] start = {'{', '"', 'k', 'i', 'n', 'd', '"', ':', ' ', (byte) 0xff, (byte) 0xfe};
+            byte[] notJson = java.util.Arrays.copyOf(start, 1_048_200);
+            java.util.Arrays.fill(notJson, start.length, notJson.length, (byte) 'x');
             poison.add(send(producer, partition, Reason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m0"), notJson));
             poison.add(send(producer, partition, Reason.UNKNOWN_KIND, "kind \"ConfigMap\"", machineKey(ghost, "m1"),
                     "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"m1\"}}".getBytes(StandardCharsets.UTF_8)));
