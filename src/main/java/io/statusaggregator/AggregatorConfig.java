@@ -124,6 +124,14 @@ public interface AggregatorConfig {
         Duration relistStalledAfter();
 
         /**
+         * How often the object-state topic is checked against the API server: a key whose object is gone (or never
+         * was: a record written by anything but ingest) gets its tombstone within this time.
+         */
+        @WithName("reconcile-every")
+        @WithDefault("5m")
+        Duration reconcileEvery();
+
+        /**
          * Whether a Kubernetes Lease decides which replica ingests (the others only aggregate); without it every
          * replica with ingest enabled ingests.
          */

@@ -206,6 +206,7 @@ public final class Pipeline implements AutoCloseable {
             cni.start();
             objects.start().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             objects.tombstoneVanished(settings.kafka(), settings.objectStatesTopic(), timeout);
+            objects.reconcilePeriodically(settings.kafka(), settings.objectStatesTopic(), timeout);
             ingest = objects;
             LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
                     settings.ingestSettings().clusterNamespaces().isEmpty() ? "every namespace" : settings.ingestSettings().clusterNamespaces(),

@@ -35,7 +35,17 @@ public final class ObjectIngest implements AutoCloseable {
      * @param clusterNamespaces  where to watch EKS-A Clusters; empty for every namespace
      * @param relistStalledAfter how long an informer may go without a running watch before ingest lists again itself
      */
-    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
+    /**
+     * @param reconcileEvery how often the object-state topic is checked against what the informers list: a key whose
+     *                       object the API server does not have (a deletion missed, a record written by anything but
+     *                       ingest) gets its tombstone within this time
+     */
+    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter, Duration reconcileEvery) {
+        public static final Duration RECONCILE_EVERY = Duration.ofMinutes(5);
+
+        public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
+            this(capiNamespace, clusterNamespaces, relistStalledAfter, RECONCILE_EVERY);
+        }
     }
 
     private final KubernetesClient client;
@@ -110,6 +120,21 @@ public final class ObjectIngest implements AutoCloseable {
                 : informers.stream().filter(w -> w.kind() == key.kind())
                         .anyMatch(w -> w.get(key.key().namespace() + "/" + key.key().name()) != null),
                 publisher, timeout);
+    }
+
+    /**
+     * Checks the topic against the informers every {@code Settings.reconcileEvery}, from now until closed (see
+     * {@link #tombstoneVanished}); on the thread that re-sends failed sends.
+     */
+    public void reconcilePeriodically(Map<String, Object> kafka, String topic, Duration timeout) {
+        long every = settings.reconcileEvery().toMillis();
+        resender.scheduleWithFixedDelay(() -> {
+            try {
+                tombstoneVanished(kafka, topic, timeout);
+            } catch (RuntimeException e) {
+                LOG.warnf("checking %s against the API server failed, again in %s: %s", topic, settings.reconcileEvery(), e.toString());
+            }
+        }, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 
     private Watched watch(ObjectKind kind, String namespace) {

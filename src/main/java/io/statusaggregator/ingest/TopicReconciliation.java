@@ -8,10 +8,11 @@ import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 /**
- * Deletions that happened while no ingest was running. An informer reports the deletions it sees and those it
- * missed while its watch was down, but a freshly started one has seen nothing, so the objects deleted before it
- * started would live on in the compacted topic. Once the informers have listed the API server, every key still
- * alive on the topic whose object the API server no longer has gets its tombstone.
+ * Keys on the compacted topic whose objects the API server does not have. An informer reports the deletions it sees
+ * and those it missed while its watch was down, but a freshly started one has seen nothing, so the objects deleted
+ * before it started would live on in the topic; and anything but ingest may write a record there. Once the informers
+ * have listed the API server, and then periodically, every key still alive on the topic whose object the API server
+ * does not have gets its tombstone.
  */
 final class TopicReconciliation {
     private static final Logger LOG = Logger.getLogger(TopicReconciliation.class);
@@ -39,7 +40,8 @@ final class TopicReconciliation {
             }
         }
         if (sent > 0) {
-            LOG.infof("%d objects deleted while ingest was not running: tombstones sent", sent);
+            LOG.infof("%d keys on %s name objects the API server does not have (deleted while ingest was not running, or "
+                    + "written by something else): tombstones sent", sent, topic);
         }
         return sent;
     }

@@ -207,6 +207,40 @@ class DeadLettersTest {
         assertEquals(null, bravo.get("failureReason"), "bravo's status: " + bravo);
     }
 
+    /**
+     * A record that only looks like ingest's (a good key, an object of alpha's) for an object the API server does not
+     * have: it shows on alpha until the periodic reconciliation sends its tombstone, within the configured period.
+     */
+    @Test
+    void aRecordOfAnObjectTheApiServerDoesNotHaveIsTombstonedWithinTheReconcilePeriod() throws Exception {
+        Duration every = Duration.ofSeconds(2);
+        pipelineRun.start(Fleet.settings(pipelineRun.bootstrapServers(), pipelineRun.id(), true, 50, every));
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        pipelineRun.fleet().awaitReady("alpha");
+
+        String topic = "object-states-" + pipelineRun.id();
+        byte[] key = machineKey("alpha", "stray");
+        long sentAt;
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.MALFORMED_OBJECT, "", key, """
+                    {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system", "name": "alpha-stray",
+                     "labels": {"cluster.x-k8s.io/cluster-name": "alpha"}}, "spec": {"clusterName": "alpha", "version": "one point thirty"}}"""
+                    .getBytes(StandardCharsets.UTF_8));
+            sentAt = System.nanoTime();
+        }
+        String stray = new String(key, StandardCharsets.UTF_8);
+        await(Duration.ofSeconds(30), () -> io.statusaggregator.ingest.CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        topic, DEADLINE).map(latest -> latest.containsKey(stray) && latest.get(stray) == null).orElse(false),
+                () -> "no tombstone for " + stray);
+        long tombstonedAfter = Duration.ofNanos(System.nanoTime() - sentAt).toMillis();
+        System.out.printf("stray record tombstoned %d ms after it was written (reconciliation every %s)%n", tombstonedAfter, every);
+        assertTrue(tombstonedAfter < every.multipliedBy(2).plusSeconds(5).toMillis(), "tombstoned after " + tombstonedAfter + " ms");
+        pipelineRun.fleet().awaitReady("alpha");
+    }
+
     private static byte[] machineKey(String cluster, String machine) {
         return new ObjectStateKey(cluster, ObjectKind.MACHINE, new ObjectKey(CAPI, cluster + "-" + machine)).encode()
                 .getBytes(StandardCharsets.UTF_8);

@@ -53,10 +53,14 @@ final class Fleet implements AutoCloseable {
     }
 
     static Pipeline.Settings settings(String bootstrapServers, String run, boolean ingest, int workloadConnections) {
+        return settings(bootstrapServers, run, ingest, workloadConnections, ObjectIngest.Settings.RECONCILE_EVERY);
+    }
+
+    static Pipeline.Settings settings(String bootstrapServers, String run, boolean ingest, int workloadConnections, Duration reconcileEvery) {
         return new Pipeline.Settings(
                 Map.of("bootstrap.servers", bootstrapServers),
                 "object-states-" + run, "statuses-" + run, "transitions-" + run, "dead-letters-" + run, true, 3, (short) 1, "aggregator-" + run, ingest,
-                new ObjectIngest.Settings(CAPI, java.util.List.of(), Duration.ofSeconds(3)),
+                new ObjectIngest.Settings(CAPI, java.util.List.of(), Duration.ofSeconds(3), reconcileEvery),
                 new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), Duration.ofSeconds(10)),
                 new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2)),
                 new CniObserver.Settings(CAPI, workloadConnections, STALE_AFTER, Duration.ofMillis(250), Duration.ofSeconds(2)),
