@@ -198,6 +198,9 @@ class FaultSuiteTest {
     /**
      * Seeded random sequences of changes interleaved with the faults above and with a restart of the aggregator.
      * {@code -Dfaults.sequences=N} (default 2; 20 with {@code -Pfaults}) and {@code -Dfaults.seed=S} to replay one.
+     * Between two changes the pipeline catches up (the state converges), so that each change that moves a status is a
+     * status transition of its own, not merged with the next by the coalescing window: a sequence whose changes moved
+     * no status would test nothing, and the transitions per fault are reported.
      */
     @Test
     void randomSequencesWithFaultsConverge() throws Exception {
@@ -219,13 +222,16 @@ class FaultSuiteTest {
             pipelineRun.start();
             Churn churn = new Churn(pipelineRun.fleet(), seed, 3 + random.nextInt(4));
             int steps = 30 + random.nextInt(50);
+            int faultsHere = 0;
             for (int i = 0; i < steps; i++) {
                 churn.step();
                 if (random.nextInt(12) == 0) {
-                    faults++;
+                    faultsHere++;
                     inject(random.nextInt(4), churn, random);
                 }
+                awaitConverged("change " + (i + 1) + " of the sequence with seed " + seed);
             }
+            faults += faultsHere;
             changes += churn.changes();
             final long currentSeed = seed;
             try {
@@ -234,7 +240,13 @@ class FaultSuiteTest {
                 throw new AssertionError("seed " + currentSeed + ": " + e.getMessage(), e);
             }
             writes += pipelineRun.writes();
-            distinctStatuses += convergence().statusChanges();
+            long transitions = convergence().statusChanges();
+            distinctStatuses += transitions;
+            System.out.printf("fault suite: seed %d: %d changes, %d faults, %d status transitions (%.1f per fault)%n", seed,
+                    churn.changes(), faultsHere, transitions, faultsHere == 0 ? 0.0 : (double) transitions / faultsHere);
+            // Most changes move a status (counts, readiness, specs, deletions); a sequence far short of that tested little.
+            assertTrue(transitions >= churn.changes() / 4, "seed " + seed + ": only " + transitions + " status transitions for "
+                    + churn.changes() + " changes");
         }
         System.out.printf("fault suite: %d sequences, %d changes, %d faults injected, 0 divergences; %d status writes for %d "
                 + "distinct statuses (%.2f per distinct status, foreign overwrites included)%n", sequences, changes, faults, writes,
