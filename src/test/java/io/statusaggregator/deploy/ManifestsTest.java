@@ -117,6 +117,30 @@ class ManifestsTest {
         }
     }
 
+    /** Ingress to the pods: the user-facing port from anywhere, the management port from monitoring only, nothing else. */
+    @Test
+    void aNetworkPolicyLetsInTheUserFacingPortAndMetricsFromMonitoringOnly() {
+        JsonNode policy = manifests.get("NetworkPolicy", "status-aggregator").path("spec");
+        JsonNode labels = manifests.deployment().path("spec").path("template").path("metadata").path("labels");
+        policy.path("podSelector").path("matchLabels").properties()
+                .forEach(e -> assertEquals(e.getValue(), labels.path(e.getKey()), "the policy selects the aggregator's pods"));
+        assertEquals(List.of("Ingress"), texts(policy.path("policyTypes")));
+        Map<Integer, JsonNode> fromByPort = new java.util.TreeMap<>();
+        for (JsonNode rule : policy.path("ingress")) {
+            for (JsonNode port : rule.path("ports")) {
+                JsonNode number = port.path("port");
+                fromByPort.put(number.isInt() ? number.asInt() : containerPort(number.asText()), rule.path("from"));
+            }
+        }
+        assertEquals(java.util.Set.of(8443, 9000), fromByPort.keySet(), "only the user-facing and management ports");
+        assertTrue(fromByPort.get(8443).isMissingNode() || fromByPort.get(8443).isEmpty(),
+                "the webhook port from anywhere: the API server's address is no label");
+        JsonNode monitoring = fromByPort.get(9000);
+        assertEquals(1, monitoring.size(), "metrics from one place: " + monitoring);
+        assertEquals("monitoring", monitoring.get(0).path("namespaceSelector").path("matchLabels").path("kubernetes.io/metadata.name").asText());
+        assertTrue(monitoring.get(0).path("ipBlock").isMissingNode(), "no address range");
+    }
+
     @Test
     void resourcesAreRequestedAndLimited() {
         JsonNode resources = container().path("resources");
