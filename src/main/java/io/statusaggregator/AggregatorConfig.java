@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
-/** The application's settings ({@code aggregator.*}); every key is documented in the README. */
+/** The application's settings ({@code aggregator.*}); every key is documented in docs/configuration.md. */
 @ConfigMapping(prefix = "aggregator")
 public interface AggregatorConfig {
     /** Where EKS Anywhere keeps the CAPI objects of its clusters. */

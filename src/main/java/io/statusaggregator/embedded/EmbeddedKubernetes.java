@@ -38,7 +38,7 @@ import java.util.function.Consumer;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
- * every kind the aggregator reads. Not a real API server (see README: no server-side apply, no schema validation,
+ * every kind the aggregator reads. Not a real API server (see docs/running.md: no server-side apply, no schema validation,
  * no discovery for CRDs), but informers, generations and the status subresource behave as on one, and so do JSON
  * merge patches, which this class corrects (see {@link MergePatchingDispatcher}).
  */

@@ -85,7 +85,7 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
                 && Objects.equals(a.severity(), b.severity());
     }
 
-    /** The event's data (JSON): see the README's "Change feeds" for the schema. */
+    /** The event's data (JSON): see docs/feeds.md for the schema. */
     public ObjectNode data() {
         ObjectNode data = JsonNodeFactory.instance.objectNode();
         data.putObject("cluster").put("namespace", cluster.namespace()).put("name", cluster.name());
