@@ -182,12 +182,7 @@ class ComputeBadInputTest {
     /** kubectl get -o yaml of a fleet is one document, beyond the YAML parser's own 3 MiB limit: it is read. */
     @Test
     void aListOverThreeMebibytesIsRead() throws IOException {
-        StringBuilder list = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
-        for (int i = 0; list.length() < 4 << 20; i++) {
-            list.append("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {namespace: default, name: cm-").append(i)
-                    .append("}\n  data: {k: \"").append("x".repeat(200)).append("\"}\n");
-        }
-        ComputeRunner.Result result = compute(CLUSTER + "---\n" + list);
+        ComputeRunner.Result result = compute(CLUSTER + "---\n" + ComputeRunner.configMapList(4 << 20, 200));
         assertEquals(0, result.exitCode(), result.err());
         assertTrue(result.out().contains("name: \"c1\""), result.out());
     }

@@ -76,13 +76,8 @@ class ComputeJarIT {
     /** Out of memory, the command says so in one line and how to give it more; no stack trace. */
     @Test
     void outOfMemoryIsOneLine() throws Exception {
-        StringBuilder list = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
-        for (int i = 0; list.length() < 30 << 20; i++) {
-            list.append("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {namespace: default, name: cm-").append(i)
-                    .append("}\n  data: {k: \"").append("x".repeat(150)).append("\"}\n");
-        }
         Path big = Files.createTempFile("big", ".yaml");
-        Files.writeString(big, list);
+        Files.writeString(big, ComputeRunner.configMapList(30 << 20, 150));
         Run run = run(List.of("-Xmx48m"), java.util.Map.of(), new byte[0], "compute", big.toString());
         assertEquals(1, run.exitCode(), run.err());
         assertEquals("", run.out());

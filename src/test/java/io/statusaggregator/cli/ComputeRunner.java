@@ -48,4 +48,14 @@ public final class ComputeRunner {
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Result(exitCode, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
+
+    /** A {@code kind: List} of ConfigMaps (a kind the rules skip) of at least {@code bytes}, as kubectl prints one. */
+    public static String configMapList(int bytes, int dataCharacters) {
+        StringBuilder list = new StringBuilder("apiVersion: v1\nkind: List\nitems:\n");
+        for (int i = 0; list.length() < bytes; i++) {
+            list.append("- apiVersion: v1\n  kind: ConfigMap\n  metadata: {namespace: default, name: cm-").append(i)
+                    .append("}\n  data: {k: \"").append("x".repeat(dataCharacters)).append("\"}\n");
+        }
+        return list.toString();
+    }
 }
