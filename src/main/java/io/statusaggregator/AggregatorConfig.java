@@ -55,6 +55,17 @@ public interface AggregatorConfig {
 
     Alerts alerts();
 
+    Access access();
+
+    /** Who may use the fleet page, the upgrade check and the metrics (see docs/access.md). */
+    interface Access {
+        /**
+         * Review each request's bearer token with the API server (TokenReview, SubjectAccessReview). Unset: on in
+         * {@code run} against a cluster, off for the embedded default (which listens on loopback only).
+         */
+        Optional<Boolean> review();
+    }
+
     /** The alert bridge ({@code alerts}): where it posts, and when Ready's alert fires. */
     interface Alerts {
         /** Alertmanager's base URL; {@code --alertmanager} overrides it. */

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.Quarkus;
 import io.statusaggregator.AggregatorConfig;
+import io.statusaggregator.access.AccessReviews;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.tls.TlsConfigurationRegistry;
 import io.statusaggregator.RunningPipeline;
@@ -83,6 +84,9 @@ public class RunCommand implements Callable<Integer> {
     @Inject
     StartedParts running;
 
+    @Inject
+    AccessReviews access;
+
     @Override
     public Integer call() throws Exception {
         try {
@@ -110,6 +114,7 @@ public class RunCommand implements Callable<Integer> {
                         client.getConfiguration().getMasterUrl());
             }
             running.add(client);
+            decideAccess(embedded, client);
 
             PipelineMetrics metrics = new PipelineMetrics(registry);
             Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
@@ -160,6 +165,21 @@ public class RunCommand implements Callable<Integer> {
             return 0;
         } finally {
             running.closeAll();
+        }
+    }
+
+    /** Reviewed requests against a cluster, unless configured otherwise; the embedded default, on loopback, is open. */
+    private void decideAccess(boolean embedded, KubernetesClient client) {
+        if (config.access().review().orElse(!embedded)) {
+            access.reviewWith(client);
+            LOG.info("the fleet page, the upgrade check and the metrics answer those the Kubernetes API authorizes "
+                    + "(bearer token: TokenReview, then SubjectAccessReview)");
+        } else {
+            access.open();
+            if (!embedded) {
+                LOG.warn("aggregator.access.review=false: the fleet page, the upgrade check and the metrics answer anyone "
+                        + "who reaches their ports");
+            }
         }
     }
 

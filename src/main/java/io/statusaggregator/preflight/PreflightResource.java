@@ -89,14 +89,14 @@ public class PreflightResource {
     @Path(UPGRADE_CHECK_PATH + "/{namespace}/{name}")
     public Response upgradeCheck(@PathParam("namespace") String namespace, @PathParam("name") String name,
             @QueryParam("to") String to) {
-        Optional<Pipeline> running = this.running.get();
-        if (running.isEmpty()) {
-            return starting();
-        }
         Optional<String> problem = ObjectKey.problemOf(namespace, name);
         if (problem.isPresent()) {
             // Checked before any use: the names go into a request to the API server made with this account's token.
             return error(400, problem.get());
+        }
+        Optional<Pipeline> running = this.running.get();
+        if (running.isEmpty()) {
+            return starting();
         }
         Pipeline pipeline = running.get();
         ObjectKey key = new ObjectKey(namespace, name);

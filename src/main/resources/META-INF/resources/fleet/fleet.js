@@ -412,6 +412,10 @@
       if (source.readyState === EventSource.CLOSED) {
         // The browser gave up (the server answered with an error): start again a little later.
         setConnection('reconnecting', 'Disconnected, retrying…');
+        // Where requests are reviewed, a token that has expired or been revoked is refused: sign in again.
+        fetch('/fleet/clusters', { credentials: 'same-origin' }).then(function (answer) {
+          if (answer.status === 401) { window.location.href = '/sign-in'; }
+        }, function () {});
         setTimeout(connect, 3000);
       } else {
         setConnection('reconnecting', 'Reconnecting…');

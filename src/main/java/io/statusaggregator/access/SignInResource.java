@@ -1,0 +1,102 @@
+package io.statusaggregator.access;
+
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.FormParam;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.NewCookie;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * The browser's way in when requests are reviewed: a form takes a Kubernetes bearer token, the API server reviews it
+ * (who, and may they list Clusters), and the browser keeps it in an HttpOnly, SameSite=Strict cookie for the session,
+ * which {@link KubernetesTokenMechanism} reads on each request. Nothing is kept on the server, so every replica
+ * accepts the cookie. When requests are not reviewed (the embedded default) there is nothing to sign in to.
+ */
+@Path("/")
+@Produces(MediaType.TEXT_HTML)
+public class SignInResource {
+    private static final String PAGE = page();
+
+    private final AccessReviews reviews;
+
+    SignInResource(AccessReviews reviews) {
+        this.reviews = reviews;
+    }
+
+    @GET
+    @Path(KubernetesTokenMechanism.SIGN_IN_PATH)
+    public Response form() {
+        if (!reviews.reviewing()) {
+            return toFleet().build();
+        }
+        return Response.ok(PAGE).build();
+    }
+
+    @POST
+    @Path(KubernetesTokenMechanism.SIGN_IN_PATH)
+    @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
+    public Response signIn(@FormParam("token") String token, @Context UriInfo request) {
+        if (!reviews.reviewing()) {
+            return toFleet().build();
+        }
+        String trimmed = token == null ? "" : token.strip();
+        if (trimmed.isEmpty() || trimmed.length() > 16 * 1024 || !trimmed.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+            return refused(400, "That is not a bearer token: paste the token alone, without spaces or line breaks.");
+        }
+        Optional<KubernetesUser> user;
+        try {
+            user = reviews.authenticate(trimmed);
+            if (user.isPresent() && !reviews.allowed(user.get(), RequiredAccess.LIST_CLUSTERS)) {
+                return refused(403, "The cluster does not allow " + user.get().name().replaceAll("[^A-Za-z0-9:@._-]", "?")
+                        + " to list EKS-A Clusters in every namespace.");
+            }
+        } catch (AccessReviews.ReviewUnavailable unavailable) {
+            return Response.fromResponse(refused(503, "The Kubernetes API did not answer; try again shortly.")).header("Retry-After", "5").build();
+        }
+        if (user.isEmpty()) {
+            return refused(401, "The cluster does not accept this token (unknown, expired or revoked).");
+        }
+        boolean https = "https".equalsIgnoreCase(request.getRequestUri().getScheme());
+        return toFleet().cookie(new NewCookie.Builder(KubernetesTokenMechanism.COOKIE).value(trimmed).path("/").httpOnly(true)
+                .secure(https).sameSite(NewCookie.SameSite.STRICT).build()).build();
+    }
+
+    /** Forgets the browser's token. */
+    @POST
+    @Path("/sign-out")
+    public Response signOut() {
+        return Response.seeOther(URI.create(KubernetesTokenMechanism.SIGN_IN_PATH))
+                .cookie(new NewCookie.Builder(KubernetesTokenMechanism.COOKIE).value("").path("/").httpOnly(true)
+                        .sameSite(NewCookie.SameSite.STRICT).maxAge(0).build()).build();
+    }
+
+    private static Response.ResponseBuilder toFleet() {
+        return Response.seeOther(URI.create("/"));
+    }
+
+    /** The form again with why; {@code why} is this class's own text (and a user name reduced to safe characters). */
+    private static Response refused(int status, String why) {
+        return Response.status(status).type(MediaType.TEXT_HTML)
+                .entity(PAGE.replace("<!--refusal-->", "<p class=\"refused\" id=\"refusal\">" + why + "</p>")).build();
+    }
+
+    private static String page() {
+        try (InputStream in = SignInResource.class.getResourceAsStream("/access/sign-in.html")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
