@@ -12,12 +12,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.cache.CacheResult;
-import io.statusaggregator.AggregatorConfig;
 import jakarta.annotation.PreDestroy;
 import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -49,8 +49,9 @@ public class AccessReviews {
     private volatile Mode mode;
     private volatile KubernetesClient client;
 
-    AccessReviews(AggregatorConfig config) {
-        this.mode = config.access().review().filter(review -> !review).isPresent() ? Mode.OPEN : Mode.STARTING;
+    /** {@code review}: {@code aggregator.access.review}; false serves every request without a review from the start. */
+    public AccessReviews(@ConfigProperty(name = "aggregator.access.review") Optional<Boolean> review) {
+        this.mode = review.filter(reviewed -> !reviewed).isPresent() ? Mode.OPEN : Mode.STARTING;
     }
 
     /** Every request served without a review: the embedded default, or {@code aggregator.access.review=false}. */
@@ -72,7 +73,7 @@ public class AccessReviews {
     }
 
     @PreDestroy
-    void close() {
+    public void close() {
         KubernetesClient reviewer = client;
         client = null;
         if (reviewer != null) {

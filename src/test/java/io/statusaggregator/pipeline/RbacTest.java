@@ -15,6 +15,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.access.AccessReviews;
+import io.statusaggregator.access.KubernetesUser;
+import io.statusaggregator.access.RequiredAccess;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.deploy.Manifests;
 import io.statusaggregator.deploy.ShippedRbac;
@@ -140,6 +143,25 @@ class RbacTest {
                     .readOnce(client, CAPI, Fleet.COMPATIBILITY_CONFIGMAP).get().version());
             assertEquals("alpha", UpgradeCheck.readCluster(client, new ObjectKey("default", "alpha")).key().name());
             assertFalse(UpgradeCheck.readReleases(client, CAPI).isEmpty());
+        }
+
+        // The access reviews, as a replica makes them for a request to the page, the upgrade check or the metrics: a
+        // TokenReview, then SubjectAccessReviews of a resource and of a URL.
+        try (KubernetesClient client = applicationClient("access-reviews", namespace)) {
+            AccessReviews reviews = new AccessReviews(Optional.empty());
+            reviews.reviewWith(client);
+            KubernetesUser user = new KubernetesUser("alice", "u-1", List.of("fleet-viewers"), Map.of());
+            // The embedded API server has no authenticator or authorizer to answer them: the requests are what counts.
+            for (Runnable review : List.<Runnable>of(() -> reviews.authenticate("a-token"),
+                    () -> reviews.allowed(user, RequiredAccess.LIST_CLUSTERS),
+                    () -> reviews.allowed(user, RequiredAccess.of(RequiredAccess.METRICS_PATH)))) {
+                try {
+                    review.run();
+                } catch (AccessReviews.ReviewUnavailable unanswered) {
+                    // as said
+                }
+            }
+            reviews.close();
         }
 
         // The cluster deleted, and its CAPI objects after it as EKS-A and CAPI delete them: its CNI connection

@@ -255,6 +255,10 @@ class SecureKafkaJarIT {
                     return false;
                 }
             }, () -> "never ready (Kafka connected, partitions rebuilt):\n" + read(log));
+            // Against a cluster, requests are reviewed by default: the metrics ask for a bearer token.
+            HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, metrics.statusCode(), "metrics without a token against a cluster");
 
             // Through the whole pipeline: informers, the secured topic, aggregation, the status on the Cluster.
             fleet.createCluster("alpha", 1, 1);
