@@ -38,7 +38,7 @@ public final class ObjectIngest implements AutoCloseable {
     /**
      * @param reconcileEvery how often the object-state topic is checked against what the informers list: a key whose
      *                       object the API server does not have (a deletion missed, a record written by anything but
-     *                       ingest) gets its tombstone within this time
+     *                       ingest) gets its tombstone within this time; checked after every relist too
      */
     public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter, Duration reconcileEvery) {
         public static final Duration RECONCILE_EVERY = Duration.ofMinutes(5);
@@ -55,6 +55,9 @@ public final class ObjectIngest implements AutoCloseable {
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
     private final StalledWatchGuard guard;
+    /** How long after an informer's relist the topic is checked, so that others relisting with it are included. */
+    static final Duration RELIST_GATHERING = Duration.ofSeconds(2);
+    private final java.util.concurrent.atomic.AtomicBoolean reconcileQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     private record Watched(ObjectKind kind, StalledWatchGuard.GuardedInformer<GenericKubernetesResource> informer) {
         GenericKubernetesResource get(String key) {
@@ -128,13 +131,25 @@ public final class ObjectIngest implements AutoCloseable {
      */
     public void reconcilePeriodically(Map<String, Object> kafka, String topic, Duration timeout) {
         long every = settings.reconcileEvery().toMillis();
-        resender.scheduleWithFixedDelay(() -> {
+        Runnable reconcile = () -> {
             try {
                 tombstoneVanished(kafka, topic, timeout);
             } catch (RuntimeException e) {
                 LOG.warnf("checking %s against the API server failed, again in %s: %s", topic, settings.reconcileEvery(), e.toString());
             }
-        }, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+        };
+        resender.scheduleWithFixedDelay(reconcile, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+        // And after every relist the guard sees: what a broken watch missed is checked at once, not at the next period.
+        // Informers relisting together (an API server restarted) make one check, RELIST_GATHERING after the first.
+        guard.onRelist(what -> {
+            if (reconcileQueued.compareAndSet(false, true)) {
+                LOG.debugf("%s listed again; checking %s against the API server", what, topic);
+                resender.schedule(() -> {
+                    reconcileQueued.set(false);
+                    reconcile.run();
+                }, RELIST_GATHERING.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        });
     }
 
     private Watched watch(ObjectKind kind, String namespace) {

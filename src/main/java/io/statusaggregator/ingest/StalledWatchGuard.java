@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -28,6 +29,7 @@ public final class StalledWatchGuard {
     private final Duration stalledAfter;
     private final ScheduledExecutorService thread;
     private final Set<GuardedInformer<?>> guarded = ConcurrentHashMap.newKeySet();
+    private volatile Consumer<String> relisted = what -> { };
 
     /**
      * @param thread where the guard looks every second, and tells of the deletions a fresh list finds: a handler may
@@ -50,6 +52,15 @@ public final class StalledWatchGuard {
         GuardedInformer<T> informer = new GuardedInformer<>(what, factory, handler);
         guarded.add(informer);
         return informer;
+    }
+
+    /**
+     * Told, on the guard's thread, each time a guarded informer has listed again: a fresh one made here has synced,
+     * or Fabric8's own informer was seen without a watch and then with one again (Fabric8 lists before every new
+     * watch). A relist over within one of the guard's one-second looks can go unseen.
+     */
+    public void onRelist(Consumer<String> listener) {
+        this.relisted = listener;
     }
 
     private void relistStalled() {
@@ -97,6 +108,9 @@ public final class StalledWatchGuard {
         private synchronized void relistIfStalled(long now) {
             SharedIndexInformer<T> stalled = current;
             if (closed || !(started.isCompletedExceptionally() || stalled.hasSynced() && !stalled.isWatching())) {
+                if (notWatchingSince != null && !closed && stalled.isWatching()) {
+                    relisted.accept(what);
+                }
                 notWatchingSince = null;
                 return;
             }
@@ -131,6 +145,7 @@ public final class StalledWatchGuard {
                     handler.onDelete(object, true);
                 }
             }
+            relisted.accept(what);
         }
 
         /** Stops the current informer and forgets it. */

@@ -241,6 +241,39 @@ class DeadLettersTest {
         pipelineRun.fleet().awaitReady("alpha");
     }
 
+    /**
+     * The same stray record with a reconciliation period far beyond the test: an API server that restarts and forgets
+     * its history makes the informers list again, and the check that follows every relist tombstones the record.
+     */
+    @Test
+    void aRecordOfAnObjectTheApiServerDoesNotHaveIsTombstonedAfterARelist() throws Exception {
+        Duration every = Duration.ofMinutes(30);
+        pipelineRun.start(Fleet.settings(pipelineRun.bootstrapServers(), pipelineRun.id(), true, 50, every));
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        pipelineRun.fleet().awaitReady("alpha");
+
+        String topic = "object-states-" + pipelineRun.id();
+        byte[] key = machineKey("alpha", "stray-after-relist");
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.MALFORMED_OBJECT, "", key, """
+                    {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system",
+                     "name": "alpha-stray-after-relist", "labels": {"cluster.x-k8s.io/cluster-name": "alpha"}},
+                     "spec": {"clusterName": "alpha", "version": "one point thirty"}}""".getBytes(StandardCharsets.UTF_8));
+        }
+        long restartedAt = System.nanoTime();
+        io.statusaggregator.embedded.ForgetfulRestart.restart(pipelineRun.kubernetes());
+        String stray = new String(key, StandardCharsets.UTF_8);
+        await(Duration.ofSeconds(60), () -> io.statusaggregator.ingest.CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        topic, DEADLINE).map(latest -> latest.containsKey(stray) && latest.get(stray) == null).orElse(false),
+                () -> "no tombstone for " + stray + " after the relist");
+        System.out.printf("stray record tombstoned %d ms after the API server restarted (watches refused, informers relisted after 3 s; "
+                + "reconciliation period %s)%n", Duration.ofNanos(System.nanoTime() - restartedAt).toMillis(), every);
+        pipelineRun.fleet().awaitReady("alpha");
+    }
+
     private static byte[] machineKey(String cluster, String machine) {
         return new ObjectStateKey(cluster, ObjectKind.MACHINE, new ObjectKey(CAPI, cluster + "-" + machine)).encode()
                 .getBytes(StandardCharsets.UTF_8);
