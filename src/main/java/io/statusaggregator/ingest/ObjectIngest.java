@@ -58,6 +58,7 @@ public final class ObjectIngest implements AutoCloseable {
     /** How long after an informer's relist the topic is checked, so that others relisting with it are included. */
     static final Duration RELIST_GATHERING = Duration.ofSeconds(2);
     private final java.util.concurrent.atomic.AtomicBoolean reconcileQueued = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean reconcileScheduled = new java.util.concurrent.atomic.AtomicBoolean();
 
     private record Watched(ObjectKind kind, StalledWatchGuard.GuardedInformer<GenericKubernetesResource> informer) {
         GenericKubernetesResource get(String key) {
@@ -74,6 +75,18 @@ public final class ObjectIngest implements AutoCloseable {
     }
 
     private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /**
+     * Whether what the informers see goes to the topic and the listeners. A standby (a replica without the Lease)
+     * keeps its informers listed and watching but sends nothing: when it takes over it sends what its stores hold
+     * ({@link #lead}) at once, instead of listing the API server first.
+     */
+    private volatile boolean leading = true;
+    /** How far back a standby taking over sends what it saw first; well over the Lease's duration. */
+    static final Duration RECENT = Duration.ofSeconds(60);
+    /** When a standby taking over sends every object, after what changed recently. */
+    static final Duration FULL_REPLAY_AFTER = Duration.ofSeconds(5);
+    private final Map<String, Recent> recent = new ConcurrentHashMap<>();
+    private volatile long startedAt;
 
     public ObjectIngest(KubernetesClient client, Settings settings, ObjectStatePublisherFactory publishers) {
         this.client = client;
@@ -85,6 +98,78 @@ public final class ObjectIngest implements AutoCloseable {
 
     public void addListener(Listener listener) {
         listeners.add(listener);
+    }
+
+    public void removeListener(Listener listener) {
+        listeners.remove(listener);
+    }
+
+    /** Informers kept current, nothing sent; before {@link #start} for a replica that starts as a standby. */
+    public void standBy() {
+        leading = false;
+        failed.clear();
+    }
+
+    /**
+     * A standby takes over: from now on every change is sent, and first what changed in the last {@link #RECENT}, newest
+     * first, which the replica that led before may not have sent (it is gone, or lost the Lease). Then, {@link #FULL_REPLAY_AFTER}
+     * later so that those go first, every object the informers hold, as if just listed, in case the one before lost
+     * sends it never knew of; and {@code thenFully} (the topic checked against the informers). When the informers
+     * started within {@link #RECENT}, what changed recently is every object: no second round.
+     */
+    public void lead(Runnable thenFully) {
+        long now = System.nanoTime();
+        boolean complete = now - startedAt < RECENT.toNanos();
+        leading = true;
+        // The newest first: what changed while no replica ingested is shown before what the one before sent already.
+        List<Recent> first = new java.util.ArrayList<>(recent.values());
+        first.sort(java.util.Comparator.comparingLong(Recent::at).reversed());
+        recent.clear();
+        for (Recent change : first) {
+            if (now - change.at() > RECENT.toNanos()) {
+                continue;
+            }
+            if (change.deleted() != null) {
+                publisher.delete(change.kind(), change.deleted());
+                listeners.forEach(l -> l.deleted(change.kind(), change.deleted()));
+            } else {
+                informers.stream().filter(w -> w.kind() == change.kind()).map(w -> w.get(change.key())).filter(Objects::nonNull)
+                        .findFirst().ifPresent(current -> changed(change.kind(), json(current)));
+            }
+        }
+        if (complete) {
+            thenFully.run();
+            return;
+        }
+        resender.schedule(() -> {
+            if (!leading) {
+                return;
+            }
+            for (Watched watched : informers) {
+                for (GenericKubernetesResource object : watched.informer().current().getStore().list()) {
+                    changed(watched.kind(), json(object));
+                }
+            }
+            thenFully.run();
+        }, FULL_REPLAY_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** A change a standby saw and did not send: the object's key in its informer's store, or its last state if deleted. */
+    private record Recent(ObjectKind kind, String key, JsonNode deleted, long at) {
+    }
+
+    private void sawWhileStandingBy(ObjectKind kind, GenericKubernetesResource object, boolean deleted) {
+        String key = object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+        recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? json(object) : null, System.nanoTime()));
+    }
+
+    private void forgetOldChanges() {
+        long now = System.nanoTime();
+        recent.values().removeIf(change -> now - change.at() > RECENT.toNanos());
+    }
+
+    public boolean leading() {
+        return leading;
     }
 
     /** Makes the publisher once the failure callback exists. */
@@ -107,6 +192,8 @@ public final class ObjectIngest implements AutoCloseable {
             informers.add(watch(kind, settings.capiNamespace()));
         }
         resender.scheduleWithFixedDelay(this::resendFailed, 1, 1, TimeUnit.SECONDS);
+        resender.scheduleWithFixedDelay(this::forgetOldChanges, 10, 10, TimeUnit.SECONDS);
+        startedAt = System.nanoTime();
         return CompletableFuture.allOf(informers.stream()
                 .map(w -> w.informer().start())
                 .toArray(CompletableFuture[]::new));
@@ -130,8 +217,14 @@ public final class ObjectIngest implements AutoCloseable {
      * {@link #tombstoneVanished}); on the thread that re-sends failed sends.
      */
     public void reconcilePeriodically(Map<String, Object> kafka, String topic, Duration timeout) {
+        if (!reconcileScheduled.compareAndSet(false, true)) {
+            return; // a standby that leads again: already scheduled, and idle while it did not lead
+        }
         long every = settings.reconcileEvery().toMillis();
         Runnable reconcile = () -> {
+            if (!leading) {
+                return;
+            }
             try {
                 tombstoneVanished(kafka, topic, timeout);
             } catch (RuntimeException e) {
@@ -160,18 +253,31 @@ public final class ObjectIngest implements AutoCloseable {
                 new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource object) {
-                        changed(kind, json(object));
+                        if (leading) {
+                            changed(kind, json(object));
+                        } else {
+                            sawWhileStandingBy(kind, object, false);
+                        }
                     }
 
                     @Override
                     public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                        if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
+                        if (Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
+                            return;
+                        }
+                        if (leading) {
                             changed(kind, json(after));
+                        } else {
+                            sawWhileStandingBy(kind, after, false);
                         }
                     }
 
                     @Override
                     public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
+                        if (!leading) {
+                            sawWhileStandingBy(kind, object, true);
+                            return;
+                        }
                         JsonNode lastKnown = json(object);
                         publisher.delete(kind, lastKnown);
                         listeners.forEach(l -> l.deleted(kind, lastKnown));
@@ -180,12 +286,18 @@ public final class ObjectIngest implements AutoCloseable {
     }
 
     private void changed(ObjectKind kind, JsonNode object) {
+        if (!leading) {
+            return;
+        }
         publisher.publish(kind, object);
         listeners.forEach(l -> l.changed(kind, object));
     }
 
     /** Sends again the current state (or the tombstone) of each object whose last send failed. */
     private void resendFailed() {
+        if (!leading) {
+            return;
+        }
         for (ObjectStateKey f : List.copyOf(failed)) {
             failed.remove(f);
             GenericKubernetesResource current = informers.stream()

@@ -214,27 +214,10 @@ class DeadLettersTest {
     @Test
     void aRecordOfAnObjectTheApiServerDoesNotHaveIsTombstonedWithinTheReconcilePeriod() throws Exception {
         Duration every = Duration.ofSeconds(2);
-        pipelineRun.start(Fleet.settings(pipelineRun.bootstrapServers(), pipelineRun.id(), true, 50, every));
-        pipelineRun.fleet().createCluster("alpha", 1, 1);
-        pipelineRun.fleet().controlPlaneReady("alpha", 1);
-        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
-        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
-        pipelineRun.fleet().awaitReady("alpha");
-
-        String topic = "object-states-" + pipelineRun.id();
-        byte[] key = machineKey("alpha", "stray");
-        long sentAt;
-        try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.MALFORMED_OBJECT, "", key, """
-                    {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system", "name": "alpha-stray",
-                     "labels": {"cluster.x-k8s.io/cluster-name": "alpha"}}, "spec": {"clusterName": "alpha", "version": "one point thirty"}}"""
-                    .getBytes(StandardCharsets.UTF_8));
-            sentAt = System.nanoTime();
-        }
-        String stray = new String(key, StandardCharsets.UTF_8);
-        await(Duration.ofSeconds(30), () -> io.statusaggregator.ingest.CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        topic, DEADLINE).map(latest -> latest.containsKey(stray) && latest.get(stray) == null).orElse(false),
-                () -> "no tombstone for " + stray);
+        readyAlphaReconciledEvery(every);
+        String stray = sendStrayMachine("stray");
+        long sentAt = System.nanoTime();
+        awaitTombstone(stray, Duration.ofSeconds(30));
         long tombstonedAfter = Duration.ofNanos(System.nanoTime() - sentAt).toMillis();
         System.out.printf("stray record tombstoned %d ms after it was written (reconciliation every %s)%n", tombstonedAfter, every);
         assertTrue(tombstonedAfter < every.multipliedBy(2).plusSeconds(5).toMillis(), "tombstoned after " + tombstonedAfter + " ms");
@@ -248,30 +231,43 @@ class DeadLettersTest {
     @Test
     void aRecordOfAnObjectTheApiServerDoesNotHaveIsTombstonedAfterARelist() throws Exception {
         Duration every = Duration.ofMinutes(30);
+        readyAlphaReconciledEvery(every);
+        String stray = sendStrayMachine("stray-after-relist");
+        long restartedAt = System.nanoTime();
+        io.statusaggregator.embedded.ForgetfulRestart.restart(pipelineRun.kubernetes());
+        awaitTombstone(stray, Duration.ofSeconds(60));
+        System.out.printf("stray record tombstoned %d ms after the API server restarted (watches refused, informers relisted after 3 s; "
+                + "reconciliation period %s)%n", Duration.ofNanos(System.nanoTime() - restartedAt).toMillis(), every);
+        pipelineRun.fleet().awaitReady("alpha");
+    }
+
+    /** A pipeline that checks its topic against the API server every {@code every}, and alpha Ready on it. */
+    private void readyAlphaReconciledEvery(Duration every) throws Exception {
         pipelineRun.start(Fleet.settings(pipelineRun.bootstrapServers(), pipelineRun.id(), true, 50, every));
         pipelineRun.fleet().createCluster("alpha", 1, 1);
         pipelineRun.fleet().controlPlaneReady("alpha", 1);
         pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
         Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
         pipelineRun.fleet().awaitReady("alpha");
+    }
 
-        String topic = "object-states-" + pipelineRun.id();
-        byte[] key = machineKey("alpha", "stray-after-relist");
+    /** Writes a record of Machine alpha-NAME, which the API server does not have; returns its key. */
+    private String sendStrayMachine(String name) throws Exception {
+        byte[] key = machineKey("alpha", name);
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.MALFORMED_OBJECT, "", key, """
-                    {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system",
-                     "name": "alpha-stray-after-relist", "labels": {"cluster.x-k8s.io/cluster-name": "alpha"}},
-                     "spec": {"clusterName": "alpha", "version": "one point thirty"}}""".getBytes(StandardCharsets.UTF_8));
+            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.MALFORMED_OBJECT, "", key, ("""
+                    {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system", "name": "alpha-%s",
+                     "labels": {"cluster.x-k8s.io/cluster-name": "alpha"}}, "spec": {"clusterName": "alpha", "version": "one point thirty"}}"""
+                    .formatted(name)).getBytes(StandardCharsets.UTF_8));
         }
-        long restartedAt = System.nanoTime();
-        io.statusaggregator.embedded.ForgetfulRestart.restart(pipelineRun.kubernetes());
-        String stray = new String(key, StandardCharsets.UTF_8);
-        await(Duration.ofSeconds(60), () -> io.statusaggregator.ingest.CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                        topic, DEADLINE).map(latest -> latest.containsKey(stray) && latest.get(stray) == null).orElse(false),
-                () -> "no tombstone for " + stray + " after the relist");
-        System.out.printf("stray record tombstoned %d ms after the API server restarted (watches refused, informers relisted after 3 s; "
-                + "reconciliation period %s)%n", Duration.ofNanos(System.nanoTime() - restartedAt).toMillis(), every);
-        pipelineRun.fleet().awaitReady("alpha");
+        return new String(key, StandardCharsets.UTF_8);
+    }
+
+    private void awaitTombstone(String key, Duration deadline) {
+        String topic = "object-states-" + pipelineRun.id();
+        await(deadline, () -> io.statusaggregator.ingest.CompactedTopic.latest(Map.of("bootstrap.servers", kafka.bootstrapServers()),
+                        topic, DEADLINE).map(latest -> latest.containsKey(key) && latest.get(key) == null).orElse(false),
+                () -> "no tombstone for " + key);
     }
 
     private static byte[] machineKey(String cluster, String machine) {

@@ -81,4 +81,34 @@ class IngestLeadershipTest {
         assertTrue(!ZonedDateTime.now().isBefore(renewed.plus(LEASE_DURATION)),
                 "not before the dead holder's lease expired at " + renewed.plus(LEASE_DURATION));
     }
+
+    /**
+     * A replica that does not hold the Lease keeps its informers listed and watching: when it takes over it sends what
+     * changed while nobody ingested, without listing the API server again.
+     */
+    @Test
+    void aStandbyTakingOverSendsWhatChangedMeanwhileWithoutListingAgain() throws Exception {
+        java.util.List<String> machineLists = new java.util.concurrent.CopyOnWriteArrayList<>();
+        pipelineRun.kubernetes().onRequest(request -> {
+            if ("GET".equals(request.getMethod()) && request.getPath().startsWith("/apis/cluster.x-k8s.io/v1beta1/namespaces/eksa-system/machines")
+                    && !request.getPath().contains("watch=true")) {
+                machineLists.add(request.getPath());
+            }
+        });
+        // A holder that died with its Lease renewed a little ahead: the replica stands by for about 10 s.
+        ZonedDateTime renewed = ZonedDateTime.now().plusSeconds(7).truncatedTo(ChronoUnit.MICROS);
+        Lease ghost = new LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace("default").endMetadata()
+                .withNewSpec().withHolderIdentity("replica-gone").withLeaseDurationSeconds((int) LEASE_DURATION.toSeconds())
+                .withAcquireTime(renewed).withRenewTime(renewed).withLeaseTransitions(0).endSpec().build();
+        pipelineRun.kubernetes().client().leases().inNamespace("default").resource(ghost).create();
+        Pipeline replica = replica("replica-a");
+
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        assertTrue(!replica.ingesting(), "the changes were made while the replica stood by");
+
+        await(DEADLINE, replica::ingesting, () -> "took over once the lease expired: holder " + holder());
+        pipelineRun.fleet().awaitCondition("alpha", "ControlPlaneInitialized", "True", "", "");
+        assertEquals(1, machineLists.size(), "the Machines were listed once, by the standby's informer: " + machineLists);
+    }
 }
