@@ -27,6 +27,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -76,7 +78,7 @@ final class ApiServerFigures implements AutoCloseable {
         this.run = "api-" + seed;
     }
 
-    /** The API server with the fleet in it, and the pipeline started on it; returns once every status is right. */
+    /** The API server with the fleet in it; each figure starts what it measures on it. */
     void setUp() throws Exception {
         kubernetes = EmbeddedKubernetes.start(0);
         for (int i = 0; i < LANES; i++) {
@@ -102,7 +104,6 @@ final class ApiServerFigures implements AutoCloseable {
         }
         Bench.log("API server: %d clusters, %,d Machines created in %.1f s", workload.clusters().size(), workload.machines(),
                 (System.nanoTime() - t) / 1e9);
-        startPipeline();
     }
 
     private static String clusterOf(FleetWorkload.Write write) {
@@ -244,7 +245,36 @@ final class ApiServerFigures implements AutoCloseable {
         }
         ChangeClock clock = new ChangeClock();
         KubernetesClient watcher = kubernetes.newClient();
-        SharedIndexInformer<GenericKubernetesResource> shown = watcher.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+        SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock);
+        try {
+            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            Bench.await(15_000, () -> clock.waiting() == 0);
+            Freshness result = freshness(clock, achieved, undone(clock), 0);
+            List<String> slow = clock.slowChanges();
+            if (!slow.isEmpty()) {
+                Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(5, slow.size()))));
+            }
+            if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
+                throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
+            }
+            check.verify("freshness, aggregator", seed, apiServerClusters(), Map.of());
+            return result;
+        } finally {
+            shown.close();
+            watcher.close();
+        }
+    }
+
+    /** Takes out of {@code clock} the changes a later change of their cluster undid; returns how many. */
+    private int undone(ChangeClock clock) {
+        Map<String, String> shownNow = new HashMap<>();
+        apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> shownNow.put(name, StatusCheck.signature(c.status()))));
+        return clock.undone(shownNow);
+    }
+
+    /** Tells {@code clock} of every status the EKS-A Clusters show, from an informer of {@code watcher}'s. */
+    private static SharedIndexInformer<GenericKubernetesResource> follow(KubernetesClient watcher, ChangeClock clock) {
+        return watcher.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
                 .inNamespace(FleetWorkload.NAMESPACE).inform(new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource cluster) {
@@ -265,27 +295,67 @@ final class ApiServerFigures implements AutoCloseable {
                     public void onDelete(GenericKubernetesResource cluster, boolean unknown) {
                     }
                 });
-        try {
-            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
-            Bench.await(15_000, () -> clock.waiting() == 0);
-            Map<String, String> shownNow = new HashMap<>();
-            apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> shownNow.put(name, StatusCheck.signature(c.status()))));
-            int undone = clock.undone(shownNow);
-            Freshness result = freshness(clock, achieved, undone, 0);
-            List<String> slow = clock.slowChanges();
-            if (!slow.isEmpty()) {
-                Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(5, slow.size()))));
+    }
+
+    /**
+     * @param changes     each change written after the kill, from its write to the status that reflects it
+     * @param allShownMillis from the kill until the last of them was shown
+     */
+    record Failover(Freshness changes, double allShownMillis, String killed) {
+    }
+
+    /**
+     * Figure 8: two packaged instances on this fleet (ingest under the Lease), settled; the Lease holder is killed
+     * with SIGKILL, and at once a change is written to each cluster at {@code rate} per second. Its partitions wait
+     * for the group's session timeout and ingest for the Lease to expire: what this measures.
+     */
+    Failover failover(String label, Map<String, String> env, int rate) throws Exception {
+        stopPipeline();
+        kubernetes.client().leases().inNamespace("default").withName(AggregatorInstances.LEASE).delete();
+        Path kubeconfig = kubernetes.writeKubeconfig(Files.createTempDirectory("bench-failover").resolve("kubeconfig"));
+        String bootstrap = String.valueOf(broker.kafka().get("bootstrap.servers"));
+        long t = System.nanoTime();
+        try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-" + label, env)) {
+            // One after the other, as a rollout starts them: the first ingests the whole fleet before the second joins.
+            instances.start();
+            if (!Bench.await(240_000, 1_000, () -> instances.allReady() && instances.leaseHolder(kubernetes.client()).isPresent()
+                    && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                throw new IllegalStateException("the first instance did not settle on right statuses within 4 minutes: "
+                        + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
             }
-            if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
-                throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
+            instances.start();
+            if (!Bench.await(120_000, 1_000, instances::allReady)) {
+                throw new IllegalStateException("the second instance was not ready within 2 minutes\n" + instances.logs());
             }
-            check.verify("freshness, aggregator", seed, apiServerClusters(), Map.of());
-            return result;
-        } finally {
-            shown.close();
-            watcher.close();
+            Bench.log("failover (%s): two instances started and settled in %.1f s", label, (System.nanoTime() - t) / 1e9);
+            // In steady state: a standby that started within ObjectIngest's RECENT (a minute) sends every object at once
+            // when it takes over, as a fresh start does; one running longer sends what changed recently first.
+            long secondStarted = System.nanoTime() - t;
+            Bench.await(120_000, () -> System.nanoTime() - t > secondStarted + TimeUnit.SECONDS.toNanos(65));
+            expected.clear();
+            apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+            ChangeClock clock = new ChangeClock();
+            try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock)) {
+                AggregatorInstances.Instance holder = instances.leaseHolder(kubernetes.client()).orElseThrow();
+                long killedAt = System.nanoTime();
+                long killedAtMillis = System.currentTimeMillis();
+                instances.kill(holder);
+                double achieved = churn(rate, (double) workload.clusters().size() / rate, workload::nextStep, clock, new long[2]);
+                if (!Bench.await(180_000, () -> clock.waiting() == 0)) {
+                    Bench.log("failover (%s): %d changes not shown 3 minutes after the kill", label, clock.waiting());
+                }
+                Freshness changes = freshness(clock, achieved, undone(clock), 0);
+                Bench.log("failover (%s): the survivor after the kill, every change shown at +%.1f s:%n%s", label,
+                        (clock.lastReflectedAt() - killedAt) / 1e9, instances.timeline(instances.survivor(holder).orElseThrow(), killedAtMillis));
+                if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                    throw new IllegalStateException("after the kill the survivor did not settle on right statuses: "
+                            + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+                }
+                return new Failover(changes, (clock.lastReflectedAt() - killedAt) / 1e6, holder.name());
+            }
         }
     }
+
 
     /** Figure 2's baseline: the same churn, the pipeline stopped, the poller re-reading not-Ready clusters every 10 s. */
     Freshness pollerFreshness(int rate, int seconds) throws Exception {

@@ -97,13 +97,18 @@ final class Bench {
 
     /** Waits until {@code done} holds, checking every 10 ms; false after {@code timeoutMillis}. */
     static boolean await(long timeoutMillis, java.util.function.BooleanSupplier done) {
+        return await(timeoutMillis, 10, done);
+    }
+
+    /** Waits until {@code done} holds, checking every {@code everyMillis}; false after {@code timeoutMillis}. */
+    static boolean await(long timeoutMillis, long everyMillis, java.util.function.BooleanSupplier done) {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > end) {
                 return false;
             }
             try {
-                Thread.sleep(10);
+                Thread.sleep(everyMillis);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return false;

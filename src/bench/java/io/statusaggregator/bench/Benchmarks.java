@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -28,7 +29,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs the benchmarks and prints one table of figures with the machine's description.")
 public final class Benchmarks implements Callable<Integer> {
-    enum Figure { throughput, freshness, amplification, memory, rebuild, rules }
+    enum Figure { throughput, freshness, amplification, memory, rebuild, rules, failover }
 
     @Option(names = "--seed", description = "seed of every workload (default ${DEFAULT-VALUE})")
     long seed = 7;
@@ -55,6 +56,15 @@ public final class Benchmarks implements Callable<Integer> {
     int churnSeconds = 20;
     @Option(names = "--upgrade-rate", description = "changes per second of the fleet-wide rolling upgrade (default ${DEFAULT-VALUE})")
     int upgradeRate = 400;
+    @Option(names = "--failover-rate", description = "changes per second written after the kill in the failover figure, one per "
+            + "cluster of the freshness fleet (default ${DEFAULT-VALUE})")
+    int failoverRate = 500;
+    @Option(names = "--failover-baseline", description = "also run the failover figure with Kafka's and client-go's defaults "
+            + "(session 45 s, Lease 15 s) for comparison")
+    boolean failoverBaseline;
+    @Option(names = "--failover-env", split = ",", description = "settings of the instances in the failover figure, as "
+            + "NAME=VALUE environment variables (default: the application's defaults)")
+    Map<String, String> failoverEnv = new java.util.HashMap<>();
     @Option(names = "--informer-machines", description = "Machines in the informer stores of the memory figure (default ${DEFAULT-VALUE})")
     int informerMachines = 100_000;
     @Option(names = "--informer-before-machines", description = "Machines in Fabric8's default store of whole objects, the "
@@ -94,7 +104,7 @@ public final class Benchmarks implements Callable<Integer> {
             if (figures.contains(Figure.throughput) || figures.contains(Figure.rebuild) || figures.contains(Figure.memory)) {
                 topicFigures(broker, compatibility, check);
             }
-            if (figures.contains(Figure.freshness) || figures.contains(Figure.amplification)) {
+            if (figures.contains(Figure.freshness) || figures.contains(Figure.amplification) || figures.contains(Figure.failover)) {
                 ApiServerFigures api = new ApiServerFigures(broker, seed, churnClusters, churnMachines, compatibility);
                 try (api) {
                     api.setUp();
@@ -103,6 +113,9 @@ public final class Benchmarks implements Callable<Integer> {
                     }
                     if (figures.contains(Figure.amplification)) {
                         amplification(api);
+                    }
+                    if (figures.contains(Figure.failover)) {
+                        failover(api);
                     }
                 }
             }
@@ -213,6 +226,33 @@ public final class Benchmarks implements Callable<Integer> {
                         .formatted(churnClusters, a.changes(), a.events(), a.distinctStatuses(), a.writes(), (double) a.writes() / a.events()));
         row("3 Writes per distinct status: baseline, write on every event", "%.2f".formatted((double) a.baselineWrites() / a.distinctStatuses()),
                 "", null, "same upgrade: %,d writes (%.3f per input event)".formatted(a.baselineWrites(), (double) a.baselineWrites() / a.events()));
+    }
+
+    /** Figure 8: SIGKILL of the instance holding the Lease, with the application's defaults, then Kafka's and client-go's. */
+    private void failover(ApiServerFigures api) throws Exception {
+        ApiServerFigures.Failover tuned = api.failover("defaults", failoverEnv, failoverRate);
+        Bench.log("failover, the application's defaults: %s", tuned);
+        row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max", failoverCell(tuned), "max ≤ 10 s",
+                tuned.changes().max() <= 10_000, failoverNotes(tuned, "the application's defaults: consumer session 6 s, heartbeat 1.5 s; "
+                        + "Lease 6 s, renew deadline 4 s, retry 1 s"));
+        if (failoverBaseline) {
+            ApiServerFigures.Failover before = api.failover("baseline", Map.of("KAFKA_SESSION_TIMEOUT_MS", "45000",
+                    "KAFKA_HEARTBEAT_INTERVAL_MS", "3000", "AGGREGATOR_INGEST_LEASE_DURATION", "15s",
+                    "AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "10s", "AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "2s"), failoverRate);
+            Bench.log("failover, Kafka's and client-go's defaults: %s", before);
+            row("8 Failover: baseline, Kafka's and client-go's defaults", failoverCell(before), "", null,
+                    failoverNotes(before, "consumer session 45 s, heartbeat 3 s; Lease 15 s, renew deadline 10 s, retry 2 s"));
+        }
+    }
+
+    private static String failoverCell(ApiServerFigures.Failover run) {
+        return "%.1f / %.1f / %.1f s".formatted(run.changes().p50() / 1000, run.changes().p99() / 1000, run.changes().max() / 1000);
+    }
+
+    private String failoverNotes(ApiServerFigures.Failover run, String settings) {
+        return ("two packaged instances, %d clusters, %,d Machines; %s; %d changes measured (one per cluster at %.0f/s, from the "
+                + "kill), %d not reflected; every one shown %.1f s after the kill; 1 run").formatted(churnClusters, churnMachines, settings,
+                run.changes().measured(), run.changes().changesPerSecond(), run.changes().unreflected(), run.allShownMillis() / 1000);
     }
 
     private void informerMemory(Bench.Broker broker) throws Exception {

@@ -21,6 +21,8 @@ final class ChangeClock {
 
     private final Map<String, ArrayDeque<Pending>> pending = new HashMap<>();
     private final List<Double> latenciesMillis = new ArrayList<>();
+    /** When (System.nanoTime) a status last reflected a change; 0 before any did. */
+    private long lastReflectedAt;
     /** The slowest changes (over a second), for the log: cluster, milliseconds, the status that reflected them. */
     private final List<String> slow = new ArrayList<>();
 
@@ -43,6 +45,9 @@ final class ChangeClock {
                 reflected = i;
             }
             i++;
+        }
+        if (reflected >= 0) {
+            lastReflectedAt = nanos;
         }
         for (Iterator<Pending> it = waiting.iterator(); reflected >= 0 && it.hasNext(); reflected--) {
             double millis = (nanos - it.next().writtenAt()) / 1e6;
@@ -73,6 +78,10 @@ final class ChangeClock {
             }
         }
         return undone;
+    }
+
+    synchronized long lastReflectedAt() {
+        return lastReflectedAt;
     }
 
     synchronized List<String> slowChanges() {
