@@ -56,9 +56,10 @@ public final class Benchmarks implements Callable<Integer> {
     int churnSeconds = 20;
     @Option(names = "--upgrade-rate", description = "changes per second of the fleet-wide rolling upgrade (default ${DEFAULT-VALUE})")
     int upgradeRate = 400;
-    @Option(names = "--failover-rate", description = "changes per second written after the kill in the failover figure, one per "
-            + "cluster of the freshness fleet (default ${DEFAULT-VALUE})")
-    int failoverRate = 500;
+    @Option(names = "--failover-rates", split = ",", description = "changes per second written from the kill on in the failover "
+            + "figure, one per cluster of the freshness fleet: a run at each (default ${DEFAULT-VALUE}: a fleet-wide upgrade's pace, "
+            + "and a burst as fast as the harness writes)")
+    List<Integer> failoverRates = List.of(50, 500);
     @Option(names = "--failover-baseline", description = "also run the failover figure with Kafka's and client-go's defaults "
             + "(session 45 s, Lease 15 s) for comparison")
     boolean failoverBaseline;
@@ -230,17 +231,20 @@ public final class Benchmarks implements Callable<Integer> {
 
     /** Figure 8: SIGKILL of the instance holding the Lease, with the application's defaults, then Kafka's and client-go's. */
     private void failover(ApiServerFigures api) throws Exception {
-        ApiServerFigures.Failover tuned = api.failover("defaults", failoverEnv, failoverRate);
-        Bench.log("failover, the application's defaults: %s", tuned);
-        row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max", failoverCell(tuned), "max ≤ 10 s",
-                tuned.changes().max() <= 10_000, failoverNotes(tuned, "the application's defaults: consumer session 6 s, heartbeat 1.5 s; "
-                        + "Lease 6 s, renew deadline 4 s, retry 1 s"));
+        for (int rate : failoverRates) {
+            ApiServerFigures.Failover tuned = api.failover("defaults-" + rate, failoverEnv, rate);
+            Bench.log("failover, the application's defaults, %d changes/s: %s", rate, tuned);
+            row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max, %d changes/s asked".formatted(rate),
+                    failoverCell(tuned), "max ≤ 10 s", tuned.changes().max() <= 10_000, failoverNotes(tuned, "the application's defaults: "
+                            + "consumer session 6 s, heartbeat 1.5 s; Lease 6 s, renew deadline 4 s, retry 1 s"));
+        }
         if (failoverBaseline) {
+            int rate = failoverRates.get(failoverRates.size() - 1);
             ApiServerFigures.Failover before = api.failover("baseline", Map.of("KAFKA_SESSION_TIMEOUT_MS", "45000",
                     "KAFKA_HEARTBEAT_INTERVAL_MS", "3000", "AGGREGATOR_INGEST_LEASE_DURATION", "15s",
-                    "AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "10s", "AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "2s"), failoverRate);
+                    "AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "10s", "AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "2s"), rate);
             Bench.log("failover, Kafka's and client-go's defaults: %s", before);
-            row("8 Failover: baseline, Kafka's and client-go's defaults", failoverCell(before), "", null,
+            row("8 Failover: baseline, Kafka's and client-go's defaults, %d changes/s asked".formatted(rate), failoverCell(before), "", null,
                     failoverNotes(before, "consumer session 45 s, heartbeat 3 s; Lease 15 s, renew deadline 10 s, retry 2 s"));
         }
     }

@@ -1,6 +1,7 @@
 package io.statusaggregator.access;
 
 import io.quarkus.security.identity.SecurityIdentity;
+import io.quarkus.security.runtime.QuarkusSecurityIdentity;
 import io.quarkus.vertx.http.runtime.security.HttpSecurityPolicy;
 import io.smallrye.mutiny.Uni;
 import io.vertx.ext.web.RoutingContext;
@@ -43,8 +44,10 @@ public class KubernetesRbacPolicy implements HttpSecurityPolicy {
             try {
                 return kubernetesUser != null && reviews.allowed(kubernetesUser, access) ? CheckResult.PERMIT : CheckResult.DENY;
             } catch (AccessReviews.ReviewUnavailable unavailable) {
+                // Denied as to nobody, so that the mechanism's challenge answers (503, see UNAVAILABLE), not a 403
+                // that would tell the user they may not.
                 request.put(KubernetesTokenMechanism.UNAVAILABLE, Boolean.TRUE);
-                return CheckResult.DENY;
+                return new CheckResult(false, QuarkusSecurityIdentity.builder().setAnonymous(true).build());
             }
         });
     }

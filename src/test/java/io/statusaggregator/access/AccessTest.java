@@ -215,7 +215,13 @@ class AccessTest {
 
     @Test
     void anApiServerThatDoesNotAnswerIs503NotAnotherAnswer() throws Exception {
+        // Alice's token reviewed (and kept 10 s), then the API server goes: a permission not asked yet cannot be, and
+        // that is 503, neither her metrics (200) nor a refusal (403).
+        assertEquals(200, get(app("/fleet/fleet.js"), "Authorization", "Bearer " + ALICE).statusCode());
         api.destroy();
+        HttpResponse<String> unasked = get(URI.create(management.toString()).resolve("/q/metrics"), "Authorization", "Bearer " + ALICE);
+        assertEquals(503, unasked.statusCode(), "a permission the API server could not be asked about: " + unasked.body());
+        assertEquals("5", unasked.headers().firstValue("Retry-After").orElse(""));
         HttpResponse<String> metrics = get(URI.create(management.toString()).resolve("/q/metrics"), "Authorization", "Bearer never-seen-1");
         assertEquals(503, metrics.statusCode());
         assertFalse(metrics.body().contains("127.0.0.1") || metrics.body().contains("localhost"), metrics.body());
