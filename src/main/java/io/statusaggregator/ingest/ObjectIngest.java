@@ -86,6 +86,8 @@ public final class ObjectIngest implements AutoCloseable {
     /** When a standby taking over sends every object, after what changed recently. */
     static final Duration FULL_REPLAY_AFTER = Duration.ofSeconds(5);
     private final Map<String, Recent> recent = new ConcurrentHashMap<>();
+    /** Held while a state is read and sent, by the informers' handlers and by every send from a store (see sendCurrent). */
+    private final Object sending = new Object();
     private volatile long startedAt;
 
     public ObjectIngest(KubernetesClient client, Settings settings, ObjectStatePublisherFactory publishers) {
@@ -126,15 +128,8 @@ public final class ObjectIngest implements AutoCloseable {
         first.sort(java.util.Comparator.comparingLong(Recent::at).reversed());
         recent.clear();
         for (Recent change : first) {
-            if (now - change.at() > RECENT.toNanos()) {
-                continue;
-            }
-            if (change.deleted() != null) {
-                publisher.delete(change.kind(), change.deleted());
-                listeners.forEach(l -> l.deleted(change.kind(), change.deleted()));
-            } else {
-                informers.stream().filter(w -> w.kind() == change.kind()).map(w -> w.get(change.key())).filter(Objects::nonNull)
-                        .findFirst().ifPresent(current -> changed(change.kind(), json(current)));
+            if (now - change.at() <= RECENT.toNanos()) {
+                sendCurrent(change.kind(), change.key(), change.deleted());
             }
         }
         if (complete) {
@@ -146,12 +141,31 @@ public final class ObjectIngest implements AutoCloseable {
                 return;
             }
             for (Watched watched : informers) {
-                for (GenericKubernetesResource object : watched.informer().current().getStore().list()) {
-                    changed(watched.kind(), json(object));
+                for (String key : watched.informer().current().getStore().listKeys()) {
+                    sendCurrent(watched.kind(), key, null);
                 }
             }
             thenFully.run();
         }, FULL_REPLAY_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Sends the object's state as its informer's store holds it now, or, when the store no longer has it and
+     * {@code lastKnown} is given, its tombstone. Under {@link #sending}, as the informers' own sends are: a store is
+     * updated before its handler runs, so a state read here is never older than one a handler has sent, and the topic
+     * cannot end on a stale state of an object that changed while this ran.
+     */
+    private void sendCurrent(ObjectKind kind, String key, JsonNode lastKnown) {
+        synchronized (sending) {
+            GenericKubernetesResource current = informers.stream().filter(w -> w.kind() == kind).map(w -> w.get(key))
+                    .filter(Objects::nonNull).findFirst().orElse(null);
+            if (current != null) {
+                changed(kind, json(current));
+            } else if (lastKnown != null && leading) {
+                publisher.delete(kind, lastKnown);
+                listeners.forEach(l -> l.deleted(kind, lastKnown));
+            }
+        }
     }
 
     /** A change a standby saw and did not send: the object's key in its informer's store, or its last state if deleted. */
@@ -279,8 +293,10 @@ public final class ObjectIngest implements AutoCloseable {
                             return;
                         }
                         JsonNode lastKnown = json(object);
-                        publisher.delete(kind, lastKnown);
-                        listeners.forEach(l -> l.deleted(kind, lastKnown));
+                        synchronized (sending) {
+                            publisher.delete(kind, lastKnown);
+                            listeners.forEach(l -> l.deleted(kind, lastKnown));
+                        }
                     }
                 }));
     }
@@ -289,8 +305,10 @@ public final class ObjectIngest implements AutoCloseable {
         if (!leading) {
             return;
         }
-        publisher.publish(kind, object);
-        listeners.forEach(l -> l.changed(kind, object));
+        synchronized (sending) {
+            publisher.publish(kind, object);
+            listeners.forEach(l -> l.changed(kind, object));
+        }
     }
 
     /** Sends again the current state (or the tombstone) of each object whose last send failed. */
@@ -300,15 +318,17 @@ public final class ObjectIngest implements AutoCloseable {
         }
         for (ObjectStateKey f : List.copyOf(failed)) {
             failed.remove(f);
-            GenericKubernetesResource current = informers.stream()
-                    .filter(w -> w.kind() == f.kind())
-                    .map(w -> w.get(f.key().namespace() + "/" + f.key().name()))
-                    .filter(Objects::nonNull)
-                    .findFirst().orElse(null);
-            if (current != null) {
-                publisher.publish(f.kind(), json(current));
-            } else {
-                publisher.tombstone(f);
+            synchronized (sending) {
+                GenericKubernetesResource current = informers.stream()
+                        .filter(w -> w.kind() == f.kind())
+                        .map(w -> w.get(f.key().namespace() + "/" + f.key().name()))
+                        .filter(Objects::nonNull)
+                        .findFirst().orElse(null);
+                if (current != null) {
+                    publisher.publish(f.kind(), json(current));
+                } else {
+                    publisher.tombstone(f);
+                }
             }
         }
     }
