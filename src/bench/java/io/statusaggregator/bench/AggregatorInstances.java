@@ -57,34 +57,32 @@ final class AggregatorInstances implements AutoCloseable {
         if (!Files.exists(jar)) {
             throw new IllegalStateException("no packaged application at " + jar.toAbsolutePath() + ": run `mvn -Pbench package` first");
         }
-        {
-            String name = String.valueOf((char) ('a' + instances.size()));
-            Path log = Files.createTempFile("bench-instance-" + name, ".log");
-            ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx1g",
-                    // The aggregator's rebalances and rebuilds, for the timeline after a kill.
-                    "-Dquarkus.log.category.\"io.statusaggregator.aggregation.Aggregator\".level=DEBUG", "-jar", jar.toString(), "run").redirectErrorStream(true).redirectOutput(log.toFile());
-            Map<String, String> env = builder.environment();
-            env.put("KUBECONFIG", kubeconfig.toString());
-            env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
-            env.put("AGGREGATOR_TOPICS_OBJECT_STATES", "object-states-" + run);
-            env.put("AGGREGATOR_TOPICS_STATUSES", "statuses-" + run);
-            env.put("AGGREGATOR_TOPICS_TRANSITIONS", "transitions-" + run);
-            env.put("AGGREGATOR_TOPICS_DEAD_LETTERS", "dead-letters-" + run);
-            env.put("AGGREGATOR_GROUP_ID", "aggregator-" + run);
-            env.put("AGGREGATOR_CAPI_NAMESPACE", FleetWorkload.CAPI);
-            env.put("AGGREGATOR_INGEST_LEASE_NAMESPACE", "default");
-            env.put("QUARKUS_HTTP_PORT", "0");
-            env.put("QUARKUS_MANAGEMENT_PORT", "0");
-            env.put("HOSTNAME", "instance-" + name);
-            // The workload clusters here are names without API servers: the CNI observer's watch per kubeconfig secret
-            // (500 per instance) only loads the in-process mock API server, which then answers ingest's lists late.
-            env.put("AGGREGATOR_CNI_MAX_CONNECTIONS", "0");
-            env.putAll(extraEnv);
-            Instance instance = new Instance(name, builder.start(), log);
-            instances.add(instance);
-            return instance;
-        }
+        String name = String.valueOf((char) ('a' + instances.size()));
+        Path log = Files.createTempFile("bench-instance-" + name, ".log");
+        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx1g",
+                // The aggregator's rebalances and rebuilds, for the timeline after a kill.
+                "-Dquarkus.log.category.\"io.statusaggregator.aggregation.Aggregator\".level=DEBUG", "-jar", jar.toString(), "run").redirectErrorStream(true).redirectOutput(log.toFile());
+        Map<String, String> env = builder.environment();
+        env.put("KUBECONFIG", kubeconfig.toString());
+        env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);
+        env.put("AGGREGATOR_TOPICS_OBJECT_STATES", "object-states-" + run);
+        env.put("AGGREGATOR_TOPICS_STATUSES", "statuses-" + run);
+        env.put("AGGREGATOR_TOPICS_TRANSITIONS", "transitions-" + run);
+        env.put("AGGREGATOR_TOPICS_DEAD_LETTERS", "dead-letters-" + run);
+        env.put("AGGREGATOR_GROUP_ID", "aggregator-" + run);
+        env.put("AGGREGATOR_CAPI_NAMESPACE", FleetWorkload.CAPI);
+        env.put("AGGREGATOR_INGEST_LEASE_NAMESPACE", "default");
+        env.put("QUARKUS_HTTP_PORT", "0");
+        env.put("QUARKUS_MANAGEMENT_PORT", "0");
+        env.put("HOSTNAME", "instance-" + name);
+        // The workload clusters here are names without API servers: the CNI observer's watch per kubeconfig secret
+        // (500 per instance) only loads the in-process mock API server, which then answers ingest's lists late.
+        env.put("AGGREGATOR_CNI_MAX_CONNECTIONS", "0");
+        env.putAll(extraEnv);
+        Instance instance = new Instance(name, builder.start(), log);
+        instances.add(instance);
+        return instance;
     }
 
     /** Whether every instance answers ready (partitions rebuilt, Kafka and the API server connected). */

@@ -69,10 +69,12 @@ public class KubernetesTokenMechanism implements HttpAuthenticationMechanism {
                 token = cookie.getValue();
             }
         }
-        if (token == null || token.isEmpty() || token.length() > MAX_TOKEN_LENGTH || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-            return Optional.empty();
-        }
-        return Optional.of(token);
+        return plausible(token) ? Optional.of(token) : Optional.empty();
+    }
+
+    /** Whether {@code token} could be a bearer token at all: not empty, not huge, printable ASCII without spaces. */
+    static boolean plausible(String token) {
+        return token != null && !token.isEmpty() && token.length() <= MAX_TOKEN_LENGTH && token.chars().allMatch(c -> c > 0x20 && c < 0x7f);
     }
 
     @Override

@@ -52,7 +52,7 @@ public class SignInResource {
             return toFleet().build();
         }
         String trimmed = token == null ? "" : token.strip();
-        if (trimmed.isEmpty() || trimmed.length() > 16 * 1024 || !trimmed.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        if (!KubernetesTokenMechanism.plausible(trimmed)) {
             return refused(400, "That is not a bearer token: paste the token alone, without spaces or line breaks.");
         }
         Optional<KubernetesUser> user;

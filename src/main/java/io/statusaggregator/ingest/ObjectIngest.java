@@ -157,8 +157,7 @@ public final class ObjectIngest implements AutoCloseable {
      */
     private void sendCurrent(ObjectKind kind, String key, JsonNode lastKnown) {
         synchronized (sending) {
-            GenericKubernetesResource current = informers.stream().filter(w -> w.kind() == kind).map(w -> w.get(key))
-                    .filter(Objects::nonNull).findFirst().orElse(null);
+            GenericKubernetesResource current = current(kind, key);
             if (current != null) {
                 changed(kind, json(current));
             } else if (lastKnown != null && leading) {
@@ -172,18 +171,23 @@ public final class ObjectIngest implements AutoCloseable {
     private record Recent(ObjectKind kind, String key, JsonNode deleted, long at) {
     }
 
+    /** The object of {@code kind} under {@code storeKey} (namespace/name) in its informer's store now, or null. */
+    private GenericKubernetesResource current(ObjectKind kind, String storeKey) {
+        return informers.stream().filter(w -> w.kind() == kind).map(w -> w.get(storeKey)).filter(Objects::nonNull).findFirst().orElse(null);
+    }
+
+    private static String storeKey(String namespace, String name) {
+        return namespace + "/" + name;
+    }
+
     private void sawWhileStandingBy(ObjectKind kind, GenericKubernetesResource object, boolean deleted) {
-        String key = object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
+        String key = storeKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
         recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? json(object) : null, System.nanoTime()));
     }
 
     private void forgetOldChanges() {
         long now = System.nanoTime();
         recent.values().removeIf(change -> now - change.at() > RECENT.toNanos());
-    }
-
-    public boolean leading() {
-        return leading;
     }
 
     /** Makes the publisher once the failure callback exists. */
@@ -221,8 +225,7 @@ public final class ObjectIngest implements AutoCloseable {
                 .forEach(w -> w.informer().current().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
         return TopicReconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
                 ? clusters.contains(key.clusterName())
-                : informers.stream().filter(w -> w.kind() == key.kind())
-                        .anyMatch(w -> w.get(key.key().namespace() + "/" + key.key().name()) != null),
+                : current(key.kind(), storeKey(key.key().namespace(), key.key().name())) != null,
                 publisher, timeout);
     }
 
@@ -319,11 +322,7 @@ public final class ObjectIngest implements AutoCloseable {
         for (ObjectStateKey f : List.copyOf(failed)) {
             failed.remove(f);
             synchronized (sending) {
-                GenericKubernetesResource current = informers.stream()
-                        .filter(w -> w.kind() == f.kind())
-                        .map(w -> w.get(f.key().namespace() + "/" + f.key().name()))
-                        .filter(Objects::nonNull)
-                        .findFirst().orElse(null);
+                GenericKubernetesResource current = current(f.kind(), storeKey(f.key().namespace(), f.key().name()));
                 if (current != null) {
                     publisher.publish(f.kind(), json(current));
                 } else {
