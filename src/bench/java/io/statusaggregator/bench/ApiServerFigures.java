@@ -307,9 +307,10 @@ final class ApiServerFigures implements AutoCloseable {
     /**
      * Figure 8: two packaged instances on this fleet (ingest under the Lease), settled; the Lease holder is killed
      * with SIGKILL, and at once a change is written to each cluster at {@code rate} per second. Its partitions wait
-     * for the group's session timeout and ingest for the Lease to expire: what this measures.
+     * for the group's session timeout and ingest for the Lease to expire: what this measures. Through the steady minute
+     * before the kill, {@code backgroundRate} changes per second (0: none).
      */
-    Failover failover(String label, Map<String, String> env, int rate) throws Exception {
+    Failover failover(String label, Map<String, String> env, int rate, int backgroundRate) throws Exception {
         stopPipeline();
         kubernetes.client().leases().inNamespace("default").withName(AggregatorInstances.LEASE).delete();
         Path kubeconfig = kubernetes.writeKubeconfig(Files.createTempDirectory("bench-failover").resolve("kubeconfig"));
@@ -331,6 +332,18 @@ final class ApiServerFigures implements AutoCloseable {
             // In steady state: a standby that started within ObjectIngest's RECENT (a minute) sends every object at once
             // when it takes over, as a fresh start does; one running longer sends what changed recently first.
             long secondStarted = System.nanoTime() - t;
+            if (backgroundRate > 0) {
+                expected.clear();
+                apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+                // A fleet is never still: a trickle of changes through the steady minute, as a running pipeline sees.
+                ChangeClock background = new ChangeClock();
+                try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, background)) {
+                    churn(backgroundRate, 60, workload::nextStep, background, new long[2]);
+                    if (!Bench.await(60_000, () -> background.waiting() == 0)) {
+                        throw new IllegalStateException(background.waiting() + " changes of the steady minute not shown within a minute");
+                    }
+                }
+            }
             Bench.await(120_000, () -> System.nanoTime() - t > secondStarted + TimeUnit.SECONDS.toNanos(65));
             expected.clear();
             apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
@@ -345,6 +358,7 @@ final class ApiServerFigures implements AutoCloseable {
                     Bench.log("failover (%s): %d changes not shown 3 minutes after the kill", label, clock.waiting());
                 }
                 Freshness changes = freshness(clock, achieved, undone(clock), 0);
+                Bench.log("failover (%s): changes by the second written after the kill:%n%s", label, clock.timeline(killedAt));
                 Bench.log("failover (%s): the survivor after the kill, every change shown at +%.1f s:%n%s", label,
                         (clock.lastReflectedAt() - killedAt) / 1e9, instances.timeline(instances.survivor(holder).orElseThrow(), killedAtMillis));
                 if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {

@@ -66,6 +66,9 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--failover-env", split = ",", description = "settings of the instances in the failover figure, as "
             + "NAME=VALUE environment variables (default: the application's defaults)")
     Map<String, String> failoverEnv = new java.util.HashMap<>();
+    @Option(names = "--failover-background", description = "changes per second written through the steady minute before the kill "
+            + "in the failover figure, as a running fleet has (default ${DEFAULT-VALUE}; 0: a still fleet)")
+    int failoverBackground = 5;
     @Option(names = "--informer-machines", description = "Machines in the informer stores of the memory figure (default ${DEFAULT-VALUE})")
     int informerMachines = 100_000;
     @Option(names = "--informer-before-machines", description = "Machines in Fabric8's default store of whole objects, the "
@@ -232,7 +235,7 @@ public final class Benchmarks implements Callable<Integer> {
     /** Figure 8: SIGKILL of the instance holding the Lease, with the application's defaults, then Kafka's and client-go's. */
     private void failover(ApiServerFigures api) throws Exception {
         for (int rate : failoverRates) {
-            ApiServerFigures.Failover tuned = api.failover("defaults-" + rate, failoverEnv, rate);
+            ApiServerFigures.Failover tuned = api.failover("defaults-" + rate, failoverEnv, rate, failoverBackground);
             Bench.log("failover, the application's defaults, %d changes/s: %s", rate, tuned);
             row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max, %d changes/s asked".formatted(rate),
                     failoverCell(tuned), "max ≤ 10 s", tuned.changes().max() <= 10_000, failoverNotes(tuned, "the application's defaults: "
@@ -242,7 +245,7 @@ public final class Benchmarks implements Callable<Integer> {
             int rate = failoverRates.get(failoverRates.size() - 1);
             ApiServerFigures.Failover before = api.failover("baseline", Map.of("KAFKA_SESSION_TIMEOUT_MS", "45000",
                     "KAFKA_HEARTBEAT_INTERVAL_MS", "3000", "AGGREGATOR_INGEST_LEASE_DURATION", "15s",
-                    "AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "10s", "AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "2s"), rate);
+                    "AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "10s", "AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "2s"), rate, failoverBackground);
             Bench.log("failover, Kafka's and client-go's defaults: %s", before);
             row("8 Failover: baseline, Kafka's and client-go's defaults, %d changes/s asked".formatted(rate), failoverCell(before), "", null,
                     failoverNotes(before, "consumer session 45 s, heartbeat 3 s; Lease 15 s, renew deadline 10 s, retry 2 s"));
@@ -255,8 +258,9 @@ public final class Benchmarks implements Callable<Integer> {
 
     private String failoverNotes(ApiServerFigures.Failover run, String settings) {
         return ("two packaged instances, %d clusters, %,d Machines; %s; %d changes measured (one per cluster at %.0f/s, from the "
-                + "kill), %d not reflected; every one shown %.1f s after the kill; 1 run").formatted(churnClusters, churnMachines, settings,
-                run.changes().measured(), run.changes().changesPerSecond(), run.changes().unreflected(), run.allShownMillis() / 1000);
+                + "kill; %d/s through the steady minute before it), %d not reflected; every one shown %.1f s after the kill; 1 run")
+                .formatted(churnClusters, churnMachines, settings, run.changes().measured(), run.changes().changesPerSecond(),
+                        failoverBackground, run.changes().unreflected(), run.allShownMillis() / 1000);
     }
 
     private void informerMemory(Bench.Broker broker) throws Exception {

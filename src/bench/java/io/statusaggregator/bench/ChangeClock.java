@@ -21,6 +21,8 @@ final class ChangeClock {
 
     private final Map<String, ArrayDeque<Pending>> pending = new HashMap<>();
     private final List<Double> latenciesMillis = new ArrayList<>();
+    /** Each reflected change: when written and when shown (System.nanoTime), for {@link #timeline}. */
+    private final List<long[]> reflectedChanges = new ArrayList<>();
     /** When (System.nanoTime) a status last reflected a change; 0 before any did. */
     private long lastReflectedAt;
     /** The slowest changes (over a second), for the log: cluster, milliseconds, the status that reflected them. */
@@ -50,7 +52,9 @@ final class ChangeClock {
             lastReflectedAt = nanos;
         }
         for (Iterator<Pending> it = waiting.iterator(); reflected >= 0 && it.hasNext(); reflected--) {
-            double millis = (nanos - it.next().writtenAt()) / 1e6;
+            long writtenAt = it.next().writtenAt();
+            double millis = (nanos - writtenAt) / 1e6;
+            reflectedChanges.add(new long[] {writtenAt, nanos});
             latenciesMillis.add(millis);
             if (millis > 1000) {
                 slow.add("%s %.0f ms (%s)".formatted(cluster, millis, signature));
@@ -86,6 +90,23 @@ final class ChangeClock {
 
     synchronized List<String> slowChanges() {
         return List.copyOf(slow);
+    }
+
+    /**
+     * The changes by the second they were written in, from {@code from}: how many, and when the first and last of them
+     * were shown; where a backlog formed and how fast it drained.
+     */
+    synchronized String timeline(long from) {
+        java.util.TreeMap<Long, long[]> seconds = new java.util.TreeMap<>();
+        for (long[] change : reflectedChanges) {
+            long[] second = seconds.computeIfAbsent((change[0] - from) / 1_000_000_000L, s -> new long[] {0, Long.MAX_VALUE, 0});
+            second[0]++;
+            second[1] = Math.min(second[1], change[1] - from);
+            second[2] = Math.max(second[2], change[1] - from);
+        }
+        StringBuilder out = new StringBuilder();
+        seconds.forEach((second, c) -> out.append("  written +%2d s: %3d changes, shown +%4.1f to +%4.1f s%n".formatted(second, c[0], c[1] / 1e9, c[2] / 1e9)));
+        return out.toString();
     }
 
     synchronized List<Double> latencies() {
