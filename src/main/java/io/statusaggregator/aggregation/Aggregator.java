@@ -3,42 +3,20 @@ package io.statusaggregator.aggregation;
 import io.statusaggregator.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
-import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.aggregation.ClusterBook.Action;
 import io.statusaggregator.feeds.PublishedStatus;
+import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
-import io.statusaggregator.ingest.ClusterPartitioner;
-import io.statusaggregator.ingest.ObjectStateKey;
-import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
-import io.statusaggregator.model.EksaCluster;
-import io.statusaggregator.model.KubernetesObject;
-import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKey;
-import io.statusaggregator.model.json.MalformedObjectException;
-import io.statusaggregator.model.json.ObjectDecoder;
-import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.writeback.StatusWriter;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.model.ObjectKind;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,19 +38,13 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jboss.logging.Logger;
 
 /**
- * Aggregation: consumes the object-state topic in a consumer group and keeps, for the clusters on its partitions,
- * their objects; computes their status with the rules and hands changed statuses to write-back.
+ * Aggregation's Kafka shell: consumes the object-state topic in a consumer group and carries out what its
+ * {@link ClusterBook} decides (the clusters' state, coalescing, which status to write and publish: see there). This
+ * class does the I/O: polls, rebalances, commits, dead letters, hands statuses to write-back and changes to the feeds.
  *
- * <p>On assignment, a partition is read from its beginning to the end offset it had then, without computing:
- * the compacted topic holds the latest state of every object, so this rebuilds the clusters' state. Then every
- * cluster of the partition is computed once, and from there on each event marks its cluster; a cluster is computed
- * when its oldest uncomputed event is one coalescing window old, so a burst of events makes one computation.
- *
- * <p>A status is written only when it differs from the one the Cluster shows. After a write, the Cluster's next
- * states may still show the older status (they were read before the write): until the Cluster shows the written
- * status (its echo), the written one counts as shown. The echo timeout starts when the write is done, not when it is
- * submitted: a write queued behind others or retried through an outage cannot have an echo yet. Everything runs on
- * one thread, the consumer's.
+ * <p>On assignment, a partition is read from its beginning to the end offset it had then: the compacted topic holds
+ * the latest state of every object, so this rebuilds the clusters' state. Everything runs on one thread, the
+ * consumer's; write-back's outcomes and the producers' acknowledgements are handed back to it.
  *
  * <p>A record it cannot use goes to the {@link DeadLetters dead-letter topic}: a key it does not write, a value that
  * is not JSON or of no kind the rules read, and an object that cannot be read (whose cluster's status also says so,
@@ -84,7 +56,6 @@ import org.jboss.logging.Logger;
  */
 public final class Aggregator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
-    private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     /** How often read positions are committed at most. */
     private static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
 
@@ -100,22 +71,16 @@ public final class Aggregator implements AutoCloseable {
     private final DeadLetters deadLetters;
     private long committedAt = System.nanoTime();
     private final Settings settings;
+    private final ClusterBook book;
+    private final ObjectRecord records = new ObjectRecord();
     private final java.util.function.Supplier<Compatibility> compatibility;
-    /** The compatibility data the clusters were last computed with: when it changes, every cluster is computed again. */
-    private Compatibility computedWith;
-    /** What the management cluster holds for every cluster, and what the clusters were last computed with. */
+    /** What the management cluster holds for every cluster. */
     private final java.util.function.Supplier<ManagementCluster> management;
-    private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
     private final StatusWriter writer;
     private final StatusFeed feed;
     private final TransitionFeed transitions;
     /** Reads the status topic's last status of each cluster (namespace/name), on each assignment. */
     private final java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic;
-    /**
-     * The last status on the status topic of each cluster (namespace/name) of the assigned partitions: read from the
-     * topic on assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted.
-     */
-    private final Map<String, ClusterStatus> published = new HashMap<>();
     /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
     private final Queue<Map.Entry<Long, Runnable>> retries = new java.util.ArrayDeque<>();
     private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
@@ -123,11 +88,6 @@ public final class Aggregator implements AutoCloseable {
     private final Queue<Runnable> acknowledged = new ConcurrentLinkedQueue<>();
     private final Clock clock;
     private final Map<Integer, PartitionState> partitions = new HashMap<>();
-    private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
-    /** Clusters whose pending status write-back has not written yet (queued, under way, or retried). */
-    private final Set<TrackedCluster> beingWritten = new java.util.HashSet<>();
-    /** Clusters whose pending status is written and whose echo has not arrived, oldest write first. */
-    private final Set<TrackedCluster> awaitingEcho = new LinkedHashSet<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
     /**
@@ -147,7 +107,7 @@ public final class Aggregator implements AutoCloseable {
             });
     private static final int FEED_BACKLOG = 1_000;
     private final AtomicLong events = new AtomicLong();
-    private final AtomicLong computations = new AtomicLong();
+    private volatile long computations;
     private final AtomicLong submitted = new AtomicLong();
     private volatile boolean closed;
     private volatile boolean live;
@@ -162,14 +122,13 @@ public final class Aggregator implements AutoCloseable {
         final long handledBefore;
         /** The offset this instance committed last (or found committed). */
         long committed;
-        boolean live;
-        final Map<String, TrackedCluster> clusters = new HashMap<>();
+        /** Read to {@link #rebuildUntil}: the book has it as rebuilt. */
+        boolean rebuilt;
 
         PartitionState(long rebuildUntil, long handledBefore) {
             this.rebuildUntil = rebuildUntil;
             this.handledBefore = handledBefore;
             this.committed = handledBefore;
-            this.live = rebuildUntil == 0;
         }
     }
 
@@ -185,6 +144,7 @@ public final class Aggregator implements AutoCloseable {
         this.settings = settings;
         this.compatibility = compatibility;
         this.writer = writers.apply(outcomes::add);
+        this.book = new ClusterBook(settings.coalescingWindow(), settings.echoTimeout());
         this.feed = feed;
         this.clock = clock;
     }
@@ -266,7 +226,7 @@ public final class Aggregator implements AutoCloseable {
     }
 
     public long computations() {
-        return computations.get();
+        return computations;
     }
 
     /** Statuses handed to write-back. */
@@ -310,7 +270,7 @@ public final class Aggregator implements AutoCloseable {
         return deadLetters;
     }
 
-    private void process(ConsumerRecords<byte[], byte[]> records) {
+    private void process(ConsumerRecords<byte[], byte[]> polled) {
         measure();
         drainOutcomes();
         Runnable acknowledgement;
@@ -320,149 +280,68 @@ public final class Aggregator implements AutoCloseable {
         while (!retries.isEmpty() && System.nanoTime() - retries.peek().getKey() >= 0) {
             retries.poll().getValue().run();
         }
-        for (ConsumerRecord<byte[], byte[]> record : records) {
-            apply(record);
+        for (ConsumerRecord<byte[], byte[]> record : polled) {
+            events.incrementAndGet();
+            carryOut(book.apply(record.partition(), records.read(record.key(), record.value()), System.nanoTime()), record);
         }
         if (System.nanoTime() - committedAt >= COMMIT_INTERVAL.toNanos()) {
             commit(partitions.keySet(), false);
         }
         for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
             PartitionState partition = entry.getValue();
-            if (!partition.live && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= partition.rebuildUntil) {
-                partition.live = true;
-                LOG.debugf("partition %s rebuilt: %s clusters", (Object) entry.getKey(), (Object) partition.clusters.size());
-                long due = System.nanoTime() - settings.coalescingWindow().toNanos();
-                partition.clusters.values().forEach(c -> markDirty(c, due));
-                announceVanished(entry.getKey(), partition);
+            if (!partition.rebuilt && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= partition.rebuildUntil) {
+                partition.rebuilt = true;
+                carryOut(book.rebuilt(entry.getKey(), System.nanoTime()), null);
+                LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
             }
         }
-        live = !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
-        Compatibility inForce = compatibility.get();
-        ManagementCluster managementNow = management.get();
-        if (computedWith != null && (inForce != computedWith || !managementNow.equals(managementComputedWith))) {
-            long due = System.nanoTime() - settings.coalescingWindow().toNanos();
-            partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(c -> markDirty(c, due)));
-        }
-        computedWith = inForce;
-        managementComputedWith = managementNow;
-        tracked = partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
-        expireEchoes();
-        computeDue();
-        settled = live && dirty.isEmpty() && beingWritten.isEmpty() && awaitingEcho.isEmpty();
-        progress = "partitions " + partitions.keySet() + (live ? " rebuilt" : " rebuilding") + ", " + tracked + " clusters, "
-                + dirty.size() + " to compute, " + beingWritten.size() + " writes under way, " + awaitingEcho.size()
-                + " writes awaiting their echo";
+        carryOut(book.due(System.nanoTime(), compatibility.get(), management.get(), clock.instant()), null);
+        computations = book.computations();
+        live = book.live();
+        tracked = book.tracked();
+        settled = book.settled();
+        progress = book.progress();
     }
 
-    private void apply(ConsumerRecord<byte[], byte[]> record) {
-        events.incrementAndGet();
+    /** Write-back's outcomes, applied on this thread. */
+    private void drainOutcomes() {
+        StatusWriter.Outcome outcome;
+        while ((outcome = outcomes.poll()) != null) {
+            if (outcome instanceof StatusWriter.Written written) {
+                carryOut(book.written(written.cluster(), written.status(), System.nanoTime()), null);
+            } else if (outcome instanceof StatusWriter.Gone gone) {
+                carryOut(book.gone(gone.cluster()), null);
+            } else {
+                book.refused(outcome.cluster());
+            }
+        }
+    }
+
+    /** Does what the book decided; {@code record} is the record it decided on, if any (for a dead letter). */
+    private void carryOut(List<Action> actions, ConsumerRecord<byte[], byte[]> record) {
+        for (Action action : actions) {
+            if (action instanceof ClusterBook.WriteStatus write) {
+                submitted.incrementAndGet();
+                writer.submit(write.cluster(), write.status());
+            } else if (action instanceof ClusterBook.PublishChange change) {
+                publish(change);
+            } else if (action instanceof ClusterBook.AnnounceDeletion deletion) {
+                sendDeletion(deletion.cluster(), new StatusChange(deletion.cluster(), deletion.generation(),
+                        Optional.of(PublishedStatus.of(deletion.last())), Optional.empty(), StatusChange.Progress.UNKNOWN));
+            } else if (action instanceof ClusterBook.DeadLetter letter && record != null) {
+                deadLetter(record, letter);
+            }
+        }
+    }
+
+    private void deadLetter(ConsumerRecord<byte[], byte[]> record, ClusterBook.DeadLetter letter) {
         PartitionState partition = partitions.get(record.partition());
-        if (partition == null) {
-            return; // revoked while the batch was in flight
-        }
-        boolean unseen = record.offset() >= partition.handledBefore;
-        Optional<ObjectStateKey> parsed = keyOf(record.key());
-        if (parsed.isEmpty()) {
-            deadLetter(unseen, record, Reason.UNKNOWN_KEY, "not a key this application writes (cluster/Kind.group/namespace/name of a kind "
-                    + "the rules read): " + describeKey(record.key()));
-            return;
-        }
-        ObjectStateKey key = parsed.get();
-        TrackedCluster cluster = partition.clusters.computeIfAbsent(key.clusterName(), TrackedCluster::new);
-        if (record.value() == null) {
-            removed(partition, cluster, key);
-        } else {
-            boolean changed = read(record, unseen, key, cluster);
-            forgetIfEmpty(partition, cluster); // poison alone makes no cluster
-            if (!changed) {
-                return;
-            }
-        }
-        if (partition.live) {
-            markDirty(cluster, System.nanoTime());
-        }
-    }
-
-    /**
-     * Applies an object's state to its cluster; dead-letters what cannot be used.
-     *
-     * @return whether the cluster's state changed
-     */
-    private boolean read(ConsumerRecord<byte[], byte[]> record, boolean unseen, ObjectStateKey key, TrackedCluster cluster) {
-        JsonNode json;
-        try {
-            json = JSON.readTree(record.value());
-            if (json == null || json.isMissingNode()) {
-                throw new com.fasterxml.jackson.core.JsonParseException(null, "no content");
-            }
-        } catch (IOException e) {
-            String problem = e instanceof com.fasterxml.jackson.core.JsonProcessingException json1 ? json1.getOriginalMessage() : e.toString();
-            deadLetter(unseen, record, Reason.NOT_JSON, "the value is not JSON: " + problem);
-            cluster.state.remove(key.kind(), key.key()); // what it held before no longer holds
-            return true;
-        }
-        try {
-            if (ObjectDecoder.kindOf(json).isEmpty()) {
-                deadLetter(unseen, record, Reason.UNKNOWN_KIND, "not a kind the rules read: apiVersion \"" + json.path("apiVersion").asText()
-                        + "\", kind \"" + json.path("kind").asText() + "\"");
-                return false;
-            }
-        } catch (MalformedObjectException e) {
-            deadLetter(unseen, record, Reason.UNKNOWN_KIND, "not a Kubernetes object of a kind the rules read: " + e.getMessage());
-            return false;
-        }
-        try {
-            KubernetesObject object = ObjectDecoder.decode(json).orElseThrow();
-            if (object.kind() != key.kind() || !object.key().equals(key.key())) {
-                throw new MalformedObjectException("", "the record's key names %s %s, its value is %s %s"
-                        .formatted(key.kind().kind(), key.key(), object.kind().kind(), object.key()));
-            }
-            if (object instanceof EksaCluster eksa) {
-                shown(cluster, eksa);
-            }
-            cluster.state.put(object);
-        } catch (MalformedObjectException e) {
-            MalformedObject problem = new MalformedObject(key.kind(), key.key(), e.getMessage());
-            Optional<EksaCluster> standIn = key.kind() == ObjectKind.EKSA_CLUSTER
-                    ? Optional.of(ObjectDecoder.unreadableCluster(json, key.key())) : Optional.empty();
-            standIn.ifPresent(eksa -> shown(cluster, eksa));
-            Optional<MalformedObject> before = cluster.state.putMalformed(problem, standIn);
-            // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
-            // written about it) say nothing new: its cluster's status keeps saying it.
-            if (!before.equals(Optional.of(problem))) {
-                deadLetter(unseen, record, Reason.MALFORMED_OBJECT, problem.describe());
-            }
-        }
-        return true;
-    }
-
-    private void deadLetter(boolean unseen, ConsumerRecord<byte[], byte[]> record, Reason reason, String error) {
-        if (unseen) {
-            deadLetters.send(record, reason, error);
+        if (partition != null && record.offset() >= partition.handledBefore) {
+            deadLetters.send(record, letter.reason(), letter.error());
         } else {
             LOG.debugf("%s-%d@%d (%s: %s) was handled before this instance was assigned the partition", record.topic(),
-                    record.partition(), record.offset(), reason.code(), error);
+                    record.partition(), record.offset(), letter.reason().code(), letter.error());
         }
-    }
-
-    /** Decodes record keys, strictly; used on the aggregation thread only. */
-    private final CharsetDecoder keys = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
-
-    /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
-    private Optional<ObjectStateKey> keyOf(byte[] key) {
-        if (key == null) {
-            return Optional.empty();
-        }
-        try {
-            return ObjectStateKey.parse(keys.decode(ByteBuffer.wrap(key)).toString());
-        } catch (CharacterCodingException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static String describeKey(byte[] key) {
-        return key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\"";
     }
 
     /**
@@ -502,69 +381,41 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    /** The Cluster shows a status: the echo of the pending write, an older one, or another writer's. */
-    private void shown(TrackedCluster cluster, EksaCluster eksa) {
-        if (cluster.pending != null && cluster.pending.equals(eksa.status())) {
-            clearPending(cluster);
-        }
-    }
-
-    private void removed(PartitionState partition, TrackedCluster cluster, ObjectStateKey key) {
-        Optional<EksaCluster> before = cluster.state.cluster();
-        cluster.state.remove(key.kind(), key.key());
-        if (key.kind() == ObjectKind.EKSA_CLUSTER && before.isPresent() && cluster.state.cluster().isEmpty()) {
-            clearPending(cluster);
-            // While rebuilding, the partition's end decides (announceVanished): the Cluster may be back by then.
-            if (partition.live) {
-                announceDeleted(key.key(), before.get().generation());
-            }
-        }
-        forgetIfEmpty(partition, cluster);
-    }
-
-    private void forgetIfEmpty(PartitionState partition, TrackedCluster cluster) {
-        if (cluster.state.isEmpty()) {
-            partition.clusters.remove(cluster.state.clusterName());
-            dirty.remove(cluster);
-            beingWritten.remove(cluster);
-            awaitingEcho.remove(cluster);
-        }
-    }
-
-    /** The clusters of a rebuilt partition that have a status on the topic but no Cluster any more: deleted meanwhile. */
-    private void announceVanished(int partitionNumber, PartitionState partition) {
-        int partitionCount = consumer.partitionsFor(settings.topic()).size();
-        for (String key : List.copyOf(published.keySet())) {
-            ObjectKey cluster = ObjectKey.parse(key).orElse(null);
-            if (cluster == null) {
-                continue;
-            }
-            if (ClusterPartitioner.partitionOf(cluster.name(), partitionCount) != partitionNumber) {
-                continue;
-            }
-            TrackedCluster tracked = partition.clusters.get(cluster.name());
-            if (tracked == null || tracked.state.cluster().filter(c -> c.key().equals(cluster)).isEmpty()) {
-                announceDeleted(cluster, published.get(key).observedGeneration());
-            }
-        }
-    }
-
     /**
-     * A deleted Cluster: its last event ({@code before} its last published status, {@code after} nothing), then the
-     * tombstone of its status. Tried again until the broker takes both, unless the Cluster is back by then.
+     * A status the Cluster shows (written, or found correct): its change goes to the transitions feed, and once the
+     * broker has that, the status to the status topic. That order lets an instance starting after a crash find a
+     * change whose status never reached the status topic, and publish it again under the same event id.
      */
-    private void announceDeleted(ObjectKey cluster, long generation) {
-        ClusterStatus last = published.remove(cluster.toString());
-        if (last == null) {
-            return; // never published, or announced already
+    private void publish(ClusterBook.PublishChange publication) {
+        ObjectKey key = publication.cluster().key();
+        // Encoded once, for the event and the status record; not kept (memory per cluster).
+        PublishedStatus after = PublishedStatus.of(publication.after());
+        StatusChange change = new StatusChange(key, publication.cluster().generation(), publication.before().map(PublishedStatus::of),
+                Optional.of(after), publication.progress());
+        java.time.Instant time = clock.instant();
+        feeds.execute(() -> transitions.send(change, time, error -> acknowledged.add(() -> {
+            if (error == null) {
+                feeds.execute(() -> feed.publish(publication.cluster(), after, feedError -> {
+                    if (feedError != null) {
+                        acknowledged.add(() -> unpublished(publication, feedError));
+                    }
+                }));
+            } else {
+                unpublished(publication, error);
+            }
+        })));
+    }
+
+    private void unpublished(ClusterBook.PublishChange publication, Exception error) {
+        if (book.unpublished(publication.cluster().key(), publication.before(), publication.after(), System.nanoTime())) {
+            LOG.warnf("could not publish the status change of %s (%s); trying again", publication.cluster().key(), error.toString());
         }
-        sendDeletion(cluster, new StatusChange(cluster, generation, Optional.of(PublishedStatus.of(last)), Optional.empty(), StatusChange.Progress.UNKNOWN));
     }
 
     private void sendDeletion(ObjectKey cluster, StatusChange deleted) {
         java.time.Instant time = clock.instant();
         feeds.execute(() -> transitions.send(deleted, time, error -> acknowledged.add(() -> {
-            if (published.containsKey(cluster.toString())) {
+            if (book.isPublished(cluster)) {
                 return; // the Cluster is back: its new status follows this event
             }
             if (error != null) {
@@ -580,7 +431,7 @@ public final class Aggregator implements AutoCloseable {
         feeds.execute(() -> feed.tombstone(cluster, error -> {
             if (error != null) {
                 acknowledged.add(() -> retry(() -> {
-                    if (!published.containsKey(cluster.toString())) {
+                    if (!book.isPublished(cluster)) {
                         sendTombstone(cluster);
                     }
                 }));
@@ -590,176 +441,6 @@ public final class Aggregator implements AutoCloseable {
 
     private void retry(Runnable announcement) {
         retries.add(Map.entry(System.nanoTime() + RETRY_AFTER.toNanos(), announcement));
-    }
-
-    /**
-     * A written status whose echo has not come within the echo timeout (another writer overwrote it, or the write
-     * was lost): the Cluster's own status is trusted again, and the cluster computed against it.
-     */
-    private void expireEchoes() {
-        long now = System.nanoTime();
-        long timeout = settings.echoTimeout().toNanos();
-        Iterator<TrackedCluster> oldestFirst = awaitingEcho.iterator();
-        while (oldestFirst.hasNext()) {
-            TrackedCluster cluster = oldestFirst.next();
-            if (now - cluster.writtenAt <= timeout) {
-                break; // the writes after it are younger
-            }
-            LOG.debugf("cluster %s does not show the status written %s ago; trusting its own status again",
-                    cluster.state.clusterName(), settings.echoTimeout());
-            oldestFirst.remove();
-            cluster.pending = null;
-            markDirty(cluster, now - settings.coalescingWindow().toNanos());
-        }
-    }
-
-    private void clearPending(TrackedCluster cluster) {
-        cluster.pending = null;
-        beingWritten.remove(cluster);
-        awaitingEcho.remove(cluster);
-    }
-
-    private void markDirty(TrackedCluster cluster, long since) {
-        if (cluster.dirtySince == TrackedCluster.CLEAN) {
-            cluster.dirtySince = since;
-            dirty.add(cluster);
-        }
-    }
-
-    private void computeDue() {
-        long now = System.nanoTime();
-        long window = settings.coalescingWindow().toNanos();
-        Iterator<TrackedCluster> it = dirty.iterator();
-        while (it.hasNext()) {
-            TrackedCluster cluster = it.next();
-            if (now - cluster.dirtySince < window) {
-                continue;
-            }
-            it.remove();
-            cluster.dirtySince = TrackedCluster.CLEAN;
-            compute(cluster);
-        }
-    }
-
-    private void compute(TrackedCluster cluster) {
-        Optional<EksaCluster> eksa = cluster.state.cluster();
-        if (eksa.isEmpty()) {
-            return; // CAPI objects whose EKS-A Cluster has not been seen (yet)
-        }
-        ClusterStatus shown = cluster.pending != null ? cluster.pending : eksa.get().status();
-        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
-        ClusterStatus computed = StatusRules.compute(snapshot, clock.instant());
-        computations.incrementAndGet();
-        if (computed.equals(shown)) {
-            if (cluster.pending == null) {
-                publish(cluster, eksa.get(), computed);
-            }
-            return;
-        }
-        cluster.pending = computed;
-        awaitingEcho.remove(cluster); // its echo clock starts again when this status is written
-        beingWritten.add(cluster);
-        submitted.incrementAndGet();
-        writer.submit(eksa.get().key(), computed);
-    }
-
-    /**
-     * A status the Cluster shows (written, or found correct): its change goes to the transitions feed, and once the
-     * broker has that, the status to the status topic. That order lets an instance starting after a crash find a
-     * change whose status never reached the status topic, and publish it again under the same event id.
-     */
-    private void publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
-        String key = eksa.key().toString();
-        Optional<ClusterStatus> before = Optional.ofNullable(published.get(key));
-        if (before.equals(Optional.of(status))) {
-            return;
-        }
-        published.put(key, status);
-        // Encoded on the feeds thread, once for the event and the status record; not kept (memory per cluster).
-        PublishedStatus after = PublishedStatus.of(status);
-        StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
-                .filter(snapshot -> snapshot.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER)) // no counts to read
-                .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
-        StatusChange change = new StatusChange(eksa.key(), eksa.generation(), before.map(PublishedStatus::of), Optional.of(after), progress);
-        java.time.Instant time = clock.instant();
-        feeds.execute(() -> transitions.send(change, time, error -> acknowledged.add(() -> {
-            if (error == null) {
-                feeds.execute(() -> feed.publish(eksa, after, feedError -> {
-                    if (feedError != null) {
-                        acknowledged.add(() -> unpublished(eksa.key(), before, status, feedError));
-                    }
-                }));
-            } else {
-                unpublished(eksa.key(), before, status, error);
-            }
-        })));
-    }
-
-    /**
-     * A change the broker did not take (its event, or its status record): the cluster is computed again a second
-     * later, and the same change goes out again under the same event id. Unless a newer status was published since.
-     */
-    private void unpublished(ObjectKey key, Optional<ClusterStatus> before, ClusterStatus status, Exception error) {
-        if (!status.equals(published.get(key.toString()))) {
-            return;
-        }
-        LOG.warnf("could not publish the status change of %s (%s); trying again", key, error.toString());
-        before.ifPresentOrElse(b -> published.put(key.toString(), b), () -> published.remove(key.toString()));
-        retry(() -> {
-            TrackedCluster cluster = find(key);
-            if (cluster != null) {
-                markDirty(cluster, System.nanoTime() - settings.coalescingWindow().toNanos());
-            }
-        });
-    }
-
-    /** Write-back's outcomes, applied on this thread. */
-    private void drainOutcomes() {
-        StatusWriter.Outcome outcome;
-        while ((outcome = outcomes.poll()) != null) {
-            TrackedCluster cluster = find(outcome.cluster());
-            if (cluster == null) {
-                continue;
-            }
-            if (outcome instanceof StatusWriter.Written written) {
-                if (written.status().equals(cluster.pending)) {
-                    if (cluster.state.cluster().map(c -> c.status().equals(written.status())).orElse(false)) {
-                        // A write of what the Cluster already shows changes nothing on the server: no echo will come.
-                        clearPending(cluster);
-                    } else if (beingWritten.remove(cluster)) {
-                        cluster.writtenAt = System.nanoTime();
-                        awaitingEcho.add(cluster); // at the end: the set stays in the order of writtenAt
-                    }
-                } // else a newer status is pending, and write-back writes it next
-                if (cluster.state.cluster().isPresent()) {
-                    publish(cluster, cluster.state.cluster().get(), written.status());
-                }
-            } else if (outcome instanceof StatusWriter.Gone gone) {
-                // The Cluster was deleted; its tombstone follows on the topic. Stop computing it meanwhile, and
-                // announce the deletion now (the tombstone will find nothing left to announce).
-                long generation = cluster.state.cluster().map(EksaCluster::generation).orElse(0L);
-                cluster.state.remove(ObjectKind.EKSA_CLUSTER, gone.cluster());
-                clearPending(cluster);
-                announceDeleted(gone.cluster(), generation);
-            } else {
-                clearPending(cluster); // refused for good: the Cluster's own status is the truth again
-            }
-        }
-    }
-
-    /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
-    private static int partitionOf(String statusKey, int partitionCount) {
-        return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
-    }
-
-    private TrackedCluster find(ObjectKey eksaCluster) {
-        for (PartitionState partition : partitions.values()) {
-            TrackedCluster cluster = partition.clusters.get(eksaCluster.name());
-            if (cluster != null && cluster.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
-                return cluster;
-            }
-        }
-        return null;
     }
 
     /** Rebuild on assignment; forget what is revoked or lost. Called by the consumer on the aggregation thread. */
@@ -774,15 +455,9 @@ public final class Aggregator implements AutoCloseable {
             // What the status topic holds for these partitions' clusters; another instance may have owned them. Every
             // status this instance sent is there first.
             settleFeeds();
-            int partitionCount = consumer.partitionsFor(settings.topic()).size();
             Set<Integer> numbers = new java.util.HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
-            published.keySet().removeIf(key -> numbers.contains(partitionOf(key, partitionCount)));
-            statusTopic.get().forEach((key, status) -> {
-                if (numbers.contains(partitionOf(key, partitionCount))) {
-                    published.put(key, status);
-                }
-            });
+            book.assigned(numbers, consumer.partitionsFor(settings.topic()).size(), statusTopic.get());
             Map<TopicPartition, OffsetAndMetadata> committed;
             try {
                 committed = consumer.committed(new java.util.HashSet<>(assigned));
@@ -822,17 +497,9 @@ public final class Aggregator implements AutoCloseable {
         }
 
         private void forget(Collection<TopicPartition> gone) {
-            for (TopicPartition tp : gone) {
-                PartitionState partition = partitions.remove(tp.partition());
-                if (partition != null) {
-                    // One by one: removeAll would look each member of the set up in the map's values, a linear search.
-                    partition.clusters.values().forEach(c -> {
-                        dirty.remove(c);
-                        beingWritten.remove(c);
-                        awaitingEcho.remove(c);
-                    });
-                }
-            }
+            List<Integer> numbers = gone.stream().map(TopicPartition::partition).toList();
+            numbers.forEach(partitions::remove);
+            book.revoked(numbers);
         }
     }
 

@@ -15,7 +15,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
-import io.statusaggregator.versions.EksaVersion;
+import io.statusaggregator.model.EksaVersion;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,0 +1,382 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ClusterSnapshot;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.rules.StatusRules;
+import io.statusaggregator.versions.Compatibility;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The pure core of aggregation: the book it keeps on the clusters of its partitions. It takes what happened (a record
+ * read, a partition assigned, rebuilt or revoked, a write's outcome, the time) and returns what to do about it
+ * ({@link Action}: write a status, publish a change, announce a deletion, dead-letter the record); {@link Aggregator}
+ * does it. No I/O and no clock of its own: instants are {@code System.nanoTime()} values passed in.
+ *
+ * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
+ * latest state), then every cluster of it is computed once; from there on each record marks its cluster, and a
+ * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
+ * computation. A status is written only when it differs from the one the Cluster shows, counting the status written
+ * and not echoed yet as shown ({@link PendingWrites}). A status the Cluster shows is published once, in order.
+ */
+final class ClusterBook {
+    /** What the book asks of its shell. */
+    sealed interface Action {
+    }
+
+    /** Hand {@code status} to write-back for the Cluster {@code cluster}. */
+    record WriteStatus(ObjectKey cluster, ClusterStatus status) implements Action {
+    }
+
+    /** The Cluster shows a status the feeds do not have yet: its change event, then its status record. */
+    record PublishChange(EksaCluster cluster, Optional<ClusterStatus> before, ClusterStatus after, StatusChange.Progress progress)
+            implements Action {
+    }
+
+    /** A Cluster is gone: its deletion event (with its last published status), then the tombstone of its status. */
+    record AnnounceDeletion(ObjectKey cluster, long generation, ClusterStatus last) implements Action {
+    }
+
+    /** The record just applied cannot be used, or names an object newly unreadable: to the dead-letter topic. */
+    record DeadLetter(Reason reason, String error) implements Action {
+    }
+
+    private static final class Partition {
+        boolean live;
+        final Map<String, TrackedCluster> clusters = new HashMap<>();
+    }
+
+    /** How long a change the broker did not take waits before its cluster is computed and published again. */
+    static final Duration REPUBLISH_AFTER = Duration.ofSeconds(1);
+
+    private final long window;
+    private final PendingWrites<TrackedCluster> pending;
+    private final Map<Integer, Partition> partitions = new HashMap<>();
+    /** Clusters with records not computed yet, in the order they became so. */
+    private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
+    /**
+     * The last status on the status topic of each cluster (namespace/name) of the assigned partitions: read from the
+     * topic on assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted.
+     */
+    private final Map<String, ClusterStatus> published = new HashMap<>();
+    private int partitionCount = 1;
+    /** The compatibility data and management cluster the clusters were last computed with: when either changes, all are again. */
+    private Compatibility computedWith;
+    private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
+    private long computations;
+
+    ClusterBook(Duration coalescingWindow, Duration echoTimeout) {
+        this.window = coalescingWindow.toNanos();
+        this.pending = new PendingWrites<>(echoTimeout);
+    }
+
+    /**
+     * Partitions assigned, of {@code partitionCount}: rebuilding until {@link #rebuilt}. {@code statusTopic} is the
+     * status topic's last status of each cluster (namespace/name); those of these partitions are what was published.
+     */
+    void assigned(Collection<Integer> numbers, int partitionCount, Map<String, ClusterStatus> statusTopic) {
+        this.partitionCount = partitionCount;
+        published.keySet().removeIf(key -> numbers.contains(partitionOf(key)));
+        statusTopic.forEach((key, status) -> {
+            if (numbers.contains(partitionOf(key))) {
+                published.put(key, status);
+            }
+        });
+        numbers.forEach(number -> partitions.put(number, new Partition()));
+    }
+
+    /**
+     * A partition read to the end it had when assigned: every cluster of it is computed once, and a cluster with a
+     * published status but no Cluster left (deleted while no instance owned the partition) is announced deleted.
+     */
+    List<Action> rebuilt(int number, long now) {
+        Partition partition = partitions.get(number);
+        if (partition == null || partition.live) {
+            return List.of();
+        }
+        partition.live = true;
+        partition.clusters.values().forEach(c -> markDirty(c, now - window));
+        List<Action> actions = new ArrayList<>();
+        for (String key : List.copyOf(published.keySet())) {
+            ObjectKey cluster = ObjectKey.parse(key).orElse(null);
+            if (cluster == null || partitionOf(key) != number) {
+                continue;
+            }
+            TrackedCluster tracked = partition.clusters.get(cluster.name());
+            if (tracked == null || tracked.state.cluster().filter(c -> c.key().equals(cluster)).isEmpty()) {
+                announceDeleted(cluster, published.get(key).observedGeneration()).ifPresent(actions::add);
+            }
+        }
+        return actions;
+    }
+
+    /** Partitions revoked or lost: their clusters are forgotten, and whatever was pending for them. */
+    void revoked(Collection<Integer> numbers) {
+        for (Integer number : numbers) {
+            Partition partition = partitions.remove(number);
+            if (partition != null) {
+                // One by one: removeAll would look each member of the set up in the map's values, a linear search.
+                partition.clusters.values().forEach(c -> {
+                    dirty.remove(c);
+                    pending.forget(c);
+                });
+            }
+        }
+    }
+
+    /** A record of partition {@code number}, read. */
+    List<Action> apply(int number, ObjectRecord.Read read, long now) {
+        Partition partition = partitions.get(number);
+        if (partition == null) {
+            return List.of(); // revoked while the batch was in flight
+        }
+        if (read instanceof ObjectRecord.BadKey bad) {
+            return List.of(new DeadLetter(Reason.UNKNOWN_KEY, bad.error()));
+        } else if (read instanceof ObjectRecord.OtherKind other) {
+            return List.of(new DeadLetter(Reason.UNKNOWN_KIND, other.error()));
+        } else if (read instanceof ObjectRecord.Deleted deleted) {
+            TrackedCluster cluster = partition.clusters.get(deleted.key().clusterName());
+            return cluster == null ? List.of() : removed(partition, cluster, deleted.key(), now);
+        }
+        List<Action> actions = List.of();
+        TrackedCluster cluster;
+        if (read instanceof ObjectRecord.Readable readable) {
+            cluster = partition.clusters.computeIfAbsent(readable.key().clusterName(), TrackedCluster::new);
+            if (readable.object() instanceof EksaCluster eksa) {
+                pending.shown(cluster, eksa.status());
+            }
+            cluster.state.put(readable.object());
+        } else if (read instanceof ObjectRecord.NotJson notJson) {
+            cluster = partition.clusters.get(notJson.key().clusterName());
+            if (cluster != null) {
+                cluster.state.remove(notJson.key().kind(), notJson.key().key()); // what it held before no longer holds
+                forgetIfEmpty(partition, cluster);
+            }
+            actions = List.of(new DeadLetter(Reason.NOT_JSON, notJson.error()));
+        } else {
+            ObjectRecord.Unreadable unreadable = (ObjectRecord.Unreadable) read;
+            cluster = partition.clusters.computeIfAbsent(unreadable.key().clusterName(), TrackedCluster::new);
+            unreadable.standIn().ifPresent(eksa -> pending.shown(cluster, eksa.status()));
+            Optional<?> before = cluster.state.putMalformed(unreadable.problem(), unreadable.standIn());
+            // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
+            // written about it) say nothing new: its cluster's status keeps saying it.
+            if (!before.equals(Optional.of(unreadable.problem()))) {
+                actions = List.of(new DeadLetter(Reason.MALFORMED_OBJECT, unreadable.problem().describe()));
+            }
+        }
+        if (partition.live && cluster != null && partition.clusters.get(cluster.state.clusterName()) == cluster) {
+            markDirty(cluster, now);
+        }
+        return actions;
+    }
+
+    private List<Action> removed(Partition partition, TrackedCluster cluster, ObjectStateKey key, long now) {
+        Optional<EksaCluster> before = cluster.state.cluster();
+        cluster.state.remove(key.kind(), key.key());
+        List<Action> actions = List.of();
+        if (key.kind() == ObjectKind.EKSA_CLUSTER && before.isPresent() && cluster.state.cluster().isEmpty()) {
+            pending.forget(cluster);
+            // While rebuilding, the partition's end decides (rebuilt): the Cluster may be back by then.
+            if (partition.live) {
+                actions = announceDeleted(key.key(), before.get().generation()).<List<Action>>map(List::of).orElse(List.of());
+            }
+        }
+        forgetIfEmpty(partition, cluster);
+        if (partition.live && partition.clusters.get(cluster.state.clusterName()) == cluster) {
+            markDirty(cluster, now);
+        }
+        return actions;
+    }
+
+    private void forgetIfEmpty(Partition partition, TrackedCluster cluster) {
+        if (cluster.state.isEmpty()) {
+            partition.clusters.remove(cluster.state.clusterName());
+            dirty.remove(cluster);
+            pending.forget(cluster);
+        }
+    }
+
+    /**
+     * What is due at {@code now}: echoes not come within their timeout (the Cluster's own status is trusted again),
+     * every cluster again when the compatibility data or the management cluster changed, and the clusters whose
+     * oldest uncomputed record is a coalescing window old, computed with the rules at {@code instant}.
+     */
+    List<Action> due(long now, Compatibility inForce, ManagementCluster management, Instant instant) {
+        if (computedWith != null && (inForce != computedWith || !management.equals(managementComputedWith))) {
+            partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(c -> markDirty(c, now - window)));
+        }
+        computedWith = inForce;
+        managementComputedWith = management;
+        pending.expire(now).forEach(cluster -> markDirty(cluster, now - window));
+        List<Action> actions = new ArrayList<>();
+        Iterator<TrackedCluster> it = dirty.iterator();
+        while (it.hasNext()) {
+            TrackedCluster cluster = it.next();
+            if (now - cluster.dirtySince < window) {
+                continue;
+            }
+            it.remove();
+            cluster.dirtySince = TrackedCluster.CLEAN;
+            compute(cluster, instant).ifPresent(actions::add);
+        }
+        return actions;
+    }
+
+    private Optional<Action> compute(TrackedCluster cluster, Instant instant) {
+        Optional<EksaCluster> eksa = cluster.state.cluster();
+        if (eksa.isEmpty()) {
+            return Optional.empty(); // CAPI objects whose EKS-A Cluster has not been seen (yet)
+        }
+        Optional<ClusterStatus> writing = pending.pending(cluster);
+        ClusterStatus shown = writing.orElse(eksa.get().status());
+        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
+        ClusterStatus computed = StatusRules.compute(snapshot, instant);
+        computations++;
+        if (computed.equals(shown)) {
+            return writing.isPresent() ? Optional.empty() : publish(cluster, eksa.get(), computed);
+        }
+        pending.submitted(cluster, computed);
+        return Optional.of(new WriteStatus(eksa.get().key(), computed));
+    }
+
+    /** Write-back wrote {@code status} to {@code cluster}: the change is published, and its echo awaited. */
+    List<Action> written(ObjectKey key, ClusterStatus status, long now) {
+        TrackedCluster cluster = find(key);
+        if (cluster == null) {
+            return List.of();
+        }
+        Optional<EksaCluster> eksa = cluster.state.cluster();
+        pending.written(cluster, status, eksa.map(c -> c.status().equals(status)).orElse(false), now);
+        return eksa.flatMap(c -> publish(cluster, c, status)).<List<Action>>map(List::of).orElse(List.of());
+    }
+
+    /**
+     * Write-back found the Cluster deleted: its tombstone follows on the topic. It is not computed meanwhile, and its
+     * deletion is announced now (the tombstone will find nothing left to announce).
+     */
+    List<Action> gone(ObjectKey key) {
+        TrackedCluster cluster = find(key);
+        if (cluster == null) {
+            return List.of();
+        }
+        long generation = cluster.state.cluster().map(EksaCluster::generation).orElse(0L);
+        cluster.state.remove(ObjectKind.EKSA_CLUSTER, key);
+        pending.forget(cluster);
+        return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
+    }
+
+    /** Write-back refused for good: the Cluster's own status is the truth again. */
+    void refused(ObjectKey key) {
+        TrackedCluster cluster = find(key);
+        if (cluster != null) {
+            pending.forget(cluster);
+        }
+    }
+
+    /**
+     * The broker did not take a change published as {@code status} (its event, or its status record). Unless a newer
+     * status was published since, the change is taken back and its cluster computed again {@link #REPUBLISH_AFTER}
+     * later, when it goes out again (under the same event id).
+     *
+     * @return whether it is taken back
+     */
+    boolean unpublished(ObjectKey key, Optional<ClusterStatus> before, ClusterStatus status, long now) {
+        if (!status.equals(published.get(key.toString()))) {
+            return false;
+        }
+        before.ifPresentOrElse(b -> published.put(key.toString(), b), () -> published.remove(key.toString()));
+        TrackedCluster cluster = find(key);
+        if (cluster != null) {
+            markDirty(cluster, now + REPUBLISH_AFTER.toNanos() - window);
+        }
+        return true;
+    }
+
+    /** Whether {@code cluster} has a published status: after its deletion was announced, that it is back. */
+    boolean isPublished(ObjectKey cluster) {
+        return published.containsKey(cluster.toString());
+    }
+
+    private Optional<Action> publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
+        String key = eksa.key().toString();
+        Optional<ClusterStatus> before = Optional.ofNullable(published.get(key));
+        if (before.equals(Optional.of(status))) {
+            return Optional.empty();
+        }
+        published.put(key, status);
+        StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
+                .filter(snapshot -> snapshot.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER)) // no counts to read
+                .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
+        return Optional.of(new PublishChange(eksa, before, status, progress));
+    }
+
+    private Optional<Action> announceDeleted(ObjectKey cluster, long generation) {
+        ClusterStatus last = published.remove(cluster.toString());
+        return last == null ? Optional.empty() : Optional.of(new AnnounceDeletion(cluster, generation, last)); // else never published, or announced
+    }
+
+    private void markDirty(TrackedCluster cluster, long since) {
+        if (cluster.dirtySince == TrackedCluster.CLEAN) {
+            cluster.dirtySince = since;
+            dirty.add(cluster);
+        }
+    }
+
+    private TrackedCluster find(ObjectKey eksaCluster) {
+        // Every partition: a record that another producer put on an unexpected partition still makes a cluster there.
+        for (Partition partition : partitions.values()) {
+            TrackedCluster cluster = partition.clusters.get(eksaCluster.name());
+            if (cluster != null && cluster.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
+                return cluster;
+            }
+        }
+        return null;
+    }
+
+    /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
+    private int partitionOf(String statusKey) {
+        return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
+    }
+
+    /** True once every assigned partition is rebuilt. */
+    boolean live() {
+        return !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
+    }
+
+    /** Rebuilt, every record computed, every written status echoed: nothing left in flight. */
+    boolean settled() {
+        return live() && dirty.isEmpty() && pending.isEmpty();
+    }
+
+    int tracked() {
+        return partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
+    }
+
+    long computations() {
+        return computations;
+    }
+
+    /** Where the book stands, in words. */
+    String progress() {
+        return "partitions " + partitions.keySet() + (live() ? " rebuilt" : " rebuilding") + ", " + tracked() + " clusters, "
+                + dirty.size() + " to compute, " + pending.beingWritten() + " writes under way, " + pending.awaitingEcho()
+                + " writes awaiting their echo";
+    }
+}

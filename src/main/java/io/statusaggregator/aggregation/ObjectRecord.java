@@ -1,0 +1,119 @@
+package io.statusaggregator.aggregation;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.MalformedObject;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * What a record of the object-state topic says, decoded from its key and value bytes: an object's latest state, its
+ * deletion, or why it cannot be used. No I/O; not thread-safe (one per aggregation thread: the key decoder is reused).
+ */
+final class ObjectRecord {
+    private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private final CharsetDecoder keys = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+
+    /** A record, read. */
+    sealed interface Read {
+    }
+
+    /** The key is not one this application writes: the record says nothing about any cluster. */
+    record BadKey(String error) implements Read {
+    }
+
+    /** The object is gone (a tombstone). */
+    record Deleted(ObjectStateKey key) implements Read {
+    }
+
+    /** The object's latest state. */
+    record Readable(ObjectStateKey key, KubernetesObject object) implements Read {
+    }
+
+    /**
+     * The value is JSON, but not an object of a kind the rules read: dead-lettered, the object's earlier state kept
+     * (the record cannot be what it names).
+     */
+    record OtherKind(ObjectStateKey key, String error) implements Read {
+    }
+
+    /** The value is not JSON: what the object held before no longer holds. */
+    record NotJson(ObjectStateKey key, String error) implements Read {
+    }
+
+    /**
+     * An object of a kind the rules read that cannot be read: its cluster's status says so. An EKS-A Cluster keeps a
+     * stand-in (identity, generation, the status it shows) so that its status can still be written.
+     */
+    record Unreadable(ObjectStateKey key, MalformedObject problem, Optional<EksaCluster> standIn) implements Read {
+    }
+
+    Read read(byte[] key, byte[] value) {
+        Optional<ObjectStateKey> parsed = keyOf(key);
+        if (parsed.isEmpty()) {
+            return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
+                    + (key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\""));
+        }
+        ObjectStateKey objectKey = parsed.get();
+        if (value == null) {
+            return new Deleted(objectKey);
+        }
+        JsonNode json;
+        try {
+            json = JSON.readTree(value);
+            if (json == null || json.isMissingNode()) {
+                return new NotJson(objectKey, "the value is not JSON: no content");
+            }
+        } catch (IOException e) {
+            return new NotJson(objectKey, "the value is not JSON: " + (e instanceof JsonProcessingException json1 ? json1.getOriginalMessage() : e.toString()));
+        }
+        try {
+            if (ObjectDecoder.kindOf(json).isEmpty()) {
+                return new OtherKind(objectKey, "not a kind the rules read: apiVersion \"" + json.path("apiVersion").asText()
+                        + "\", kind \"" + json.path("kind").asText() + "\"");
+            }
+        } catch (MalformedObjectException e) {
+            return new OtherKind(objectKey, "not a Kubernetes object of a kind the rules read: " + e.getMessage());
+        }
+        try {
+            KubernetesObject object = ObjectDecoder.decode(json).orElseThrow();
+            if (object.kind() != objectKey.kind() || !object.key().equals(objectKey.key())) {
+                throw new MalformedObjectException("", "the record's key names %s %s, its value is %s %s"
+                        .formatted(objectKey.kind().kind(), objectKey.key(), object.kind().kind(), object.key()));
+            }
+            return new Readable(objectKey, object);
+        } catch (MalformedObjectException e) {
+            Optional<EksaCluster> standIn = objectKey.kind() == ObjectKind.EKSA_CLUSTER
+                    ? Optional.of(ObjectDecoder.unreadableCluster(json, objectKey.key())) : Optional.empty();
+            return new Unreadable(objectKey, new MalformedObject(objectKey.kind(), objectKey.key(), e.getMessage()), standIn);
+        }
+    }
+
+    /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
+    private Optional<ObjectStateKey> keyOf(byte[] key) {
+        if (key == null) {
+            return Optional.empty();
+        }
+        try {
+            return ObjectStateKey.parse(keys.decode(ByteBuffer.wrap(key)).toString());
+        } catch (CharacterCodingException e) {
+            return Optional.empty();
+        }
+    }
+}

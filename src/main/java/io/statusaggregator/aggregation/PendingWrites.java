@@ -1,0 +1,108 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.model.ClusterStatus;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Read-your-own-writes for statuses, as the Java Operator SDK's temporary resource cache is for resources: a status
+ * handed to write-back counts as the one the Cluster shows until the Cluster shows it (its echo). The Cluster's next
+ * states may still carry the older status, read before the write; computing against those would write the same
+ * status again. The echo is awaited for {@code echoTimeout} from the end of the write (a write queued behind others
+ * or retried through an outage cannot have an echo yet); after that, the Cluster's own status is trusted again
+ * (another writer may have overwritten it, or the write was lost).
+ *
+ * <p>Pure and single-threaded: instants are {@code System.nanoTime()} values passed in.
+ *
+ * @param <K> what a pending status is kept under: one per cluster
+ */
+final class PendingWrites<K> {
+    private record Written(ClusterStatus status, long at) {
+    }
+
+    private final long echoTimeoutNanos;
+    /** Statuses handed to write-back and not written yet (queued, under way, or retried). */
+    private final Map<K, ClusterStatus> beingWritten = new HashMap<>();
+    /** Statuses written whose echo has not come, oldest write first. */
+    private final LinkedHashMap<K, Written> awaitingEcho = new LinkedHashMap<>();
+
+    PendingWrites(java.time.Duration echoTimeout) {
+        this.echoTimeoutNanos = echoTimeout.toNanos();
+    }
+
+    /** The status pending for {@code key}: the one to count as shown. */
+    Optional<ClusterStatus> pending(K key) {
+        ClusterStatus writing = beingWritten.get(key);
+        if (writing != null) {
+            return Optional.of(writing);
+        }
+        Written written = awaitingEcho.get(key);
+        return written == null ? Optional.empty() : Optional.of(written.status());
+    }
+
+    /** A status handed to write-back; it replaces any pending one, whose echo is no longer awaited. */
+    void submitted(K key, ClusterStatus status) {
+        awaitingEcho.remove(key);
+        beingWritten.put(key, status);
+    }
+
+    /**
+     * Write-back wrote {@code status}. If it is still the pending one, its echo is awaited from {@code now}, unless the
+     * Cluster showed it already: a write of what the Cluster shows changes nothing on the server, no echo will come.
+     * A status replaced meanwhile is ignored: write-back writes the newer one next.
+     */
+    void written(K key, ClusterStatus status, boolean alreadyShown, long now) {
+        if (!status.equals(beingWritten.get(key))) {
+            return;
+        }
+        beingWritten.remove(key);
+        if (!alreadyShown) {
+            awaitingEcho.put(key, new Written(status, now)); // at the end: the map stays in the order of the writes
+        }
+    }
+
+    /** The Cluster shows {@code status}: the echo of the pending status ends it; an older status changes nothing. */
+    void shown(K key, ClusterStatus status) {
+        if (pending(key).filter(status::equals).isPresent()) {
+            forget(key);
+        }
+    }
+
+    /** Nothing pending for {@code key} any more: refused for good, deleted, or no longer this instance's. */
+    void forget(K key) {
+        beingWritten.remove(key);
+        awaitingEcho.remove(key);
+    }
+
+    /** The keys whose echo has not come within the timeout, oldest write first; nothing is pending for them any more. */
+    List<K> expire(long now) {
+        List<K> expired = new ArrayList<>();
+        Iterator<Map.Entry<K, Written>> oldestFirst = awaitingEcho.entrySet().iterator();
+        while (oldestFirst.hasNext()) {
+            Map.Entry<K, Written> entry = oldestFirst.next();
+            if (now - entry.getValue().at() <= echoTimeoutNanos) {
+                break; // the writes after it are younger
+            }
+            oldestFirst.remove();
+            expired.add(entry.getKey());
+        }
+        return expired;
+    }
+
+    int beingWritten() {
+        return beingWritten.size();
+    }
+
+    int awaitingEcho() {
+        return awaitingEcho.size();
+    }
+
+    boolean isEmpty() {
+        return beingWritten.isEmpty() && awaitingEcho.isEmpty();
+    }
+}

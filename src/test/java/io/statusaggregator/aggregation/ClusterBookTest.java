@@ -1,0 +1,308 @@
+package io.statusaggregator.aggregation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.statusaggregator.aggregation.ClusterBook.Action;
+import io.statusaggregator.aggregation.ClusterBook.AnnounceDeletion;
+import io.statusaggregator.aggregation.ClusterBook.DeadLetter;
+import io.statusaggregator.aggregation.ClusterBook.PublishChange;
+import io.statusaggregator.aggregation.ClusterBook.WriteStatus;
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ConditionStatus;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.StatusEncoder;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.CompatibilityReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The aggregation core without a broker: records, write outcomes and instants in, actions out. The cluster is the
+ * proposal's "cluster is ready" example (rules scenario examples/4), whose objects make a Ready status.
+ */
+class ClusterBookTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration WINDOW = Duration.ofMillis(100);
+    private static final Duration ECHO = Duration.ofSeconds(10);
+    private static final long MS = 1_000_000L;
+    private static final Compatibility COMPATIBILITY = CompatibilityReader.builtIn();
+    private static final Instant INSTANT = Instant.parse("2023-06-05T21:58:57Z");
+    private static final ObjectKey CLUSTER = new ObjectKey("default", "test-cluster");
+
+    private final ObjectRecord records = new ObjectRecord();
+    private ClusterBook book;
+    private List<ObjectNode> objects;
+    /** The time in the test, in nanoseconds; it only moves forward. */
+    private long now = 1_000_000_000L;
+
+    @BeforeEach
+    void load() throws Exception {
+        JsonNode scenario = new YAMLMapper().readTree(Path.of("src/test/resources/scenarios/examples/4-cluster-is-ready.yaml").toFile());
+        objects = new ArrayList<>();
+        scenario.get("objects").forEach(o -> objects.add((ObjectNode) o.deepCopy()));
+        book = new ClusterBook(WINDOW, ECHO);
+    }
+
+    // --- rebuild and coalescing
+
+    @Test
+    void aRebuildComputesNothingUntilThePartitionIsRebuiltThenEachClusterOnce() {
+        book.assigned(List.of(0), 1, Map.of());
+        objects.forEach(o -> assertEquals(List.of(), put(o)));
+        assertEquals(List.of(), due(WINDOW.toMillis() * 10), "nothing computed while rebuilding");
+        assertFalse(book.live());
+
+        assertEquals(List.of(), book.rebuilt(0, now));
+        List<Action> actions = due(0);
+        assertTrue(book.live());
+        assertEquals(1, book.computations());
+        WriteStatus write = assertInstanceOf(WriteStatus.class, actions.get(0));
+        assertEquals(CLUSTER, write.cluster());
+        assertEquals(ConditionStatus.TRUE, write.status().condition(ConditionType.READY).orElseThrow().status());
+    }
+
+    @Test
+    void aBurstOfRecordsIsOneComputationOneWindowAfterItsFirst() {
+        settledOnReady();
+        long computations = book.computations();
+        ObjectNode machine = object("Machine");
+        for (int i = 0; i < 5; i++) {
+            machine.with("metadata").with("annotations").put("burst", String.valueOf(i));
+            put(machine);
+            now += 10 * MS;
+        }
+        assertEquals(List.of(), due(0), "50 ms after the first record: not due yet");
+        assertEquals(List.of(), due(60), "due, computed, and the status is the one shown: nothing to do");
+        assertEquals(computations + 1, book.computations());
+        assertTrue(book.settled());
+    }
+
+    // --- read-your-own-writes
+
+    @Test
+    void aWrittenStatusCountsAsShownUntilItsEchoSoStaleClusterStatesDoNotWriteItAgain() {
+        ClusterStatus ready = firstWrite();
+
+        // The Cluster's next state was read before the write: it still shows no status.
+        ObjectNode stale = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1");
+        stale.with("metadata").with("labels").put("touched", "yes");
+        put(stale);
+        assertEquals(List.of(), due(WINDOW.toMillis()), "the pending status counts as shown: no second write");
+
+        List<Action> written = book.written(CLUSTER, ready, now);
+        PublishChange change = assertInstanceOf(PublishChange.class, written.get(0));
+        assertEquals(ready, change.after());
+        assertTrue(change.before().isEmpty(), "no status published before");
+        assertFalse(book.settled(), "its echo is awaited");
+
+        put(showing(stale, ready)); // the echo
+        assertEquals(List.of(), due(WINDOW.toMillis()));
+        assertTrue(book.settled());
+    }
+
+    @Test
+    void withoutAnEchoWithinTheTimeoutTheClustersOwnStatusIsTrustedAgainAndWrittenOver() {
+        ClusterStatus ready = firstWrite();
+        book.written(CLUSTER, ready, now);
+
+        assertEquals(List.of(), due(ECHO.toMillis()), "the echo timeout runs from the end of the write");
+        List<Action> again = due(1);
+        assertEquals(List.of(new WriteStatus(CLUSTER, ready)), again, "another writer overwrote it: written again");
+    }
+
+    @Test
+    void anOutcomeForAStatusReplacedMeanwhileLeavesTheNewerOnePending() {
+        ClusterStatus first = firstWrite();
+        ObjectNode kcp = object("KubeadmControlPlane");
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        ClusterStatus second = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
+        assertNotEquals(first, second);
+
+        book.written(CLUSTER, first, now);
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), first)); // the first write's echo
+        assertEquals(List.of(), due(WINDOW.toMillis()), "the newer status is still being written");
+        assertFalse(book.settled());
+        book.written(CLUSTER, second, now);
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), second));
+        due(WINDOW.toMillis());
+        assertTrue(book.settled());
+    }
+
+    @Test
+    void aRefusedWriteLeavesTheClustersOwnStatusTheTruth() {
+        firstWrite();
+        assertFalse(book.settled());
+        book.refused(CLUSTER);
+        assertTrue(book.settled(), "nothing pending any more");
+    }
+
+    // --- publication and deletion
+
+    @Test
+    void aStatusFoundCorrectIsPublishedOnceAndAChangeTheBrokerRefusedGoesOutAgainASecondLater() {
+        ClusterStatus ready = settledOnReady();
+        put(object("Machine")); // the same state again: computed, the same status
+        assertEquals(List.of(), due(WINDOW.toMillis()), "published already");
+
+        assertTrue(book.unpublished(CLUSTER, java.util.Optional.empty(), ready, now));
+        assertEquals(List.of(), due(500), "not before a second");
+        PublishChange again = assertInstanceOf(PublishChange.class, due(600).get(0));
+        assertEquals(ready, again.after());
+    }
+
+    @Test
+    void theTombstoneOfTheEksaClusterAnnouncesItsDeletionWithItsLastPublishedStatus() {
+        ClusterStatus ready = settledOnReady();
+        assertEquals(List.of(), tombstone("Machine"), "a member's deletion is no cluster's deletion");
+        List<Action> actions = tombstone("Cluster", "anywhere.eks.amazonaws.com/v1alpha1");
+        AnnounceDeletion deletion = assertInstanceOf(AnnounceDeletion.class, actions.get(0));
+        assertEquals(CLUSTER, deletion.cluster());
+        assertEquals(ready, deletion.last());
+        assertEquals(3, deletion.generation());
+        assertFalse(book.isPublished(CLUSTER));
+    }
+
+    @Test
+    void aClusterDeletedWhileNoInstanceOwnedItsPartitionIsAnnouncedWhenTheRebuildEnds() {
+        ClusterStatus last = settledOnReady();
+        ObjectKey gone = new ObjectKey("default", "gone-while-away");
+        book.revoked(List.of(0));
+        book.assigned(List.of(0), 1, Map.of(CLUSTER.toString(), last, gone.toString(), last));
+        objects.forEach(this::put);
+        List<Action> actions = book.rebuilt(0, now);
+        assertEquals(1, actions.size(), "test-cluster is there: only the other is announced: " + actions);
+        assertEquals(gone, assertInstanceOf(AnnounceDeletion.class, actions.get(0)).cluster());
+    }
+
+    @Test
+    void writeBackFindingTheClusterGoneAnnouncesItsDeletionOnce() {
+        ClusterStatus ready = settledOnReady();
+        List<Action> actions = book.gone(CLUSTER);
+        assertEquals(List.of(new AnnounceDeletion(CLUSTER, 3, ready)), actions);
+        assertEquals(List.of(), tombstone("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), "announced already");
+    }
+
+    @Test
+    void revokedPartitionsAreForgottenWithWhatWasPendingForThem() {
+        ClusterStatus ready = firstWrite();
+        book.revoked(List.of(0));
+        assertEquals(List.of(), book.written(CLUSTER, ready, now), "no longer this instance's");
+        assertEquals(0, book.tracked());
+        assertEquals(List.of(), put(object("Machine")), "a record of a revoked partition still in the batch");
+    }
+
+    @Test
+    void newCompatibilityDataComputesEveryClusterAgain() {
+        settledOnReady();
+        long computations = book.computations();
+        assertEquals(List.of(), book.due(now, CompatibilityReader.builtIn(), ManagementCluster.UNKNOWN, INSTANT));
+        assertEquals(computations + 1, book.computations());
+    }
+
+    // --- records it cannot use
+
+    @Test
+    void unusableRecordsAreDeadLetteredAndAnUnreadableObjectOnlyWhenItsProblemIsNew() {
+        settledOnReady();
+        assertEquals(Reason.UNKNOWN_KEY, letter(book.apply(0, records.read("no key of ours".getBytes(StandardCharsets.UTF_8), new byte[] {'{', '}'}), now)));
+        ObjectNode configMap = object("Machine").deepCopy();
+        configMap.put("apiVersion", "v1").put("kind", "ConfigMap");
+        assertEquals(Reason.UNKNOWN_KIND, letter(apply(keyOf(object("Machine")), configMap.toString())));
+
+        ObjectNode broken = object("MachineDeployment");
+        broken.with("status").put("readyReplicas", "many");
+        assertEquals(Reason.MALFORMED_OBJECT, letter(put(broken)));
+        assertEquals(List.of(), put(broken), "the same problem again: no second dead letter");
+        ClusterStatus computed = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
+        assertEquals("MalformedObject", computed.condition(ConditionType.READY).orElseThrow().reason());
+
+        assertEquals(Reason.NOT_JSON, letter(apply(keyOf(object("Machine")), "{not json")));
+    }
+
+    // --- helpers
+
+    /** Assigned and rebuilt: the status of the Cluster, which shows none, is handed to write-back. */
+    private ClusterStatus firstWrite() {
+        book.assigned(List.of(0), 1, Map.of());
+        objects.forEach(this::put);
+        book.rebuilt(0, now);
+        return assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
+    }
+
+    /** Rebuilt, written and echoed, published: the cluster shows Ready and nothing is in flight. */
+    private ClusterStatus settledOnReady() {
+        ClusterStatus ready = firstWrite();
+        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, now).get(0));
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready));
+        due(WINDOW.toMillis());
+        assertTrue(book.settled(), book.progress());
+        return ready;
+    }
+
+    private List<Action> due(long afterMillis) {
+        now += afterMillis * MS;
+        return book.due(now, COMPATIBILITY, ManagementCluster.UNKNOWN, INSTANT);
+    }
+
+    private ObjectNode object(String kind) {
+        return object(kind, null);
+    }
+
+    private ObjectNode object(String kind, String apiVersion) {
+        return objects.stream().filter(o -> o.path("kind").asText().equals(kind)
+                && (apiVersion == null || o.path("apiVersion").asText().equals(apiVersion))).findFirst().orElseThrow();
+    }
+
+    private static ObjectNode showing(ObjectNode eksaCluster, ClusterStatus status) {
+        ObjectNode copy = eksaCluster.deepCopy();
+        copy.set("status", StatusEncoder.encode(status));
+        return copy;
+    }
+
+    private List<Action> put(ObjectNode object) {
+        return apply(keyOf(object), object.toString());
+    }
+
+    private List<Action> tombstone(String kind) {
+        return tombstone(kind, null);
+    }
+
+    private List<Action> tombstone(String kind, String apiVersion) {
+        return book.apply(0, records.read(keyOf(object(kind, apiVersion)).getBytes(StandardCharsets.UTF_8), null), now);
+    }
+
+    private List<Action> apply(String key, String value) {
+        return book.apply(0, records.read(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)), now);
+    }
+
+    private static String keyOf(JsonNode object) {
+        ObjectKind kind = ObjectKind.of(object.path("apiVersion").asText(), object.path("kind").asText()).orElseThrow();
+        JsonNode metadata = object.path("metadata");
+        return new ObjectStateKey("test-cluster", kind, new ObjectKey(metadata.path("namespace").asText(), metadata.path("name").asText())).encode();
+    }
+
+    private static Reason letter(List<Action> actions) {
+        return actions.stream().filter(DeadLetter.class::isInstance).map(a -> ((DeadLetter) a).reason()).findFirst().orElse(null);
+    }
+}

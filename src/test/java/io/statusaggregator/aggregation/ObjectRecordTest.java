@@ -1,0 +1,65 @@
+package io.statusaggregator.aggregation;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.statusaggregator.model.Machine;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+/** Each kind of record on the object-state topic, read from its bytes. */
+class ObjectRecordTest {
+    private static final String MACHINE_KEY = "alpha/Machine.cluster.x-k8s.io/eksa-system/alpha-m0";
+    private static final String MACHINE = """
+            {"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"Machine","metadata":{"namespace":"eksa-system","name":"alpha-m0"},
+             "spec":{"clusterName":"alpha"}}""";
+
+    private final ObjectRecord records = new ObjectRecord();
+
+    private ObjectRecord.Read read(String key, String value) {
+        return records.read(key == null ? null : key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aMachineIsReadAndATombstoneIsItsDeletion() {
+        ObjectRecord.Readable readable = assertInstanceOf(ObjectRecord.Readable.class, read(MACHINE_KEY, MACHINE));
+        assertInstanceOf(Machine.class, readable.object());
+        assertEquals("alpha", readable.key().clusterName());
+        assertInstanceOf(ObjectRecord.Deleted.class, read(MACHINE_KEY, null));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "no key                 | BadKey     | ",
+            "not ours               | BadKey     | a/b",
+            "unknown kind in key    | BadKey     | alpha/ConfigMap/eksa-system/x",
+            "bad name in key        | BadKey     | alpha/Machine.cluster.x-k8s.io/eksa-system/Not_A_Name",
+    })
+    void keysThisApplicationDoesNotWriteAreRefused(String description, String expected, String key) {
+        ObjectRecord.Read read = read(key, MACHINE);
+        assertEquals(expected, read.getClass().getSimpleName(), description);
+        assertTrue(((ObjectRecord.BadKey) read).error().startsWith("not a key this application writes"));
+    }
+
+    @Test
+    void aKeyThatIsNotUtf8IsRefused() {
+        assertInstanceOf(ObjectRecord.BadKey.class, records.read(new byte[] {(byte) 0xff, (byte) 0xfe}, MACHINE.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "not JSON                      | NotJson     | {not json",
+            "JSON with trailing garbage    | NotJson     | {} {}",
+            "empty                         | NotJson     | ''",
+            "another kind                  | OtherKind   | '{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}'",
+            "an array                      | OtherKind   | []",
+            "a Machine under another's key | Unreadable  | '{\"apiVersion\":\"cluster.x-k8s.io/v1beta1\",\"kind\":\"Machine\",\"metadata\":{\"namespace\":\"eksa-system\",\"name\":\"other\"},\"spec\":{\"clusterName\":\"alpha\"}}'",
+            "labels that are not an object  | Unreadable  | '{\"apiVersion\":\"cluster.x-k8s.io/v1beta1\",\"kind\":\"Machine\",\"metadata\":{\"namespace\":\"eksa-system\",\"name\":\"alpha-m0\",\"labels\":[1]},\"spec\":{\"clusterName\":\"alpha\"}}'",
+    })
+    void valuesItCannotUseSayWhy(String description, String expected, String value) {
+        assertEquals(expected, read(MACHINE_KEY, value).getClass().getSimpleName(), description);
+    }
+}
