@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.versions.EksaReleaseName;
+import io.statusaggregator.model.EksaReleaseName;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.nio.charset.StandardCharsets;

@@ -3,7 +3,7 @@ package io.statusaggregator.feeds;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.json.StatusEncoder;
-import io.statusaggregator.versions.SpecHash;
+import io.statusaggregator.model.json.SpecHash;
 import java.util.Objects;
 
 /**

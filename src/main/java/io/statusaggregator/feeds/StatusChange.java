@@ -10,7 +10,7 @@ import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.WorkerNodeGroup;
-import io.statusaggregator.versions.SpecHash;
+import io.statusaggregator.model.json.SpecHash;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -6,7 +6,7 @@ import java.util.Map;
  * The user-facing EKS Anywhere {@code Cluster}: its spec, its generation, and the status it shows now (written
  * by this aggregator or by another controller), which is an input of the rules.
  *
- * @param specHash the hash of the whole spec as stored, for the version history (see {@code versions.SpecHash})
+ * @param specHash the hash of the whole spec as stored, for the version history (see {@code model.json.SpecHash})
  */
 public record EksaCluster(ObjectKey key, String apiVersion, long generation, Map<String, String> annotations,
         EksaClusterSpec spec, String specHash, ClusterStatus status) implements KubernetesObject {

@@ -1,4 +1,4 @@
-package io.statusaggregator.versions;
+package io.statusaggregator.model;
 
 /** The name of the {@code EKSARelease} object of an EKS-A version (000): {@code v0.15.3} → {@code eksa-v0-15-3}. */
 public final class EksaReleaseName {

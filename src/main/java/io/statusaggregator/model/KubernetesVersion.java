@@ -1,4 +1,4 @@
-package io.statusaggregator.versions;
+package io.statusaggregator.model;
 
 import java.util.Optional;
 import java.util.regex.Matcher;

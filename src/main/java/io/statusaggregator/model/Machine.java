@@ -1,6 +1,5 @@
 package io.statusaggregator.model;
 
-import io.statusaggregator.versions.KubernetesVersion;
 import java.util.Optional;
 
 /**

@@ -4,7 +4,7 @@ import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus.WorkerNodeGroupStatus;
 import io.statusaggregator.model.MachineDeployment;
 
-import io.statusaggregator.versions.KubernetesVersion;
+import io.statusaggregator.model.KubernetesVersion;
 import java.util.List;
 import java.util.Optional;
 

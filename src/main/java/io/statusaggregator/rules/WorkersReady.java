@@ -5,7 +5,7 @@ import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.MachineDeployment;
 import io.statusaggregator.model.Severity;
 import io.statusaggregator.model.WorkerNodeGroup;
-import io.statusaggregator.versions.KubernetesVersion;
+import io.statusaggregator.model.KubernetesVersion;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;

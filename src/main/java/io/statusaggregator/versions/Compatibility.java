@@ -1,5 +1,8 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.EksaVersion;
+
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,8 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.EksaVersion;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.versions.Compatibility.CiliumFrom;

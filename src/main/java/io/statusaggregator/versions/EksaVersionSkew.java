@@ -1,5 +1,8 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.EksaVersion;
+import io.statusaggregator.model.EksaReleaseName;
+
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ManagementCluster;

@@ -1,5 +1,7 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.KubernetesVersion;
+
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.KubernetesVersions;

@@ -1,5 +1,9 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.EksaVersion;
+import io.statusaggregator.model.EksaReleaseName;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;

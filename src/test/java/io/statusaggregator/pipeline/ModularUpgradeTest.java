@@ -188,7 +188,7 @@ class ModularUpgradeTest {
                 kind: EKSARelease
                 metadata: {name: %s, namespace: eksa-system}
                 spec: {version: %s, bundlesRef: {name: bundles-%s, namespace: eksa-system}}
-                """.formatted(io.statusaggregator.versions.EksaReleaseName.of(version), version, version.replace('.', '-')),
+                """.formatted(io.statusaggregator.model.EksaReleaseName.of(version), version, version.replace('.', '-')),
                 GenericKubernetesResource.class)).create();
     }
 

@@ -1,5 +1,7 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.EksaVersion;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,5 +1,8 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.EksaVersion;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

@@ -1,5 +1,9 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.EksaVersion;
+import io.statusaggregator.model.EksaReleaseName;
+import io.statusaggregator.model.json.SpecHash;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;

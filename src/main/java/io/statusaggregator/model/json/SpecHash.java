@@ -1,4 +1,4 @@
-package io.statusaggregator.versions;
+package io.statusaggregator.model.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectWriter;
