@@ -1,5 +1,7 @@
 package io.statusaggregator;
 
+import io.statusaggregator.threads.DaemonThreads;
+
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;

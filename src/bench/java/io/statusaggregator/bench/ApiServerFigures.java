@@ -1,5 +1,7 @@
 package io.statusaggregator.bench;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -123,7 +125,7 @@ final class ApiServerFigures implements AutoCloseable {
     /** One write as its controller makes it: create (then the status, which a create ignores), spec, status, delete. */
     private void apply(String cluster, FleetWorkload.Write write) {
         KubernetesClient client = laneClient(cluster);
-        var resources = client.genericKubernetesResources(ObjectIngest.context(write.kind()))
+        var resources = client.genericKubernetesResources(KubernetesResources.of(write.kind()))
                 .inNamespace(write.object().path("metadata").path("namespace").asText());
         String name = write.object().path("metadata").path("name").asText();
         switch (write.op()) {
@@ -170,7 +172,7 @@ final class ApiServerFigures implements AutoCloseable {
         List<JsonNode> objects = new ArrayList<>();
         for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
                 ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
-            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(ObjectIngest.context(kind)).inAnyNamespace().list().getItems()) {
+            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
                 objects.add(JSON.valueToTree(r));
             }
         }
@@ -274,7 +276,7 @@ final class ApiServerFigures implements AutoCloseable {
 
     /** Tells {@code clock} of every status the EKS-A Clusters show, from an informer of {@code watcher}'s. */
     private static SharedIndexInformer<GenericKubernetesResource> follow(KubernetesClient watcher, ChangeClock clock) {
-        return watcher.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+        return watcher.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
                 .inNamespace(FleetWorkload.NAMESPACE).inform(new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource cluster) {

@@ -2,7 +2,7 @@ package io.statusaggregator.bench;
 
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;

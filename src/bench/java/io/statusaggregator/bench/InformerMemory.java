@@ -1,5 +1,7 @@
 package io.statusaggregator.bench;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -90,7 +92,7 @@ final class InformerMemory {
                     for (int i = first; i < writes.size(); i += 4) {
                         FleetWorkload.Write w = writes.get(i);
                         ObjectNode object = w.object();
-                        client.genericKubernetesResources(ObjectIngest.context(w.kind())).inNamespace(object.path("metadata").path("namespace").asText())
+                        client.genericKubernetesResources(KubernetesResources.of(w.kind())).inNamespace(object.path("metadata").path("namespace").asText())
                                 .resource(JSON.convertValue(object, GenericKubernetesResource.class)).create();
                     }
                 }));

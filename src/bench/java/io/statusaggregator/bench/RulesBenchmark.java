@@ -5,7 +5,7 @@ import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.rules.StatusRules;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.statusaggregator.bench;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
@@ -8,7 +10,6 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.aggregation.ClusterState;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
@@ -53,7 +54,7 @@ final class TenSecondPoller implements AutoCloseable {
     }
 
     void start() {
-        clusters = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER)).inNamespace(FleetWorkload.NAMESPACE)
+        clusters = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace(FleetWorkload.NAMESPACE)
                 .inform(new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource cluster) {
@@ -88,7 +89,7 @@ final class TenSecondPoller implements AutoCloseable {
     private void reconcile(String cluster) {
         synchronized (locks.computeIfAbsent(cluster, c -> new Object())) {
             List<JsonNode> objects = new ArrayList<>();
-            GenericKubernetesResource eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+            GenericKubernetesResource eksa = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
                     .inNamespace(FleetWorkload.NAMESPACE).withName(cluster).get();
             if (eksa == null) {
                 return;
@@ -96,7 +97,7 @@ final class TenSecondPoller implements AutoCloseable {
             objects.add(JSON.valueToTree(eksa));
             for (ObjectKind kind : List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE, ObjectKind.MACHINE_DEPLOYMENT,
                     ObjectKind.MACHINE)) {
-                client.genericKubernetesResources(ObjectIngest.context(kind)).inNamespace(FleetWorkload.CAPI)
+                client.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(FleetWorkload.CAPI)
                         .withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, cluster).list().getItems()
                         .forEach(o -> objects.add(JSON.valueToTree(o)));
             }

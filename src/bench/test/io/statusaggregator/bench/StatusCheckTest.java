@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.aggregation.ClusterState;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,16 +1,13 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.threads.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
 import io.statusaggregator.aggregation.ClusterBook.Action;
-import io.statusaggregator.feeds.PublishedStatus;
-import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
-import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.writeback.StatusWriter;
 import java.time.Clock;
@@ -19,7 +16,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
@@ -77,35 +73,13 @@ public final class Aggregator implements AutoCloseable {
     /** What the management cluster holds for every cluster. */
     private final java.util.function.Supplier<ManagementCluster> management;
     private final StatusWriter writer;
-    private final StatusFeed feed;
-    private final TransitionFeed transitions;
+    private final FeedPublication feeds;
     /** Reads the status topic's last status of each cluster (namespace/name), on each assignment. */
     private final java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic;
-    /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
-    private final Queue<Map.Entry<Long, Runnable>> retries = new java.util.ArrayDeque<>();
-    private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
-    /** Work that the producer's acknowledgements hand back to this thread. */
-    private final Queue<Runnable> acknowledged = new ConcurrentLinkedQueue<>();
     private final Clock clock;
     private final Map<Integer, PartitionState> partitions = new HashMap<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
-    /**
-     * Builds and sends the feeds' records (encoding a change's statuses, its event id and data), in the order this
-     * thread decided them: that was most of the aggregation thread's work per status change. Bounded: when the feeds
-     * fall behind, aggregation waits for them rather than piling changes up in memory.
-     */
-    private final ExecutorService feeds = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, java.util.concurrent.TimeUnit.SECONDS,
-            new java.util.concurrent.LinkedBlockingQueue<>(FEED_BACKLOG), DaemonThreads.named("feeds"), (task, executor) -> {
-                try {
-                    if (!executor.isShutdown()) {
-                        executor.getQueue().put(task);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
-    private static final int FEED_BACKLOG = 1_000;
     private final AtomicLong events = new AtomicLong();
     private volatile long computations;
     private final AtomicLong submitted = new AtomicLong();
@@ -136,7 +110,6 @@ public final class Aggregator implements AutoCloseable {
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, TransitionFeed transitions, java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
-        this.transitions = transitions;
         this.statusTopic = statusTopic;
         this.management = management;
         this.consumer = consumer;
@@ -145,7 +118,7 @@ public final class Aggregator implements AutoCloseable {
         this.compatibility = compatibility;
         this.writer = writers.apply(outcomes::add);
         this.book = new ClusterBook(settings.coalescingWindow(), settings.echoTimeout());
-        this.feed = feed;
+        this.feeds = new FeedPublication(transitions, feed, book, clock);
         this.clock = clock;
     }
 
@@ -273,13 +246,7 @@ public final class Aggregator implements AutoCloseable {
     private void process(ConsumerRecords<byte[], byte[]> polled) {
         measure();
         drainOutcomes();
-        Runnable acknowledgement;
-        while ((acknowledgement = acknowledged.poll()) != null) {
-            acknowledgement.run();
-        }
-        while (!retries.isEmpty() && System.nanoTime() - retries.peek().getKey() >= 0) {
-            retries.poll().getValue().run();
-        }
+        feeds.handBack();
         for (ConsumerRecord<byte[], byte[]> record : polled) {
             events.incrementAndGet();
             carryOut(book.apply(record.partition(), records.read(record.key(), record.value()), System.nanoTime()), record);
@@ -324,10 +291,9 @@ public final class Aggregator implements AutoCloseable {
                 submitted.incrementAndGet();
                 writer.submit(write.cluster(), write.status());
             } else if (action instanceof ClusterBook.PublishChange change) {
-                publish(change);
+                feeds.publish(change);
             } else if (action instanceof ClusterBook.AnnounceDeletion deletion) {
-                sendDeletion(deletion.cluster(), new StatusChange(deletion.cluster(), deletion.generation(),
-                        Optional.of(PublishedStatus.of(deletion.last())), Optional.empty(), StatusChange.Progress.UNKNOWN));
+                feeds.announce(deletion);
             } else if (action instanceof ClusterBook.DeadLetter letter && record != null) {
                 deadLetter(record, letter);
             }
@@ -381,68 +347,6 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    /**
-     * A status the Cluster shows (written, or found correct): its change goes to the transitions feed, and once the
-     * broker has that, the status to the status topic. That order lets an instance starting after a crash find a
-     * change whose status never reached the status topic, and publish it again under the same event id.
-     */
-    private void publish(ClusterBook.PublishChange publication) {
-        ObjectKey key = publication.cluster().key();
-        // Encoded once, for the event and the status record; not kept (memory per cluster).
-        PublishedStatus after = PublishedStatus.of(publication.after());
-        StatusChange change = new StatusChange(key, publication.cluster().generation(), publication.before().map(PublishedStatus::of),
-                Optional.of(after), publication.progress());
-        java.time.Instant time = clock.instant();
-        feeds.execute(() -> transitions.send(change, time, error -> acknowledged.add(() -> {
-            if (error == null) {
-                feeds.execute(() -> feed.publish(publication.cluster(), after, feedError -> {
-                    if (feedError != null) {
-                        acknowledged.add(() -> unpublished(publication, feedError));
-                    }
-                }));
-            } else {
-                unpublished(publication, error);
-            }
-        })));
-    }
-
-    private void unpublished(ClusterBook.PublishChange publication, Exception error) {
-        if (book.unpublished(publication.cluster().key(), publication.before(), publication.after(), System.nanoTime())) {
-            LOG.warnf("could not publish the status change of %s (%s); trying again", publication.cluster().key(), error.toString());
-        }
-    }
-
-    private void sendDeletion(ObjectKey cluster, StatusChange deleted) {
-        java.time.Instant time = clock.instant();
-        feeds.execute(() -> transitions.send(deleted, time, error -> acknowledged.add(() -> {
-            if (book.isPublished(cluster)) {
-                return; // the Cluster is back: its new status follows this event
-            }
-            if (error != null) {
-                LOG.warnf("could not publish the deletion of %s (%s); trying again", cluster, error.toString());
-                retry(() -> sendDeletion(cluster, deleted));
-            } else {
-                sendTombstone(cluster);
-            }
-        })));
-    }
-
-    private void sendTombstone(ObjectKey cluster) {
-        feeds.execute(() -> feed.tombstone(cluster, error -> {
-            if (error != null) {
-                acknowledged.add(() -> retry(() -> {
-                    if (!book.isPublished(cluster)) {
-                        sendTombstone(cluster);
-                    }
-                }));
-            }
-        }));
-    }
-
-    private void retry(Runnable announcement) {
-        retries.add(Map.entry(System.nanoTime() + RETRY_AFTER.toNanos(), announcement));
-    }
-
     /** Rebuild on assignment; forget what is revoked or lost. Called by the consumer on the aggregation thread. */
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
@@ -454,7 +358,7 @@ public final class Aggregator implements AutoCloseable {
             Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
             // What the status topic holds for these partitions' clusters; another instance may have owned them. Every
             // status this instance sent is there first.
-            settleFeeds();
+            feeds.settle();
             Set<Integer> numbers = new java.util.HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
             book.assigned(numbers, consumer.partitionsFor(settings.topic()).size(), statusTopic.get());
@@ -481,7 +385,7 @@ public final class Aggregator implements AutoCloseable {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
             if (!revoked.isEmpty()) {
-                settleFeeds(); // the next owner reads the status topic: what was sent about these clusters is there
+                feeds.settle(); // the next owner reads the status topic: what was sent about these clusters is there
             }
             try {
                 commit(revoked.stream().map(TopicPartition::partition).toList(), true);
@@ -518,16 +422,11 @@ public final class Aggregator implements AutoCloseable {
         thread.submit(() -> {
             try {
                 drainOutcomes();
-                settleFeeds();
+                feeds.settle();
             } catch (RuntimeException e) {
                 LOG.debug("finishing the last outcomes", e);
             }
-            feeds.shutdown(); // what was handed to the feeds is sent before the producers close
-            try {
-                feeds.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            feeds.close(); // what was handed to the feeds is sent before the producers close
             try {
                 deadLetters.awaitSent(Duration.ofSeconds(5));
                 commit(List.copyOf(partitions.keySet()), true);
@@ -549,44 +448,6 @@ public final class Aggregator implements AutoCloseable {
         writer.close();
     }
 
-    /**
-     * Waits until the broker has what the feeds were handed, and what its acknowledgements hand on in turn (a change's
-     * status record follows its event, a tombstone its deletion event); for at most {@link #FEEDS_GRACE}. Before a stop
-     * and before partitions change hands, in both directions: an owner reads the status topic when it is assigned
-     * partitions, and a status record still on its way then is one it never learns of: a change published again, or,
-     * for a cluster deleted meanwhile, a status left on the topic with no deletion announced.
-     */
-    private void settleFeeds() {
-        if (feeds.isShutdown()) {
-            return;
-        }
-        long deadline = System.nanoTime() + FEEDS_GRACE.toNanos();
-        boolean handedOn = true;
-        while (handedOn) {
-            java.util.concurrent.Future<?> flushed = feeds.submit(() -> {
-                transitions.flush();
-                feed.flush();
-            });
-            try {
-                flushed.get(deadline - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
-                LOG.infof("the feeds did not finish within %s (%s); the next owner of their clusters publishes what is left", FEEDS_GRACE, e.toString());
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            handedOn = false;
-            Runnable acknowledgement;
-            while ((acknowledgement = acknowledged.poll()) != null) {
-                acknowledgement.run();
-                handedOn = true;
-            }
-        }
-    }
-
     /** How long a stopping instance lets its status writes under way finish. */
     static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
-    /** How long a stopping instance lets the feeds' last records reach the broker. */
-    static final Duration FEEDS_GRACE = Duration.ofSeconds(5);
 }

@@ -1,15 +1,16 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ReducedObjectStore;
 import io.statusaggregator.ingest.StalledWatchGuard;
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ManagementCluster;
@@ -40,7 +41,7 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
     public static final ResourceDefinitionContext RELEASES = new ResourceDefinitionContext.Builder()
             .withGroup("anywhere.eks.amazonaws.com").withVersion("v1alpha1").withKind("EKSARelease")
             .withPlural("eksareleases").withNamespaced(true).build();
-    private static final ResourceDefinitionContext CLUSTERS = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
+    private static final ResourceDefinitionContext CLUSTERS = KubernetesResources.of(ObjectKind.EKSA_CLUSTER);
 
     private final List<StalledWatchGuard.GuardedInformer<GenericKubernetesResource>> informers = new ArrayList<>();
     /** Where the guard relists informers whose watch stalled, and tells of what was deleted meanwhile. */

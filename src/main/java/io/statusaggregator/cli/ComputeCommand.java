@@ -16,7 +16,7 @@ import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.model.json.StatusDocument;
 import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.enterprise.context.Dependent;
 import java.io.FileInputStream;
 import java.io.IOException;

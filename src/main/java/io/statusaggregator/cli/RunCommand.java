@@ -20,7 +20,7 @@ import io.statusaggregator.operations.PipelineMetrics;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;

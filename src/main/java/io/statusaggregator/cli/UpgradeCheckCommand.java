@@ -9,7 +9,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.preflight.UpgradeCheck;
 import io.statusaggregator.versions.Compatibility;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import io.statusaggregator.versions.UpgradePlan;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;

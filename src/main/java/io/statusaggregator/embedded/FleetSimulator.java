@@ -1,36 +1,21 @@
 package io.statusaggregator.embedded;
 
-import io.statusaggregator.DaemonThreads;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.statusaggregator.embedded.SimulatedCluster.Group;
+import io.statusaggregator.embedded.SimulatedCluster.Lifecycle;
+import io.statusaggregator.embedded.SimulatedCluster.MachineSet;
+import io.statusaggregator.embedded.SimulatedCluster.SimMachine;
+import io.statusaggregator.threads.DaemonThreads;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.MixedOperation;
-import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.statusaggregator.aggregation.ManagementClusterView;
-import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.model.EksaReleaseName;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -79,7 +64,6 @@ import org.jboss.logging.Logger;
  */
 public final class FleetSimulator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(FleetSimulator.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Where the EKS-A Clusters live. */
     static final String CLUSTER_NAMESPACE = ObjectDecoder.DEFAULT_NAMESPACE;
@@ -89,10 +73,6 @@ public final class FleetSimulator implements AutoCloseable {
     static final List<String> AVAILABLE_RELEASES = List.of(EKSA_VERSION, "v0.24.2", "v0.25.0");
     /** The Cilium build EKS-A v0.23 ships. */
     static final String CILIUM_VERSION = "v1.15.16-eksa.1";
-    /** The EKS Distro build the nodes of each Kubernetes minor run. */
-    private static final Map<String, String> NODE_VERSIONS = Map.of(
-            "1.31", "v1.31.2-eks-1-31-9",
-            "1.32", "v1.32.3-eks-1-32-10");
     static final String CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane";
     /** The type CAPI gives the secrets it makes for a cluster, its kubeconfig among them. */
     static final String CAPI_SECRET_TYPE = "cluster.x-k8s.io/secret";
@@ -109,9 +89,9 @@ public final class FleetSimulator implements AutoCloseable {
     private final String capiNamespace;
     private final Duration tick;
     private final Clock clock;
-    private final List<SimCluster> fleet = fleet();
-    /** The status last written to each CAPI object, by kind/namespace/name: only a change is written. */
-    private final Map<String, ObjectNode> writtenStatus = new HashMap<>();
+    private final List<SimulatedCluster> fleet = SimulatedCluster.fleet();
+    private final CapiObjects objects;
+    private final ManagementClusterApi api;
     private ScheduledExecutorService scheduler;
     private int ticks;
 
@@ -122,129 +102,13 @@ public final class FleetSimulator implements AutoCloseable {
     FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.capiNamespace = Objects.requireNonNull(capiNamespace, "capiNamespace");
+        this.objects = new CapiObjects(capiNamespace);
+        this.api = new ManagementClusterApi(client, capiNamespace, clock);
         if (tick.isZero() || tick.isNegative()) {
             throw new IllegalArgumentException("tick must be positive, got " + tick);
         }
         this.tick = tick;
         this.clock = clock;
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // The fleet: a small model of each cluster, the spec a user wrote and the machines CAPI made of it.
-
-    private enum Lifecycle { PLANNED, LIVE, DELETED }
-
-    /** One cluster: its EKS-A spec, its control plane and worker groups, and where it is in its life. */
-    private static final class SimCluster {
-        final String name;
-        final int createAt;
-        final int controlPlaneCount;
-        String kubernetesVersion = KUBERNETES_VERSION;
-        final List<Group> groups;
-        final MachineSet controlPlane;
-        Lifecycle lifecycle = Lifecycle.PLANNED;
-        /** The tick the first control plane node was ready; 0 while not initialized. */
-        int initializedAt;
-        boolean cniReady;
-        boolean reportedReady;
-        /** The cluster's own API server, from its creation to its deletion; null outside that. */
-        WorkloadCluster workload;
-
-        SimCluster(String name, int createAt, int controlPlaneCount, List<Group> groups) {
-            this.name = name;
-            this.createAt = createAt;
-            this.controlPlaneCount = controlPlaneCount;
-            this.groups = groups;
-            this.controlPlane = new MachineSet(name, name, true);
-        }
-
-        boolean initialized() {
-            return initializedAt > 0;
-        }
-
-        /** The nodes of the workload cluster: a machine has a node once it is ready (its nodeRef is set then). */
-        int nodes() {
-            return controlPlane.ready() + groups.stream().mapToInt(g -> g.machines.ready()).sum();
-        }
-
-        /** The Kubernetes version a worker node group's nodes should run: its own, else the cluster's. */
-        String versionOf(Group group) {
-            return group.kubernetesVersion != null ? group.kubernetesVersion : kubernetesVersion;
-        }
-    }
-
-    /** A worker node group of the EKS-A spec and the MachineDeployment {@code C-G} that realises it. */
-    private static final class Group {
-        final String name;
-        int count;
-        /** The group's own {@code kubernetesVersion}, null when it follows the cluster's. */
-        final String kubernetesVersion;
-        MachineSet machines;
-
-        Group(String name, int count, String kubernetesVersion) {
-            this.name = name;
-            this.count = count;
-            this.kubernetesVersion = kubernetesVersion;
-        }
-    }
-
-    /**
-     * The machines of a KubeadmControlPlane or a MachineDeployment, and what its spec asks for. Both roll the way CAPI
-     * does by default (max surge 1, max unavailable 0): one new machine at a time, an old one deleted once its
-     * replacement is ready.
-     */
-    private static final class MachineSet {
-        final String clusterName;
-        final String objectName;
-        final boolean controlPlane;
-        /** {@code spec.replicas} */
-        int replicas;
-        /** {@code spec.version} of the KCP, {@code spec.template.spec.version} of the MachineDeployment */
-        String version;
-        final List<SimMachine> machines = new ArrayList<>();
-        int created;
-
-        MachineSet(String clusterName, String objectName, boolean controlPlane) {
-            this.clusterName = clusterName;
-            this.objectName = objectName;
-            this.controlPlane = controlPlane;
-        }
-
-        int ready() {
-            return (int) machines.stream().filter(m -> m.ready).count();
-        }
-
-        int updated() {
-            return (int) machines.stream().filter(m -> m.version.equals(version)).count();
-        }
-
-        boolean hasOutdated() {
-            return machines.stream().anyMatch(m -> !m.version.equals(version));
-        }
-
-        /** Every machine there should be, on the version asked for, and ready. */
-        boolean done() {
-            return machines.size() == replicas && updated() == replicas && ready() == replicas;
-        }
-    }
-
-    private static final class SimMachine {
-        final String name;
-        final String version;
-        boolean ready;
-
-        SimMachine(String name, String version) {
-            this.name = name;
-            this.version = version;
-        }
-    }
-
-    private static List<SimCluster> fleet() {
-        return List.of(
-                new SimCluster("alpha", 1, 1, List.of(new Group("md-0", 2, null))),
-                new SimCluster("bravo", 4, 3, List.of(new Group("md-0", 2, KUBERNETES_VERSION), new Group("md-1", 1, null))),
-                new SimCluster("charlie", 7, 1, List.of(new Group("md-0", 1, null))),
-                new SimCluster("delta", 10, 1, List.of(new Group("md-0", 1, null))));
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -278,11 +142,11 @@ public final class FleetSimulator implements AutoCloseable {
     public synchronized int step() {
         int now = ++ticks;
         if (now == 1) {
-            ensureNamespace(CLUSTER_NAMESPACE);
-            ensureNamespace(capiNamespace);
-            ensureRelease();
+            api.ensureNamespace(CLUSTER_NAMESPACE);
+            api.ensureNamespace(capiNamespace);
+            api.ensureRelease();
         }
-        for (SimCluster cluster : fleet) {
+        for (SimulatedCluster cluster : fleet) {
             if (cluster.lifecycle == Lifecycle.LIVE) {
                 stepControlPlane(cluster, now);
                 stepWorkers(cluster, now);
@@ -291,7 +155,7 @@ public final class FleetSimulator implements AutoCloseable {
                 reportReadiness(cluster, now);
             }
         }
-        for (SimCluster cluster : fleet) {
+        for (SimulatedCluster cluster : fleet) {
             if (cluster.lifecycle == Lifecycle.LIVE) {
                 reconcileCapiSpecs(cluster, now);
             }
@@ -331,7 +195,7 @@ public final class FleetSimulator implements AutoCloseable {
             scheduler.shutdownNow();
             scheduler = null;
         }
-        for (SimCluster cluster : fleet) {
+        for (SimulatedCluster cluster : fleet) {
             stopWorkload(cluster);
         }
     }
@@ -340,7 +204,7 @@ public final class FleetSimulator implements AutoCloseable {
     // The script: what a user does to the fleet.
 
     private void runScript(int now) {
-        for (SimCluster cluster : fleet) {
+        for (SimulatedCluster cluster : fleet) {
             if (cluster.createAt == now) {
                 create(cluster, now);
             }
@@ -356,25 +220,25 @@ public final class FleetSimulator implements AutoCloseable {
         }
     }
 
-    private SimCluster cluster(String name) {
+    private SimulatedCluster cluster(String name) {
         return fleet.stream().filter(c -> c.name.equals(name)).findFirst().orElseThrow();
     }
 
     /** {@code eksctl anywhere create cluster}: the EKS-A Cluster, and the CAPI objects EKS-A makes of it. */
-    private void create(SimCluster cluster, int now) {
+    private void create(SimulatedCluster cluster, int now) {
         cluster.controlPlane.replicas = cluster.controlPlaneCount;
-        cluster.controlPlane.version = nodeVersion(cluster.kubernetesVersion);
+        cluster.controlPlane.version = CapiObjects.nodeVersion(cluster.kubernetesVersion);
         for (Group group : cluster.groups) {
             group.machines = new MachineSet(cluster.name, cluster.name + "-" + group.name, false);
             group.machines.replicas = group.count;
-            group.machines.version = nodeVersion(cluster.versionOf(group));
+            group.machines.version = CapiObjects.nodeVersion(cluster.versionOf(group));
         }
         cluster.workload = WorkloadCluster.start(cluster.name);
-        create(ObjectKind.EKSA_CLUSTER, eksaCluster(cluster));
-        create(ObjectKind.CAPI_CLUSTER, capiCluster(cluster));
-        create(ObjectKind.KUBEADM_CONTROL_PLANE, kubeadmControlPlane(cluster));
+        api.create(ObjectKind.EKSA_CLUSTER, objects.eksaCluster(cluster));
+        api.create(ObjectKind.CAPI_CLUSTER, objects.capiCluster(cluster));
+        api.create(ObjectKind.KUBEADM_CONTROL_PLANE, objects.kubeadmControlPlane(cluster));
         for (Group group : cluster.groups) {
-            create(ObjectKind.MACHINE_DEPLOYMENT, machineDeployment(cluster, group));
+            api.create(ObjectKind.MACHINE_DEPLOYMENT, objects.machineDeployment(cluster, group));
         }
         cluster.lifecycle = Lifecycle.LIVE;
         LOG.infof("tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s; its API at %s", now,
@@ -383,43 +247,43 @@ public final class FleetSimulator implements AutoCloseable {
     }
 
     /** A user raises a worker node group's count in the EKS-A spec (its generation goes up). */
-    private void scaleWorkers(SimCluster cluster, String groupName, int count, int now) {
+    private void scaleWorkers(SimulatedCluster cluster, String groupName, int count, int now) {
         Group group = cluster.groups.stream().filter(g -> g.name.equals(groupName)).findFirst().orElseThrow();
         int before = group.count;
         group.count = count;
-        patchEksaSpec(cluster);
+        api.patchEksaSpec(cluster);
         cluster.reportedReady = false;
         LOG.infof("tick %d: cluster %s: worker node group %s scaled from %d to %d nodes", now, cluster.name, groupName,
                 before, count);
     }
 
     /** A user raises the cluster's Kubernetes version; groups with a version of their own stay where they are. */
-    private void upgradeKubernetes(SimCluster cluster, String version, int now) {
+    private void upgradeKubernetes(SimulatedCluster cluster, String version, int now) {
         String before = cluster.kubernetesVersion;
         cluster.kubernetesVersion = version;
-        patchEksaSpec(cluster);
+        api.patchEksaSpec(cluster);
         cluster.reportedReady = false;
         LOG.infof("tick %d: cluster %s: Kubernetes upgrade from %s to %s requested (workers %s)", now, cluster.name,
                 before, version, describeGroups(cluster));
     }
 
     /** {@code eksctl anywhere delete cluster}: every object of the cluster goes, its kubeconfig secret and its API. */
-    private void delete(SimCluster cluster, int now) {
+    private void delete(SimulatedCluster cluster, int now) {
         if (cluster.lifecycle != Lifecycle.LIVE) {
             return;
         }
-        delete(ObjectKind.EKSA_CLUSTER, CLUSTER_NAMESPACE, cluster.name);
+        api.delete(ObjectKind.EKSA_CLUSTER, CLUSTER_NAMESPACE, cluster.name);
         for (Group group : cluster.groups) {
             for (SimMachine machine : List.copyOf(group.machines.machines)) {
                 deleteMachine(group.machines, machine);
             }
-            delete(ObjectKind.MACHINE_DEPLOYMENT, capiNamespace, group.machines.objectName);
+            api.delete(ObjectKind.MACHINE_DEPLOYMENT, capiNamespace, group.machines.objectName);
         }
         for (SimMachine machine : List.copyOf(cluster.controlPlane.machines)) {
             deleteMachine(cluster.controlPlane, machine);
         }
-        delete(ObjectKind.KUBEADM_CONTROL_PLANE, capiNamespace, cluster.name);
-        delete(ObjectKind.CAPI_CLUSTER, capiNamespace, cluster.name);
+        api.delete(ObjectKind.KUBEADM_CONTROL_PLANE, capiNamespace, cluster.name);
+        api.delete(ObjectKind.CAPI_CLUSTER, capiNamespace, cluster.name);
         client.secrets().inNamespace(capiNamespace).withName(kubeconfigSecretName(cluster)).delete();
         stopWorkload(cluster);
         cluster.lifecycle = Lifecycle.DELETED;
@@ -429,13 +293,13 @@ public final class FleetSimulator implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------
     // EKS-A's controller: the CAPI specs follow the EKS-A spec, the workers after the control plane.
 
-    private void reconcileCapiSpecs(SimCluster cluster, int now) {
+    private void reconcileCapiSpecs(SimulatedCluster cluster, int now) {
         MachineSet controlPlane = cluster.controlPlane;
-        String controlPlaneVersion = nodeVersion(cluster.kubernetesVersion);
+        String controlPlaneVersion = CapiObjects.nodeVersion(cluster.kubernetesVersion);
         if (controlPlane.replicas != cluster.controlPlaneCount || !controlPlane.version.equals(controlPlaneVersion)) {
             controlPlane.replicas = cluster.controlPlaneCount;
             controlPlane.version = controlPlaneVersion;
-            patchSpec(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, kubeadmControlPlaneSpec(cluster));
+            api.patchSpec(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, CapiObjects.kubeadmControlPlaneSpec(cluster));
             LOG.infof("tick %d: cluster %s: KubeadmControlPlane %s moved to %s, %d replicas", now, cluster.name,
                     cluster.name, controlPlaneVersion, controlPlane.replicas);
         }
@@ -443,15 +307,15 @@ public final class FleetSimulator implements AutoCloseable {
             MachineSet machines = group.machines;
             if (machines.replicas != group.count) {
                 machines.replicas = group.count;
-                patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, machineDeploymentSpec(cluster, group));
+                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, CapiObjects.machineDeploymentSpec(cluster, group));
                 LOG.infof("tick %d: cluster %s: MachineDeployment %s scaled to %d replicas", now, cluster.name,
                         machines.objectName, machines.replicas);
             }
-            String wanted = nodeVersion(cluster.versionOf(group));
+            String wanted = CapiObjects.nodeVersion(cluster.versionOf(group));
             // Workers are upgraded once the control plane runs the new version: never ahead of it.
             if (!machines.version.equals(wanted) && controlPlane.done()) {
                 machines.version = wanted;
-                patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, machineDeploymentSpec(cluster, group));
+                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, CapiObjects.machineDeploymentSpec(cluster, group));
                 LOG.infof("tick %d: cluster %s: MachineDeployment %s rolling to %s", now, cluster.name,
                         machines.objectName, wanted);
             }
@@ -461,7 +325,7 @@ public final class FleetSimulator implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------
     // CAPI and the workload clusters: one step per tick.
 
-    private void stepControlPlane(SimCluster cluster, int now) {
+    private void stepControlPlane(SimulatedCluster cluster, int now) {
         stepMachines(cluster.controlPlane);
         if (!cluster.initialized() && cluster.controlPlane.ready() > 0) {
             cluster.initializedAt = now;
@@ -470,7 +334,7 @@ public final class FleetSimulator implements AutoCloseable {
     }
 
     /** Workers start the tick after the control plane is initialized: they need an API server to join. */
-    private void stepWorkers(SimCluster cluster, int now) {
+    private void stepWorkers(SimulatedCluster cluster, int now) {
         if (cluster.initialized() && cluster.initializedAt < now) {
             for (Group group : cluster.groups) {
                 stepMachines(group.machines);
@@ -501,7 +365,7 @@ public final class FleetSimulator implements AutoCloseable {
      * Cilium is ready {@value #CNI_READY_AFTER} ticks later. Its DaemonSet's status follows the ready nodes every
      * tick (only a change is written).
      */
-    private void stepCni(SimCluster cluster, int now) {
+    private void stepCni(SimulatedCluster cluster, int now) {
         if (cluster.initializedAt == now) {
             publishKubeconfig(cluster);
             cluster.workload.installCilium(CILIUM_VERSION, cluster.nodes());
@@ -515,26 +379,26 @@ public final class FleetSimulator implements AutoCloseable {
         }
     }
 
-    private void reportReadiness(SimCluster cluster, int now) {
+    private void reportReadiness(SimulatedCluster cluster, int now) {
         if (!cluster.reportedReady && ready(cluster)) {
             cluster.reportedReady = true;
             LOG.infof("tick %d: cluster %s: all nodes ready and up to date", now, cluster.name);
         }
     }
 
-    private static boolean ready(SimCluster cluster) {
+    private static boolean ready(SimulatedCluster cluster) {
         return cluster.lifecycle == Lifecycle.LIVE && cluster.cniReady
                 && cluster.controlPlane.replicas == cluster.controlPlaneCount
-                && cluster.controlPlane.version.equals(nodeVersion(cluster.kubernetesVersion)) && cluster.controlPlane.done()
+                && cluster.controlPlane.version.equals(CapiObjects.nodeVersion(cluster.kubernetesVersion)) && cluster.controlPlane.done()
                 && cluster.groups.stream().allMatch(g -> g.machines.replicas == g.count
-                        && g.machines.version.equals(nodeVersion(cluster.versionOf(g))) && g.machines.done());
+                        && g.machines.version.equals(CapiObjects.nodeVersion(cluster.versionOf(g))) && g.machines.done());
     }
 
     /**
      * The secret CAPI writes once a cluster's control plane is initialized: {@code C-kubeconfig} in the CAPI
      * namespace, the workload API's kubeconfig in {@code data.value} (base64, as every secret's data).
      */
-    private void publishKubeconfig(SimCluster cluster) {
+    private void publishKubeconfig(SimulatedCluster cluster) {
         String kubeconfig = Base64.getEncoder().encodeToString(cluster.workload.kubeconfig().getBytes(StandardCharsets.UTF_8));
         Secret secret = new SecretBuilder()
                 .withNewMetadata().withNamespace(capiNamespace).withName(kubeconfigSecretName(cluster))
@@ -545,11 +409,11 @@ public final class FleetSimulator implements AutoCloseable {
         client.secrets().inNamespace(capiNamespace).resource(secret).create();
     }
 
-    private static String kubeconfigSecretName(SimCluster cluster) {
+    private static String kubeconfigSecretName(SimulatedCluster cluster) {
         return cluster.name + "-kubeconfig";
     }
 
-    private static void stopWorkload(SimCluster cluster) {
+    private static void stopWorkload(SimulatedCluster cluster) {
         if (cluster.workload != null) {
             cluster.workload.close();
             cluster.workload = null;
@@ -561,358 +425,42 @@ public final class FleetSimulator implements AutoCloseable {
         String name = set.objectName + (set.controlPlane ? "-cp-" : "-") + set.created;
         SimMachine machine = new SimMachine(name, set.version);
         set.machines.add(machine);
-        Map<String, Object> labels = map(ObjectDecoder.CLUSTER_NAME_LABEL, set.clusterName);
-        labels.put(set.controlPlane ? CONTROL_PLANE_LABEL : ObjectDecoder.DEPLOYMENT_NAME_LABEL,
-                set.controlPlane ? "" : set.objectName);
-        create(ObjectKind.MACHINE, map(
-                "apiVersion", ObjectKind.MACHINE.apiVersion(),
-                "kind", ObjectKind.MACHINE.kind(),
-                "metadata", map("namespace", capiNamespace, "name", name, "labels", labels),
-                "spec", map(
-                        "clusterName", set.clusterName,
-                        "version", set.version,
-                        "bootstrap", map("configRef", map("kind", "KubeadmConfig", "name", name)),
-                        "infrastructureRef", map("kind", "DockerMachine", "name", name))));
+        api.create(ObjectKind.MACHINE, objects.machine(set, name));
         LOG.debugf("machine %s created (%s)", name, set.version);
     }
 
     private void deleteMachine(MachineSet set, SimMachine machine) {
         set.machines.remove(machine);
-        delete(ObjectKind.MACHINE, capiNamespace, machine.name);
+        api.delete(ObjectKind.MACHINE, capiNamespace, machine.name);
         LOG.debugf("machine %s deleted", machine.name);
     }
 
     // ---------------------------------------------------------------------------------------------------------
     // Statuses, as the CAPI controllers write them: observedGeneration is the generation the server holds.
 
-    private void writeStatuses(SimCluster cluster) {
+    private void writeStatuses(SimulatedCluster cluster) {
         for (SimMachine machine : cluster.controlPlane.machines) {
-            writeStatus(ObjectKind.MACHINE, machine.name, machineStatus(machine));
+            api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine));
         }
         for (Group group : cluster.groups) {
             for (SimMachine machine : group.machines.machines) {
-                writeStatus(ObjectKind.MACHINE, machine.name, machineStatus(machine));
+                api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine));
             }
         }
-        writeStatus(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, kubeadmControlPlaneStatus(cluster));
+        api.writeStatus(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name,
+                objects.kubeadmControlPlaneStatus(cluster, api.generationOf(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name)));
         for (Group group : cluster.groups) {
-            writeStatus(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName, machineDeploymentStatus(group.machines));
+            api.writeStatus(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName,
+                    objects.machineDeploymentStatus(group.machines, api.generationOf(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName)));
         }
-        writeStatus(ObjectKind.CAPI_CLUSTER, cluster.name, capiClusterStatus(cluster));
+        api.writeStatus(ObjectKind.CAPI_CLUSTER, cluster.name, objects.capiClusterStatus(cluster, api.generationOf(ObjectKind.CAPI_CLUSTER, cluster.name)));
     }
 
-    private Map<String, Object> kubeadmControlPlaneStatus(SimCluster cluster) {
-        MachineSet set = cluster.controlPlane;
-        int replicas = set.machines.size();
-        int ready = set.ready();
-        Map<String, Object> status = map(
-                "observedGeneration", generationOf(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name),
-                "selector", ObjectDecoder.CLUSTER_NAME_LABEL + "=" + cluster.name + "," + CONTROL_PLANE_LABEL,
-                "replicas", replicas,
-                "updatedReplicas", set.updated(),
-                "readyReplicas", ready,
-                "unavailableReplicas", replicas - ready,
-                "initialized", cluster.initialized(),
-                "ready", ready > 0);
-        set.machines.stream().map(m -> m.version).min(Comparator.naturalOrder()).ifPresent(v -> status.put("version", v));
-        status.put("conditions", List.of(
-                condition("Available", cluster.initialized(), "WaitingForKubeadmInit", "Info", ""),
-                condition("ControlPlaneComponentsHealthy", replicas > 0 && ready == replicas, "PodProvisioning", "Info",
-                        "Waiting for control plane components on " + (replicas - ready) + " machine(s)"),
-                condition("MachinesReady", replicas > 0 && ready == replicas, "WaitingForNodeRef", "Info",
-                        (replicas - ready) + " of " + replicas + " machines are not ready yet")));
-        return status;
-    }
-
-    private Map<String, Object> machineDeploymentStatus(MachineSet set) {
-        int replicas = set.machines.size();
-        int ready = set.ready();
-        boolean available = ready >= set.replicas;
-        String phase = replicas < set.replicas ? "ScalingUp" : replicas > set.replicas ? "ScalingDown" : "Running";
-        String waiting = "Minimum availability requires " + set.replicas + " replicas, current " + ready + " available";
-        return map(
-                "observedGeneration", generationOf(ObjectKind.MACHINE_DEPLOYMENT, set.objectName),
-                "selector", ObjectDecoder.CLUSTER_NAME_LABEL + "=" + set.clusterName + ","
-                        + ObjectDecoder.DEPLOYMENT_NAME_LABEL + "=" + set.objectName,
-                "phase", phase,
-                "replicas", replicas,
-                "updatedReplicas", set.updated(),
-                "readyReplicas", ready,
-                "availableReplicas", ready,
-                "unavailableReplicas", Math.max(0, set.replicas - ready),
-                "conditions", List.of(
-                        condition("Available", available, "WaitingForAvailableMachines", "Warning", waiting),
-                        condition("Ready", available, "WaitingForAvailableMachines", "Warning", waiting)));
-    }
-
-    private Map<String, Object> machineStatus(SimMachine machine) {
-        Map<String, Object> status = map(
-                "phase", machine.ready ? "Running" : "Provisioning",
-                "bootstrapReady", true,
-                "infrastructureReady", machine.ready);
-        if (machine.ready) {
-            status.put("nodeRef", map("apiVersion", "v1", "kind", "Node", "name", machine.name));
-        }
-        status.put("conditions", List.of(
-                condition("Ready", machine.ready, "WaitingForInfrastructure", "Info", ""),
-                condition("NodeHealthy", machine.ready, "WaitingForNodeRef", "Info", "")));
-        return status;
-    }
-
-    private Map<String, Object> capiClusterStatus(SimCluster cluster) {
-        return map(
-                "observedGeneration", generationOf(ObjectKind.CAPI_CLUSTER, cluster.name),
-                "phase", cluster.initialized() ? "Provisioned" : "Provisioning",
-                "infrastructureReady", true,
-                "controlPlaneReady", cluster.initialized(),
-                "conditions", List.of(
-                        condition("ControlPlaneInitialized", cluster.initialized(), "WaitingForControlPlaneProviderInitialized", "Info",
-                                "Waiting for control plane provider to indicate the control plane has been initialized"),
-                        condition("InfrastructureReady", true, "", "", "")));
-    }
-
-    /** A CAPI condition; reason, severity and message only when it is not True. */
-    private static Map<String, Object> condition(String type, boolean ok, String reason, String severity, String message) {
-        Map<String, Object> condition = map("type", type, "status", ok ? "True" : "False");
-        if (!ok) {
-            condition.put("reason", reason);
-            condition.put("severity", severity);
-            if (!message.isEmpty()) {
-                condition.put("message", message);
-            }
-        }
-        return condition;
-    }
-
-    /**
-     * Writes an object's status through the status subresource, if it changed since the last write. A condition whose
-     * status is unchanged keeps its {@code lastTransitionTime}.
-     */
-    private void writeStatus(ObjectKind kind, String name, Map<String, Object> computed) {
-        String key = kind.qualifiedName() + "/" + capiNamespace + "/" + name;
-        ObjectNode status = JSON.valueToTree(computed);
-        ObjectNode previous = writtenStatus.get(key);
-        stampTransitions(status, previous);
-        if (status.equals(previous)) {
-            return;
-        }
-        resources(kind).inNamespace(capiNamespace).withName(name).subresource("status")
-                .patch(PatchContext.of(PatchType.JSON), replace("/status", status));
-        writtenStatus.put(key, status);
-    }
-
-    private void stampTransitions(ObjectNode status, ObjectNode previous) {
-        if (!status.path("conditions").isArray()) {
-            return;
-        }
-        String now = Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
-        for (JsonNode condition : status.get("conditions")) {
-            String since = now;
-            if (previous != null) {
-                for (JsonNode before : previous.path("conditions")) {
-                    if (before.path("type").equals(condition.path("type")) && before.path("status").equals(condition.path("status"))) {
-                        since = before.path("lastTransitionTime").asText(now);
-                    }
-                }
-            }
-            ((ObjectNode) condition).put("lastTransitionTime", since);
-        }
-    }
-
-    private long generationOf(ObjectKind kind, String name) {
-        GenericKubernetesResource object = resources(kind).inNamespace(capiNamespace).withName(name).get();
-        if (object == null || object.getMetadata().getGeneration() == null) {
-            return 1;
-        }
-        return object.getMetadata().getGeneration();
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // The objects, as EKS-A and CAPI shape them.
-
-    private Map<String, Object> eksaCluster(SimCluster cluster) {
-        return map(
-                "apiVersion", ObjectKind.EKSA_CLUSTER.apiVersion(),
-                "kind", ObjectKind.EKSA_CLUSTER.kind(),
-                "metadata", map("namespace", CLUSTER_NAMESPACE, "name", cluster.name),
-                "spec", eksaClusterSpec(cluster));
-    }
-
-    private static Map<String, Object> eksaClusterSpec(SimCluster cluster) {
-        List<Map<String, Object>> groups = new ArrayList<>();
-        for (Group group : cluster.groups) {
-            Map<String, Object> g = map("name", group.name, "count", group.count);
-            if (group.kubernetesVersion != null) {
-                g.put("kubernetesVersion", group.kubernetesVersion);
-            }
-            groups.add(g);
-        }
-        return map(
-                "kubernetesVersion", cluster.kubernetesVersion,
-                "eksaVersion", EKSA_VERSION,
-                "datacenterRef", map("kind", "DockerDatacenterConfig", "name", cluster.name),
-                "controlPlaneConfiguration", map("count", cluster.controlPlaneCount),
-                "workerNodeGroupConfigurations", groups,
-                "clusterNetwork", map(
-                        "cniConfig", map("cilium", map()),
-                        "pods", map("cidrBlocks", List.of("192.168.0.0/16")),
-                        "services", map("cidrBlocks", List.of("10.96.0.0/12"))));
-    }
-
-    private Map<String, Object> capiCluster(SimCluster cluster) {
-        return map(
-                "apiVersion", ObjectKind.CAPI_CLUSTER.apiVersion(),
-                "kind", ObjectKind.CAPI_CLUSTER.kind(),
-                "metadata", map("namespace", capiNamespace, "name", cluster.name,
-                        "labels", map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name)),
-                "spec", map(
-                        "clusterNetwork", map(
-                                "pods", map("cidrBlocks", List.of("192.168.0.0/16")),
-                                "services", map("cidrBlocks", List.of("10.96.0.0/12"))),
-                        "controlPlaneRef", map("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(),
-                                "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(), "namespace", capiNamespace, "name", cluster.name),
-                        "infrastructureRef", map("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1",
-                                "kind", "DockerCluster", "namespace", capiNamespace, "name", cluster.name)));
-    }
-
-    private Map<String, Object> kubeadmControlPlane(SimCluster cluster) {
-        return map(
-                "apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(),
-                "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(),
-                "metadata", map("namespace", capiNamespace, "name", cluster.name,
-                        "labels", map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name)),
-                "spec", kubeadmControlPlaneSpec(cluster));
-    }
-
-    private static Map<String, Object> kubeadmControlPlaneSpec(SimCluster cluster) {
-        return map(
-                "replicas", cluster.controlPlane.replicas,
-                "version", cluster.controlPlane.version,
-                "machineTemplate", map("infrastructureRef", map("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1",
-                        "kind", "DockerMachineTemplate", "name", cluster.name + "-control-plane")),
-                "rolloutStrategy", map("type", "RollingUpdate", "rollingUpdate", map("maxSurge", 1)));
-    }
-
-    private Map<String, Object> machineDeployment(SimCluster cluster, Group group) {
-        return map(
-                "apiVersion", ObjectKind.MACHINE_DEPLOYMENT.apiVersion(),
-                "kind", ObjectKind.MACHINE_DEPLOYMENT.kind(),
-                "metadata", map("namespace", capiNamespace, "name", group.machines.objectName,
-                        "labels", map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name)),
-                "spec", machineDeploymentSpec(cluster, group));
-    }
-
-    private static Map<String, Object> machineDeploymentSpec(SimCluster cluster, Group group) {
-        MachineSet set = group.machines;
-        Map<String, Object> selector = map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name,
-                ObjectDecoder.DEPLOYMENT_NAME_LABEL, set.objectName);
-        return map(
-                "clusterName", cluster.name,
-                "replicas", set.replicas,
-                "selector", map("matchLabels", selector),
-                "strategy", map("type", "RollingUpdate", "rollingUpdate", map("maxSurge", 1, "maxUnavailable", 0)),
-                "template", map(
-                        "metadata", map("labels", selector),
-                        "spec", map(
-                                "clusterName", cluster.name,
-                                "version", set.version,
-                                "bootstrap", map("configRef", map("kind", "KubeadmConfigTemplate", "name", set.objectName)),
-                                "infrastructureRef", map("kind", "DockerMachineTemplate", "name", set.objectName))));
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-    // The API server
-
-    private MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> resources(
-            ObjectKind kind) {
-        return client.genericKubernetesResources(ObjectIngest.context(kind));
-    }
-
-    private void create(ObjectKind kind, Map<String, Object> object) {
-        GenericKubernetesResource resource = client.getKubernetesSerialization().convertValue(object, GenericKubernetesResource.class);
-        resources(kind).inNamespace(resource.getMetadata().getNamespace()).resource(resource).create();
-    }
-
-    /** Replaces the spec: the generation goes up. */
-    private void patchSpec(ObjectKind kind, String name, Map<String, Object> spec) {
-        resources(kind).inNamespace(capiNamespace).withName(name)
-                .patch(PatchContext.of(PatchType.JSON), replace("/spec", JSON.valueToTree(spec)));
-    }
-
-    private void patchEksaSpec(SimCluster cluster) {
-        resources(ObjectKind.EKSA_CLUSTER).inNamespace(CLUSTER_NAMESPACE).withName(cluster.name)
-                .patch(PatchContext.of(PatchType.JSON), replace("/spec", JSON.valueToTree(eksaClusterSpec(cluster))));
-    }
-
-    /**
-     * A JSON Patch (RFC 6902) that sets one field whole ({@code add} replaces a member that exists). Not a merge patch:
-     * the embedded API server (Fabric8's mock) merges the lists of a JSON merge patch into the stored ones instead of
-     * replacing them, so conditions and worker node groups would pile up; a JSON Patch it applies as a real server does.
-     */
-    static String replace(String path, JsonNode value) {
-        ObjectNode operation = JSON.createObjectNode();
-        operation.put("op", "add");
-        operation.put("path", path);
-        operation.set("value", value);
-        return JSON.createArrayNode().add(operation).toString();
-    }
-
-    private void delete(ObjectKind kind, String namespace, String name) {
-        resources(kind).inNamespace(namespace).withName(name).delete();
-        writtenStatus.remove(kind.qualifiedName() + "/" + namespace + "/" + name);
-    }
-
-    /**
-     * The EKSARelease objects, as the EKS-A installation puts them in the management cluster: the fleet's own, and
-     * newer ones it could upgrade to (what {@code upgrade-check} plans with).
-     */
-    private void ensureRelease() {
-        var releases = client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(capiNamespace);
-        int bundles = 1;
-        for (String version : AVAILABLE_RELEASES) {
-            String name = EksaReleaseName.of(version);
-            if (releases.withName(name).get() == null) {
-                releases.resource(client.getKubernetesSerialization().unmarshal("""
-                        apiVersion: anywhere.eks.amazonaws.com/v1alpha1
-                        kind: EKSARelease
-                        metadata: {name: %s, namespace: %s}
-                        spec: {version: %s, bundlesRef: {name: bundles-%d, namespace: eksa-system}}
-                        """.formatted(name, capiNamespace, version, bundles), GenericKubernetesResource.class)).create();
-            }
-            bundles++;
-        }
-    }
-
-    private void ensureNamespace(String name) {
-        if (client.namespaces().withName(name).get() == null) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------------------
-
-    private static String nodeVersion(String kubernetesVersion) {
-        String version = NODE_VERSIONS.get(kubernetesVersion);
-        if (version == null) {
-            throw new IllegalArgumentException("no node build known for Kubernetes " + kubernetesVersion);
-        }
-        return version;
-    }
-
-    private static String describeGroups(SimCluster cluster) {
+    private static String describeGroups(SimulatedCluster cluster) {
         List<String> groups = new ArrayList<>();
         for (Group group : cluster.groups) {
             groups.add(group.name + " x" + group.count + (group.kubernetesVersion != null ? " at " + group.kubernetesVersion : ""));
         }
         return String.join(", ", groups);
-    }
-
-    /** An ordered map of alternating keys and values, for building objects that read like their YAML. */
-    private static Map<String, Object> map(Object... keysAndValues) {
-        Map<String, Object> map = new LinkedHashMap<>();
-        for (int i = 0; i < keysAndValues.length; i += 2) {
-            map.put((String) keysAndValues[i], keysAndValues[i + 1]);
-        }
-        return map;
     }
 }

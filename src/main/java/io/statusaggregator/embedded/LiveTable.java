@@ -1,10 +1,11 @@
 package io.statusaggregator.embedded;
 
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.kubernetes.KubernetesResources;
+
+import io.statusaggregator.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.io.PrintStream;
@@ -191,7 +192,7 @@ public final class LiveTable implements AutoCloseable {
     }
 
     private List<JsonNode> list(ObjectKind kind, String namespace) {
-        var resources = client.genericKubernetesResources(ObjectIngest.context(kind));
+        var resources = client.genericKubernetesResources(KubernetesResources.of(kind));
         List<GenericKubernetesResource> items = namespace == null
                 ? resources.inAnyNamespace().list().getItems()
                 : resources.inNamespace(namespace).list().getItems();

@@ -94,7 +94,7 @@ final class WorkloadCluster implements AutoCloseable {
         // and the mock applies it alike (generation unchanged); its JSON merge patch would append to lists instead.
         JsonNode json = client.getKubernetesSerialization().convertValue(status, JsonNode.class);
         client.apps().daemonSets().inNamespace(CNI_NAMESPACE).withName(CILIUM).subresource("status")
-                .patch(PatchContext.of(PatchType.JSON), FleetSimulator.replace("/status", json));
+                .patch(PatchContext.of(PatchType.JSON), ManagementClusterApi.replace("/status", json));
         writtenStatus = status;
     }
 

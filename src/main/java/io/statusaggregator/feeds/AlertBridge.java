@@ -2,17 +2,11 @@ package io.statusaggregator.feeds;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.threads.DaemonThreads;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,9 +64,6 @@ public final class AlertBridge implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration INITIAL_BACKOFF = Duration.ofMillis(500);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
-    /** Alerts per request: a fleet-wide outage must not become one huge body. */
-    private static final int ALERTS_PER_REQUEST = 500;
 
     /**
      * @param kafka              Kafka client properties (bootstrap servers, security)
@@ -102,8 +93,7 @@ public final class AlertBridge implements AutoCloseable {
 
     private final Settings settings;
     private final Clock clock;
-    private final URI alertsUri;
-    private final HttpClient http;
+    private final AlertmanagerApi alertmanager;
     private final ClusterAlerts alerts;
     private final AtomicLong eventsRead = new AtomicLong();
     private final AtomicLong eventsSkipped = new AtomicLong();
@@ -134,9 +124,7 @@ public final class AlertBridge implements AutoCloseable {
     public AlertBridge(Settings settings, Clock clock) {
         this.settings = settings;
         this.clock = clock;
-        String base = settings.alertmanager().toString();
-        this.alertsUri = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/api/v2/alerts");
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(REQUEST_TIMEOUT).build();
+        this.alertmanager = new AlertmanagerApi(settings.alertmanager());
         this.alerts = new ClusterAlerts(settings.notReadyFor());
     }
 
@@ -323,15 +311,15 @@ public final class AlertBridge implements AutoCloseable {
         ClusterAlerts.Evaluation evaluation = alerts.evaluate(now);
         Instant endsAt = now.plus(settings.resendInterval().multipliedBy(3));
         List<ClusterAlerts.Alert> newlyFiring = new ArrayList<>();
-        ArrayNode batch = JsonNodeFactory.instance.arrayNode();
+        List<AlertmanagerApi.Posting> batch = new ArrayList<>();
         for (ClusterAlerts.Alert alert : evaluation.resolved()) {
-            batch.add(json(alert, now, now));
+            batch.add(new AlertmanagerApi.Posting(alert, now));
         }
         List<ClusterAlerts.Alert> sent = new ArrayList<>();
         for (ClusterAlerts.Alert alert : evaluation.firing()) {
             Posted last = posted.get(alert.labels());
             if (last == null || !last.alert().equals(alert) || !now.isBefore(last.at().plus(settings.resendInterval()))) {
-                batch.add(json(alert, now, endsAt));
+                batch.add(new AlertmanagerApi.Posting(alert, endsAt));
                 sent.add(alert);
                 if (last == null) {
                     newlyFiring.add(alert);
@@ -339,8 +327,8 @@ public final class AlertBridge implements AutoCloseable {
             }
         }
         try {
-            post(batch);
-        } catch (DeliveryFailed e) {
+            alertmanager.post(batch, now);
+        } catch (AlertmanagerApi.DeliveryFailed e) {
             failedDeliveries.incrementAndGet();
             failing = true;
             nextAttempt = now.plus(backoff);
@@ -388,50 +376,6 @@ public final class AlertBridge implements AutoCloseable {
         } catch (KafkaException e) {
             // The alerts are delivered; the offsets go with the next delivery, or the next owner replays (duplicates).
             LOG.warnf("alert bridge: could not commit offsets %s: %s", offsets, e.toString());
-        }
-    }
-
-    private static ObjectNode json(ClusterAlerts.Alert alert, Instant now, Instant endsAt) {
-        // Alertmanager refuses an alert that ends before it starts: a producer's clock ahead of ours must not stall us.
-        Instant startsAt = alert.startsAt().isAfter(now) ? now : alert.startsAt();
-        ObjectNode node = JsonNodeFactory.instance.objectNode();
-        ObjectNode labels = node.putObject("labels");
-        alert.labels().forEach(labels::put);
-        ObjectNode annotations = node.putObject("annotations");
-        alert.annotations().forEach(annotations::put);
-        node.put("startsAt", startsAt.toString());
-        node.put("endsAt", endsAt.toString());
-        return node;
-    }
-
-    private void post(ArrayNode batch) throws DeliveryFailed, InterruptedException {
-        for (int from = 0; from < batch.size(); from += ALERTS_PER_REQUEST) {
-            ArrayNode chunk = JsonNodeFactory.instance.arrayNode();
-            for (int i = from; i < Math.min(batch.size(), from + ALERTS_PER_REQUEST); i++) {
-                chunk.add(batch.get(i));
-            }
-            HttpRequest request = HttpRequest.newBuilder(alertsUri)
-                    .timeout(REQUEST_TIMEOUT)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(chunk.toString()))
-                    .build();
-            HttpResponse<String> response;
-            try {
-                response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            } catch (IOException e) {
-                throw new DeliveryFailed("cannot reach Alertmanager at " + alertsUri + ": " + e);
-            }
-            if (response.statusCode() / 100 != 2) {
-                String body = response.body() == null ? "" : response.body().strip();
-                throw new DeliveryFailed("Alertmanager at " + alertsUri + " answered " + response.statusCode()
-                        + (body.isEmpty() ? "" : ": " + (body.length() > 300 ? body.substring(0, 300) + "…" : body)));
-            }
-        }
-    }
-
-    private static final class DeliveryFailed extends Exception {
-        DeliveryFailed(String message) {
-            super(message);
         }
     }
 

@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.model.Cni;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubeadmControlPlane;

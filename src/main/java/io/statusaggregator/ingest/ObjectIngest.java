@@ -1,10 +1,10 @@
 package io.statusaggregator.ingest;
 
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.kubernetes.KubernetesResources;
+import io.statusaggregator.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.statusaggregator.model.ObjectKind;
 import java.util.ArrayList;
@@ -263,7 +263,7 @@ public final class ObjectIngest implements AutoCloseable {
     }
 
     private Watched watch(ObjectKind kind, String namespace) {
-        var resources = client.genericKubernetesResources(context(kind));
+        var resources = client.genericKubernetesResources(KubernetesResources.of(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
         return new Watched(kind, guard.guard(kind.plural() + "." + kind.group(),
                 () -> scope.runnableInformer(0).itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization())),
@@ -334,16 +334,6 @@ public final class ObjectIngest implements AutoCloseable {
 
     private JsonNode json(GenericKubernetesResource object) {
         return client.getKubernetesSerialization().convertValue(object, JsonNode.class);
-    }
-
-    public static ResourceDefinitionContext context(ObjectKind kind) {
-        return new ResourceDefinitionContext.Builder()
-                .withGroup(kind.group())
-                .withVersion(kind.version())
-                .withKind(kind.kind())
-                .withPlural(kind.plural())
-                .withNamespaced(true)
-                .build();
     }
 
     @Override

@@ -19,7 +19,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.model.EksaCluster;
 import jakarta.annotation.PreDestroy;
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package io.statusaggregator.preflight;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -8,7 +10,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.aggregation.ManagementClusterView;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ObjectKey;
@@ -35,7 +36,7 @@ import java.util.Optional;
  * {@link UpgradePlan}. The command and the HTTP endpoint both answer through here, so they answer alike.
  */
 public final class UpgradeCheck {
-    private static final ResourceDefinitionContext CLUSTERS = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
+    private static final ResourceDefinitionContext CLUSTERS = KubernetesResources.of(ObjectKind.EKSA_CLUSTER);
 
     private UpgradeCheck() {
     }

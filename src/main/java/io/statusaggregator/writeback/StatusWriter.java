@@ -1,6 +1,8 @@
 package io.statusaggregator.writeback;
 
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.kubernetes.KubernetesResources;
+
+import io.statusaggregator.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -14,7 +16,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
@@ -189,7 +190,7 @@ public final class StatusWriter implements AutoCloseable {
                     .withKind(ObjectKind.EKSA_CLUSTER.kind())
                     .withNewMetadata().withNamespace(cluster.namespace()).withName(cluster.name()).endMetadata()
                     .build();
-            client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER))
+            client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
                     .inNamespace(cluster.namespace())
                     .resource(target)
                     .subresource("status")

@@ -25,7 +25,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.StatusEncoder;
 import io.statusaggregator.versions.Compatibility;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,10 +1,11 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.ForgetfulRestart;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.pipeline.Waiting;
@@ -52,7 +53,7 @@ class ManagementClusterViewTest {
 
     /** A Cluster that manages itself, at EKS-A {@code version}. */
     private void managementCluster(String name, String version) {
-        kubernetes.client().genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER)).inNamespace("default").resource(object("""
+        kubernetes.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default").resource(object("""
                 apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                 kind: Cluster
                 metadata: {namespace: default, name: %1$s}

@@ -1,5 +1,7 @@
 package io.statusaggregator.cli;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +11,6 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ class UpgradeCheckJarIT {
     }
 
     private static void cluster(KubernetesClient client, String name, String eksaVersion, String groupVersion) {
-        client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER)).inNamespace("default")
+        client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default")
                 .resource(client.getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: Cluster

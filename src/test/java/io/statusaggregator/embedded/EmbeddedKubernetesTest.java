@@ -1,5 +1,7 @@
 package io.statusaggregator.embedded;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -8,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ class EmbeddedKubernetesTest {
     @SuppressWarnings("unchecked")
     void aStatusMergePatchReplacesListsRemovesNullsAndLeavesTheSpecAlone() {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
-            var clusters = kubernetes.client().genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER)).inNamespace("default");
+            var clusters = kubernetes.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default");
             clusters.resource(kubernetes.client().getKubernetesSerialization().unmarshal("""
                     apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                     kind: Cluster
@@ -61,8 +62,8 @@ class EmbeddedKubernetesTest {
     void objectsOfTheSameNameInOtherKindsOrNamespacesAreNeverConfused() {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
             var client = kubernetes.client();
-            var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
-            var capi = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER));
+            var eksa = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER));
+            var capi = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.CAPI_CLUSTER));
             sameNameInTwoNamespacesAndAnotherKind(client);
             eksa.inNamespace("a").withName("same").subresource("status")
                     .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\": {\"failureReason\": \"only-a\"}}");
@@ -88,8 +89,8 @@ class EmbeddedKubernetesTest {
     void aDeleteByNameRemovesThatObjectOnlyAndItsWatchersSeeIt() throws Exception {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
             var client = kubernetes.client();
-            var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
-            var capi = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER));
+            var eksa = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER));
+            var capi = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.CAPI_CLUSTER));
             sameNameInTwoNamespacesAndAnotherKind(client);
             GenericKubernetesResource held = cluster(ObjectKind.EKSA_CLUSTER, "held");
             held.getMetadata().setFinalizers(List.of("example.com/cleanup"));
@@ -127,10 +128,10 @@ class EmbeddedKubernetesTest {
 
     /** EKS-A Clusters a/same and b/same, and a CAPI Cluster a/same. */
     private static void sameNameInTwoNamespacesAndAnotherKind(io.fabric8.kubernetes.client.KubernetesClient client) {
-        var eksa = client.genericKubernetesResources(ObjectIngest.context(ObjectKind.EKSA_CLUSTER));
+        var eksa = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER));
         eksa.inNamespace("a").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
         eksa.inNamespace("b").resource(cluster(ObjectKind.EKSA_CLUSTER, "same")).create();
-        client.genericKubernetesResources(ObjectIngest.context(ObjectKind.CAPI_CLUSTER)).inNamespace("a")
+        client.genericKubernetesResources(KubernetesResources.of(ObjectKind.CAPI_CLUSTER)).inNamespace("a")
                 .resource(cluster(ObjectKind.CAPI_CLUSTER, "same")).create();
     }
 

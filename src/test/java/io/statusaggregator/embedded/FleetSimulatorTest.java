@@ -1,5 +1,7 @@
 package io.statusaggregator.embedded;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -18,7 +20,6 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -366,14 +367,14 @@ class FleetSimulatorTest {
     }
 
     private JsonNode get(ObjectKind kind, String namespace, String name) {
-        GenericKubernetesResource object = kubernetes.client().genericKubernetesResources(ObjectIngest.context(kind))
+        GenericKubernetesResource object = kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind))
                 .inNamespace(namespace).withName(name).get();
         return object == null ? null : json(object);
     }
 
     private List<JsonNode> list(ObjectKind kind) {
         String namespace = kind == ObjectKind.EKSA_CLUSTER ? NS : CAPI;
-        return kubernetes.client().genericKubernetesResources(ObjectIngest.context(kind)).inNamespace(namespace).list()
+        return kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(namespace).list()
                 .getItems().stream().map(this::json).toList();
     }
 

@@ -1,8 +1,9 @@
 package io.statusaggregator.embedded;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.mockwebserver.http.MockResponse;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -14,7 +15,7 @@ import java.util.regex.Pattern;
  * no history: a watch it served from an old version would silently miss what happened since.)
  */
 public final class ForgetfulRestart {
-    private static final ResourceDefinitionContext ANY_KIND = ObjectIngest.context(ObjectKind.EKSA_CLUSTER);
+    private static final ResourceDefinitionContext ANY_KIND = KubernetesResources.of(ObjectKind.EKSA_CLUSTER);
     private static final Pattern FROM_VERSION = Pattern.compile("[?&]resourceVersion=([0-9]+)");
 
     private ForgetfulRestart() {

@@ -1,5 +1,7 @@
 package io.statusaggregator.embedded;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,7 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.embedded.LiveTable.Row;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -158,12 +159,12 @@ class LiveTableTest {
 
     private static void create(KubernetesClient client, ObjectKind kind, String yaml) {
         GenericKubernetesResource object = client.getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
-        client.genericKubernetesResources(ObjectIngest.context(kind)).inNamespace(object.getMetadata().getNamespace())
+        client.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(object.getMetadata().getNamespace())
                 .resource(object).create();
     }
 
     private static void patchStatus(KubernetesClient client, ObjectKind kind, String namespace, String name, String patch) {
-        client.genericKubernetesResources(ObjectIngest.context(kind)).inNamespace(namespace).withName(name)
+        client.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(namespace).withName(name)
                 .subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 }

@@ -1,5 +1,7 @@
 package io.statusaggregator.ingest;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -241,7 +243,7 @@ class ReducedObjectStoreTest {
                         onFailure -> new ObjectStatePublisher(producer, "states", onFailure))) {
             GenericKubernetesResource full = parse(FULL.get(ObjectKind.MACHINE));
             full.getMetadata().setResourceVersion(null);
-            client.genericKubernetesResources(ObjectIngest.context(ObjectKind.MACHINE)).inNamespace(CAPI).resource(full).create();
+            client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE)).inNamespace(CAPI).resource(full).create();
             List<JsonNode> changed = new java.util.concurrent.CopyOnWriteArrayList<>();
             ingest.addListener(new ObjectIngest.Listener() {
                 @Override

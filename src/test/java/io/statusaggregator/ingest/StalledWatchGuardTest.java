@@ -9,7 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.mockwebserver.http.MockResponse;
-import io.statusaggregator.DaemonThreads;
+import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.pipeline.Waiting;

@@ -12,7 +12,7 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.statusaggregator.pipeline;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
@@ -9,7 +11,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.cli.ComputeRunner;
 import io.statusaggregator.ingest.CompactedTopic;
-import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.time.Duration;
@@ -74,7 +75,7 @@ final class Convergence {
                 if (kind == ObjectKind.CNI_OBSERVATION) {
                     continue;
                 }
-                for (GenericKubernetesResource resource : client.genericKubernetesResources(ObjectIngest.context(kind)).inAnyNamespace().list().getItems()) {
+                for (GenericKubernetesResource resource : client.genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
                     objects.append("---\n").append(client.getKubernetesSerialization().asYaml(resource).replaceFirst("^---\n", ""));
                     if (kind == ObjectKind.EKSA_CLUSTER) {
                         shown.put(resource.getMetadata().getNamespace() + "/" + resource.getMetadata().getName(),

@@ -1,5 +1,7 @@
 package io.statusaggregator.pipeline;
 
+import io.statusaggregator.kubernetes.KubernetesResources;
+
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -153,7 +155,7 @@ final class Fleet implements AutoCloseable {
 
     private io.fabric8.kubernetes.client.dsl.MixedOperation<GenericKubernetesResource, io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
             io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> resources(ObjectKind kind) {
-        return client.genericKubernetesResources(ObjectIngest.context(kind));
+        return client.genericKubernetesResources(KubernetesResources.of(kind));
     }
 
     void createCluster(String name, int controlPlane, int workers) {

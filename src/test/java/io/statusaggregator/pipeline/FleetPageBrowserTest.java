@@ -20,7 +20,7 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

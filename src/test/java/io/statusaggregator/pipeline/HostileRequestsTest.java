@@ -14,7 +14,7 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.operations.RawHttp;
 import io.statusaggregator.operations.RawHttp.Answer;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.URL;

@@ -24,7 +24,7 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.preflight.PreflightResource;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

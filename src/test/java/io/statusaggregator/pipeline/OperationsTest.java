@@ -18,7 +18,7 @@ import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.operations.PipelineMetrics;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;

@@ -2,7 +2,7 @@ package io.statusaggregator.pipeline;
 
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;

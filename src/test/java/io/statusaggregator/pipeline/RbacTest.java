@@ -29,7 +29,7 @@ import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.preflight.UpgradeCheck;
-import io.statusaggregator.versions.CompatibilityReader;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

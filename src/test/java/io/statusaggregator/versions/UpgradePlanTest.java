@@ -1,5 +1,7 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.versions.json.CompatibilityReader;
+
 import io.statusaggregator.model.KubernetesVersion;
 import io.statusaggregator.model.EksaVersion;
 

@@ -1,10 +1,11 @@
-package io.statusaggregator.versions;
+package io.statusaggregator.versions.json;
 
 import io.statusaggregator.model.KubernetesVersion;
 import io.statusaggregator.model.EksaVersion;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.Compatibility.CiliumFrom;
 import io.statusaggregator.versions.Compatibility.ReleaseLine;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package io.statusaggregator;
+package io.statusaggregator.threads;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,0 +1,24 @@
+package io.statusaggregator.kubernetes;
+
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.statusaggregator.model.ObjectKind;
+
+/**
+ * The Kubernetes API resources of the kinds the rules read, for Fabric8's generic client: how ingest watches them,
+ * write-back and the upgrade check read them, and the embedded API server serves them.
+ */
+public final class KubernetesResources {
+    private KubernetesResources() {
+    }
+
+    /** The resource of {@code kind}: its group, version, kind and plural; every one is namespaced. */
+    public static ResourceDefinitionContext of(ObjectKind kind) {
+        return new ResourceDefinitionContext.Builder()
+                .withGroup(kind.group())
+                .withVersion(kind.version())
+                .withKind(kind.kind())
+                .withPlural(kind.plural())
+                .withNamespaced(true)
+                .build();
+    }
+}

@@ -1,0 +1,75 @@
+package io.statusaggregator;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The house rules that keep the code a newcomer can walk into (docs/architecture.md): packages in one direction,
+ * the status rules and their model pure, no class too long to read. Each fails the build when broken.
+ */
+class HouseRulesTest {
+    private static final String ROOT = "io.statusaggregator";
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .withImportOption(location -> !location.contains("/bench/")) // the benchmarks are built with -Pbench only
+            .importPackages(ROOT);
+
+    @Test
+    void packagesDependOnEachOtherInOneDirectionOnly() {
+        SlicesRuleDefinition.slices().assignedFrom(new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+                String name = javaClass.getPackageName();
+                return name.equals(ROOT) || name.startsWith(ROOT + ".")
+                        ? SliceIdentifier.of(name.equals(ROOT) ? "(wiring)" : name.substring(ROOT.length() + 1)) : SliceIdentifier.ignore();
+            }
+
+            @Override
+            public String getDescription() {
+                return "the application's packages";
+            }
+        }).should().beFreeOfCycles().check(MAIN);
+    }
+
+    @Test
+    void theRulesTheVersionsAndTheModelAreFreeOfIoAndFrameworks() {
+        // Records in, records out: the JDK's language, collections and time, and each other. JSON and YAML codecs
+        // live beside them in model.json and versions.json; Kafka, Kubernetes clients and Quarkus live elsewhere.
+        classes().that().resideInAnyPackage(ROOT + ".model", ROOT + ".rules", ROOT + ".versions")
+                .should().onlyDependOnClassesThat().resideInAnyPackage("java.lang..", "java.util..", "java.time..", "java.math..",
+                        ROOT + ".model", ROOT + ".rules", ROOT + ".versions")
+                .because("the status rules are pure functions of their inputs, unit-tested without I/O")
+                .check(MAIN);
+    }
+
+    @Test
+    void noClassIsOver500Lines() throws IOException {
+        try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
+            List<String> long_ = sources.filter(p -> p.toString().endsWith(".java")).filter(p -> lines(p) > 500)
+                    .map(p -> p + ": " + lines(p) + " lines").toList();
+            assertEquals(List.of(), long_, "split these into classes a reader can hold in mind");
+        }
+    }
+
+    private static long lines(Path file) {
+        try (Stream<String> lines = Files.lines(file)) {
+            return lines.count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
