@@ -8,6 +8,9 @@ import io.statusaggregator.model.KubeadmControlPlane;
 
 /** {@code ControlPlaneInitialized}: the first control plane node is up. A latch: once True, True for good. */
 public final class ControlPlaneInitialized {
+    // The reasons this condition gives when it is not True.
+    public static final String WAITING_FOR_CONTROL_PLANE_INITIALIZED = "WaitingForControlPlaneInitialized";
+
     private ControlPlaneInitialized() {
     }
 
@@ -22,6 +25,6 @@ public final class ControlPlaneInitialized {
         if (wasInitialized || initialized) {
             return Verdict.TRUE;
         }
-        return Verdict.notMet("WaitingForControlPlaneInitialized", "First control plane not ready yet");
+        return Verdict.notMet(WAITING_FOR_CONTROL_PLANE_INITIALIZED, "First control plane not ready yet");
     }
 }

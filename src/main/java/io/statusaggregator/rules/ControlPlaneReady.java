@@ -9,13 +9,22 @@ import java.util.Optional;
 
 /** {@code ControlPlaneReady}: the control plane has the desired number of ready, up-to-date nodes. First rule wins. */
 public final class ControlPlaneReady {
+    // The reasons this condition gives when it is not True.
+    public static final String EXTERNAL_ETCD_NOT_AVAILABLE = "ExternalEtcdNotAvailable";
+    public static final String OUTDATED_INFORMATION = "OutdatedInformation";
+    public static final String ROLLING_UPGRADE_IN_PROGRESS = "RollingUpgradeInProgress";
+    public static final String SCALING_DOWN = "ScalingDown";
+    public static final String CONTROL_PLANE_COMPONENTS_UNHEALTHY = "ControlPlaneComponentsUnhealthy";
+    public static final String KUBEADM_CONTROL_PLANE_NOT_READY = "KubeadmControlPlaneNotReady";
+    public static final String SCALING_UP = "ScalingUp";
+
     private ControlPlaneReady() {
     }
 
     public static Verdict evaluate(ClusterSnapshot snapshot) {
         int desired = snapshot.cluster().spec().controlPlaneCount();
         if (snapshot.cluster().spec().externalEtcd() && !externalEtcdAvailable(snapshot)) {
-            return Verdict.notMet("ExternalEtcdNotAvailable", "Etcd cluster is not available");
+            return Verdict.notMet(EXTERNAL_ETCD_NOT_AVAILABLE, "Etcd cluster is not available");
         }
         Optional<KubeadmControlPlane> found = kubeadmControlPlane(snapshot);
         if (found.isEmpty()) {
@@ -23,15 +32,15 @@ public final class ControlPlaneReady {
         }
         KubeadmControlPlane kcp = found.get();
         if (kcp.observedGeneration() != kcp.generation()) {
-            return Verdict.notMet("OutdatedInformation", "Control plane status not up to date yet");
+            return Verdict.notMet(OUTDATED_INFORMATION, "Control plane status not up to date yet");
         }
         int upgrading = kcp.replicas() - kcp.updatedReplicas();
         if (upgrading > 0) {
-            return Verdict.notMet("RollingUpgradeInProgress", "Control plane nodes not up-to-date yet, %d upgrading (%d up to date)"
+            return Verdict.notMet(ROLLING_UPGRADE_IN_PROGRESS, "Control plane nodes not up-to-date yet, %d upgrading (%d up to date)"
                     .formatted(upgrading, kcp.updatedReplicas()));
         }
         if (kcp.replicas() > desired) {
-            return Verdict.notMet("ScalingDown", "Scaling down control plane to %d replicas (actual %d)"
+            return Verdict.notMet(SCALING_DOWN, "Scaling down control plane to %d replicas (actual %d)"
                     .formatted(desired, kcp.replicas()));
         }
         if (kcp.readyReplicas() < desired) {
@@ -39,17 +48,17 @@ public final class ControlPlaneReady {
         }
         Optional<ObservedCondition> components = kcp.conditions().get(KubeadmControlPlane.CONTROL_PLANE_COMPONENTS_HEALTHY);
         if (components.isPresent() && components.get().isFalse()) {
-            return Verdict.notMet("ControlPlaneComponentsUnhealthy", components.get().message(), Severity.ERROR);
+            return Verdict.notMet(CONTROL_PLANE_COMPONENTS_UNHEALTHY, components.get().message(), Severity.ERROR);
         }
         if (kcp.conditions().isFalse(KubeadmControlPlane.AVAILABLE)) {
-            return Verdict.notMet("KubeadmControlPlaneNotReady", "Kubeadm control plane %s not ready yet"
+            return Verdict.notMet(KUBEADM_CONTROL_PLANE_NOT_READY, "Kubeadm control plane %s not ready yet"
                     .formatted(kcp.key().name()), Severity.ERROR);
         }
         return Verdict.TRUE;
     }
 
     private static Verdict scalingUp(int desired, int actual) {
-        return Verdict.notMet("ScalingUp", "Scaling up control plane to %d replicas (actual %d)".formatted(desired, actual));
+        return Verdict.notMet(SCALING_UP, "Scaling up control plane to %d replicas (actual %d)".formatted(desired, actual));
     }
 
     /** The KubeadmControlPlane the CAPI Cluster's {@code spec.controlPlaneRef} names; EKS-A names it like the cluster. */

@@ -11,6 +11,10 @@ import java.util.Optional;
 
 /** {@code DefaultCNIConfigured} and {@code defaultCNI}: the managed CNI runs, at the version the release ships. */
 public final class DefaultCniConfigured {
+    // The reasons this condition gives when it is not True.
+    public static final String WAITING_FOR_DEFAULT_CNI_CONFIGURED = "WaitingForDefaultCNIConfigured";
+    public static final String DEFAULT_CNI_UPGRADE_IN_PROGRESS = "DefaultCNIUpgradeInProgress";
+    /** Not True by configuration: the summary (Ready) passes over it. */
     public static final String SKIP_UPGRADES = "SkipUpgradesForDefaultCNIConfigured";
 
     private DefaultCniConfigured() {
@@ -24,15 +28,15 @@ public final class DefaultCniConfigured {
         Optional<CniObservation> observed = observation(snapshot);
         if (observed.isPresent() && observed.get().problem().isPresent()) {
             // Refines rule 2 (issue [3]): the CNI cannot be observed, so it is not known to be configured; say why.
-            return Verdict.notMet("WaitingForDefaultCNIConfigured", "Managed CNI state unknown: " + observed.get().problem().get(),
+            return Verdict.notMet(WAITING_FOR_DEFAULT_CNI_CONFIGURED, "Managed CNI state unknown: " + observed.get().problem().get(),
                     Severity.WARNING);
         }
         if (observed.isEmpty() || !observed.get().ready()) {
-            return Verdict.notMet("WaitingForDefaultCNIConfigured", "Managed CNI not configured yet");
+            return Verdict.notMet(WAITING_FOR_DEFAULT_CNI_CONFIGURED, "Managed CNI not configured yet");
         }
         if (config.cni() == Cni.CILIUM && snapshot.expectedCiliumVersion().isPresent()
                 && !snapshot.expectedCiliumVersion().equals(observed.get().version())) {
-            return Verdict.notMet("DefaultCNIUpgradeInProgress", "Cilium version upgrade needed");
+            return Verdict.notMet(DEFAULT_CNI_UPGRADE_IN_PROGRESS, "Cilium version upgrade needed");
         }
         return Verdict.TRUE;
     }

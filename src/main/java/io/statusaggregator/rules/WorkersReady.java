@@ -16,6 +16,14 @@ import java.util.Optional;
  * matches no group (one of a group being removed) is counted too, so that its nodes show as scaling down.
  */
 public final class WorkersReady {
+    // The reasons this condition gives when it is not True.
+    public static final String OUTDATED_INFORMATION = "OutdatedInformation";
+    public static final String ROLLING_UPGRADE_IN_PROGRESS = "RollingUpgradeInProgress";
+    public static final String SCALING_DOWN = "ScalingDown";
+    public static final String AUTOSCALER_CONSTRAINT_NOT_MET = "AutoscalerConstraintNotMet";
+    public static final String MACHINE_DEPLOYMENT_NOT_READY = "MachineDeploymentNotReady";
+    public static final String SCALING_UP = "ScalingUp";
+
     private WorkersReady() {
     }
 
@@ -32,7 +40,7 @@ public final class WorkersReady {
         for (MachineDeployment md : deployments) {
             if (md.observedGeneration() != md.generation()) {
                 String group = groupOf(md, groups, clusterName).map(WorkerNodeGroup::name).orElse(md.key().name());
-                return Verdict.notMet("OutdatedInformation", "Worker node group %s status not up to date yet".formatted(group));
+                return Verdict.notMet(OUTDATED_INFORMATION, "Worker node group %s status not up to date yet".formatted(group));
             }
         }
 
@@ -49,11 +57,11 @@ public final class WorkersReady {
             outdated += outdated(md, group.flatMap(spec::kubernetesVersionOf), snapshot);
         }
         if (outdated > 0) {
-            return Verdict.notMet("RollingUpgradeInProgress", "Worker nodes not up-to-date yet, %d upgrading (%d up to date)"
+            return Verdict.notMet(ROLLING_UPGRADE_IN_PROGRESS, "Worker nodes not up-to-date yet, %d upgrading (%d up to date)"
                     .formatted(outdated, replicas - outdated));
         }
         if (replicas > desired) {
-            return Verdict.notMet("ScalingDown", "Scaling down worker nodes to %d replicas (actual %d)".formatted(desired, replicas));
+            return Verdict.notMet(SCALING_DOWN, "Scaling down worker nodes to %d replicas (actual %d)".formatted(desired, replicas));
         }
         if (ready < desired) {
             return scalingUp(desired, ready);
@@ -67,13 +75,13 @@ public final class WorkersReady {
                     .filter(md -> md.key().name().equals(group.machineDeploymentName(clusterName)))
                     .mapToInt(MachineDeployment::readyReplicas).sum();
             if (groupReady < bounds.minCount() || groupReady > bounds.maxCount()) {
-                return Verdict.notMet("AutoscalerConstraintNotMet", "Worker nodes count for %s not between %d and %d yet (%d actual)"
+                return Verdict.notMet(AUTOSCALER_CONSTRAINT_NOT_MET, "Worker nodes count for %s not between %d and %d yet (%d actual)"
                         .formatted(group.name(), bounds.minCount(), bounds.maxCount(), groupReady));
             }
         }
         for (MachineDeployment md : deployments) {
             if (md.conditions().isFalse(MachineDeployment.READY)) {
-                return Verdict.notMet("MachineDeploymentNotReady", "Machine deployment %s not ready yet".formatted(md.key().name()),
+                return Verdict.notMet(MACHINE_DEPLOYMENT_NOT_READY, "Machine deployment %s not ready yet".formatted(md.key().name()),
                         Severity.ERROR);
             }
         }
@@ -117,6 +125,6 @@ public final class WorkersReady {
     }
 
     private static Verdict scalingUp(int desired, int actual) {
-        return Verdict.notMet("ScalingUp", "Workers expected not ready yet, %d replicas (actual %d)".formatted(desired, actual));
+        return Verdict.notMet(SCALING_UP, "Workers expected not ready yet, %d replicas (actual %d)".formatted(desired, actual));
     }
 }

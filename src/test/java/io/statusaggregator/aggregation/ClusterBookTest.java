@@ -235,7 +235,7 @@ class ClusterBookTest {
         assertEquals(Reason.MALFORMED_OBJECT, letter(put(broken)));
         assertEquals(List.of(), put(broken), "the same problem again: no second dead letter");
         ClusterStatus computed = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
-        assertEquals("MalformedObject", computed.condition(ConditionType.READY).orElseThrow().reason());
+        assertEquals(io.statusaggregator.rules.MalformedInputs.REASON, computed.condition(ConditionType.READY).orElseThrow().reason());
 
         assertEquals(Reason.NOT_JSON, letter(apply(keyOf(object("Machine")), "{not json")));
     }
