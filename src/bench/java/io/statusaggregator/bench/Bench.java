@@ -23,14 +23,23 @@ final class Bench {
     /** The in-process KRaft broker every figure runs on; topics get the application's default partition count. */
     static final class Broker implements AutoCloseable {
         static final int PARTITIONS = 6;
+        /** The broker this process runs; null for one that runs in another process. */
         private final EmbeddedKafka kafka;
+        private final String bootstrapServers;
 
         Broker() throws Exception {
             kafka = EmbeddedKafka.start();
+            bootstrapServers = kafka.bootstrapServers();
+        }
+
+        /** The broker another process runs, at {@code bootstrapServers}. */
+        Broker(String bootstrapServers) {
+            kafka = null;
+            this.bootstrapServers = bootstrapServers;
         }
 
         Map<String, Object> kafka() {
-            return Map.of("bootstrap.servers", kafka.bootstrapServers());
+            return Map.of("bootstrap.servers", bootstrapServers);
         }
 
         void createTopics(boolean compacted, String... topics) {
@@ -60,7 +69,9 @@ final class Bench {
 
         @Override
         public void close() throws Exception {
-            kafka.close();
+            if (kafka != null) {
+                kafka.close();
+            }
         }
     }
 

@@ -108,9 +108,13 @@ final class TopicFigures {
         events++;
     }
 
-    /** A consumer that only deserialises the records (keys and values as strings), from the beginning. */
+    /**
+     * A consumer that only deserialises the records (keys and values as strings), from the beginning, with the
+     * aggregator's fetch settings (larger polls and fetches than Kafka's defaults): the ratio compares the work per
+     * record, not the fetching.
+     */
     double bareConsumer() {
-        Map<String, Object> props = new HashMap<>(broker.kafka());
+        Map<String, Object> props = new HashMap<>(io.statusaggregator.aggregation.Aggregator.consumerProperties(broker.kafka(), "bench-bare"));
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -207,5 +211,10 @@ final class TopicFigures {
             throw new AssertionError(); // keeps the sink's statuses reachable through both readings
         }
         return new Rebuild((computed - start) / 1e9, (live - start) / 1e9, latest.size(), running - stopped);
+    }
+
+    /** Figure 5 in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}. */
+    ColdRebuild.Run coldRebuild(String run, java.util.List<String> jvmOptions) throws Exception {
+        return ColdRebuild.run(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, clusters, seed + "-" + run, jvmOptions);
     }
 }

@@ -1,0 +1,76 @@
+package io.statusaggregator.bench;
+
+import io.statusaggregator.versions.json.CompatibilityReader;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Figure 5 in a fresh JVM, as a restarted pod rebuilds: a child process (the harness's class path, its own heap)
+ * rebuilds from the compacted topic and computes every cluster, and prints how long that took from its own start.
+ */
+final class ColdRebuild {
+    /**
+     * What one child run measured, in seconds from the JVM's start: to the partitions rebuilt, to every cluster
+     * computed, to the harness's main method, and to the partitions assigned by the group.
+     */
+    record Run(double liveSeconds, double computedSeconds, double mainSeconds, double assignedSeconds) {
+    }
+
+    private ColdRebuild() {
+    }
+
+    /** The child: {@code bootstrap topic clusters run}. */
+    public static void main(String[] args) throws Exception {
+        long jvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        Bench.Broker broker = new Bench.Broker(args[0]);
+        int clusters = Integer.parseInt(args[2]);
+        CountedAggregation instance = new CountedAggregation(broker, args[1], args[3], false, CompatibilityReader.builtIn(),
+                Duration.ofMillis(100));
+        long main = System.currentTimeMillis();
+        instance.start();
+        // When the group gave this consumer its partitions: what the JVM's start, the group join and the rebuild each take.
+        if (!Bench.await(120_000, 10, () -> instance.aggregator.progress().startsWith("partitions [") && !instance.aggregator.progress().startsWith("partitions []"))) {
+            throw new IllegalStateException("no partitions assigned within 120 s: " + instance.aggregator.progress());
+        }
+        long assigned = System.currentTimeMillis();
+        if (!Bench.await(120_000, () -> instance.aggregator.live())) {
+            throw new IllegalStateException("no rebuild within 120 s: " + instance.aggregator.progress());
+        }
+        long live = System.currentTimeMillis();
+        if (!Bench.await(120_000, () -> instance.aggregator.computations() >= clusters)) {
+            throw new IllegalStateException("clusters not computed within 120 s: " + instance.aggregator.progress());
+        }
+        long computed = System.currentTimeMillis();
+        System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
+                (assigned - jvmStart) / 1e3);
+        System.out.flush();
+        Runtime.getRuntime().halt(0); // no graceful stop: only the rebuild is measured
+    }
+
+    /** Runs the child with {@code jvmOptions}; returns what it measured. */
+    static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ColdRebuild.class.getName(), bootstrap, topic,
+                String.valueOf(clusters), run));
+        Path output = Files.createTempFile("cold-rebuild", ".log");
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+        if (!child.waitFor(5, TimeUnit.MINUTES)) {
+            child.destroyForcibly();
+            throw new IllegalStateException("the cold rebuild did not finish within 5 minutes: " + Files.readString(output));
+        }
+        for (String line : Files.readAllLines(output)) {
+            if (line.startsWith("cold-rebuild ")) {
+                String[] figures = line.split(" ");
+                return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
+                        Double.parseDouble(figures[4]));
+            }
+        }
+        throw new IllegalStateException("the cold rebuild printed no figure (exit " + child.exitValue() + "): " + Files.readString(output));
+    }
+}
