@@ -340,7 +340,12 @@ final class ClusterBook {
     }
 
     private TrackedCluster find(ObjectKey eksaCluster) {
-        // Every partition: a record that another producer put on an unexpected partition still makes a cluster there.
+        Partition expected = partitions.get(ClusterPartitioner.partitionOf(eksaCluster.name(), partitionCount));
+        TrackedCluster found = expected == null ? null : expected.clusters.get(eksaCluster.name());
+        if (found != null && found.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
+            return found;
+        }
+        // Then every partition: a record that another producer put on an unexpected partition still makes a cluster there.
         for (Partition partition : partitions.values()) {
             TrackedCluster cluster = partition.clusters.get(eksaCluster.name());
             if (cluster != null && cluster.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {

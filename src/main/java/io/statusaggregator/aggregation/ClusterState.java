@@ -39,6 +39,12 @@ public final class ClusterState {
      */
     private ClusterSnapshot snapshot;
     private Compatibility snapshotCompatibility;
+    /**
+     * Each kind's members as the last snapshot listed them, kept while that kind does not change: a record changes one
+     * object, and copying every kind's members anew for each snapshot was a measurable part of a computation.
+     */
+    private final Map<ObjectKind, List<ClusterMember>> listed = new EnumMap<>(ObjectKind.class);
+    private List<MalformedObject> malformedListed;
 
     public ClusterState(String clusterName) {
         this.clusterName = clusterName;
@@ -55,6 +61,7 @@ public final class ClusterState {
     /** Adds or replaces an object of this cluster. */
     public void put(KubernetesObject object) {
         snapshot = null;
+        listed.remove(object.kind());
         forgetMalformed(object.kind(), object.key());
         if (object instanceof EksaCluster eksa) {
             cluster = eksa;
@@ -75,6 +82,7 @@ public final class ClusterState {
         remove(problem.kind(), problem.key()); // drops the snapshot too
         standIn.ifPresent(eksa -> cluster = eksa);
         malformed.computeIfAbsent(problem.kind(), k -> new LinkedHashMap<>()).put(problem.key(), problem);
+        malformedListed = null;
         return before;
     }
 
@@ -85,14 +93,15 @@ public final class ClusterState {
 
     private void forgetMalformed(ObjectKind kind, ObjectKey key) {
         Map<ObjectKey, MalformedObject> ofKind = malformed.get(kind);
-        if (ofKind != null) {
-            ofKind.remove(key);
+        if (ofKind != null && ofKind.remove(key) != null) {
+            malformedListed = null;
         }
     }
 
     /** Forgets a deleted object. */
     public void remove(ObjectKind kind, ObjectKey key) {
         snapshot = null;
+        listed.remove(kind);
         forgetMalformed(kind, key);
         if (kind == ObjectKind.EKSA_CLUSTER) {
             if (cluster != null && cluster.key().equals(key)) {
@@ -132,7 +141,7 @@ public final class ClusterState {
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
                 expectedCilium,
                 management,
-                malformed.values().stream().flatMap(m -> m.values().stream()).toList());
+                malformedListed());
         snapshotCompatibility = compatibility;
         return Optional.of(snapshot);
     }
@@ -140,7 +149,16 @@ public final class ClusterState {
     /** The members of a kind: each is of {@code type}, since {@link #put} files a member under its own kind. */
     @SuppressWarnings("unchecked")
     private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {
-        Map<ObjectKey, ClusterMember> ofKind = members.get(kind);
-        return ofKind == null ? List.of() : (List<T>) List.copyOf(ofKind.values());
+        return (List<T>) listed.computeIfAbsent(kind, k -> {
+            Map<ObjectKey, ClusterMember> ofKind = members.get(k);
+            return ofKind == null ? List.of() : List.copyOf(ofKind.values());
+        });
+    }
+
+    private List<MalformedObject> malformedListed() {
+        if (malformedListed == null) {
+            malformedListed = malformed.values().stream().flatMap(m -> m.values().stream()).toList();
+        }
+        return malformedListed;
     }
 }

@@ -42,4 +42,23 @@ class KubernetesNamesTest {
         assertEquals(Optional.of("expected NAMESPACE/NAME, got \"alpha\""), ObjectKey.problemOf("alpha"));
         assertEquals(Optional.of("namespace is empty"), ObjectKey.problemOf("/alpha"));
     }
+
+    @Test
+    void theHandWrittenChecksAnswerAsTheRegularExpressionsDo() {
+        java.util.Random random = new java.util.Random(1123);
+        String alphabet = "abz09-.A_ /";
+        int names = 0;
+        for (int n = 0; n < 50_000; n++) {
+            StringBuilder value = new StringBuilder();
+            for (int i = random.nextInt(9); i > 0; i--) {
+                value.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            String text = value.toString();
+            assertEquals(KubernetesNames.NAME.matcher(text).matches(), KubernetesNames.isName(text), "name \"" + text + "\"");
+            assertEquals(KubernetesNames.NAMESPACE.matcher(text).matches(), KubernetesNames.isLabel(text, 0, text.length()),
+                    "namespace \"" + text + "\"");
+            names += KubernetesNames.isName(text) ? 1 : 0;
+        }
+        assertTrue(names > 1_000, "valid names among the samples: " + names); // the samples test both answers
+    }
 }
