@@ -181,7 +181,7 @@ public final class Benchmarks implements Callable<Integer> {
             if (figures.contains(Figure.memory)) {
                 double bytes = Bench.median(perObject);
                 row("4 Memory: aggregator state", "%,.0f B/object".formatted(bytes), "≤ 1,024 B", bytes <= 1024,
-                        "retained heap after full GC, running minus stopped, over %,d objects; %d runs".formatted(topic.objects(), repetitions));
+                        "retained heap after full GC, running minus before the instance was made (the harness's copy of the statuses dropped), over %,d objects; %d runs".formatted(topic.objects(), repetitions));
             }
         }
     }

@@ -60,7 +60,7 @@ final class CountedAggregation implements AutoCloseable {
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), Map::of,
-                Clock.systemUTC());
+                Clock.fixed(TopicFigures.STATUS_TIME, java.time.ZoneOffset.UTC));
     }
 
     void start() {

@@ -57,8 +57,13 @@ final class StatusCheck {
 
     /** What the rules compute for {@code cluster} when it shows {@code shown}. */
     ClusterStatus compute(ClusterState cluster, ClusterStatus shown) {
+        return compute(cluster, shown, Instant.now());
+    }
+
+    /** The same, with the conditions that change stamped {@code at}. */
+    ClusterStatus compute(ClusterState cluster, ClusterStatus shown, Instant at) {
         ClusterSnapshot snapshot = cluster.snapshot(compatibility, management).orElseThrow().showing(shown);
-        return StatusRules.compute(snapshot, Instant.now());
+        return StatusRules.compute(snapshot, at);
     }
 
     /**
