@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -18,12 +19,17 @@ import java.util.TreeMap;
  * and instants in, alerts out; the bridge does the I/O.
  *
  * <ul>
- * <li>{@value #NOT_READY}: Ready has been False for {@code notReadyFor} or longer, counted from Ready's
- * {@code lastTransitionTime} in the event (so a restarted bridge keeps the clock running). Severity {@code warning}:
- * a cluster may just be slow to come up or upgrade; the reason is a label, so a new reason is a new alert.</li>
+ * <li>{@value #NOT_READY}: Ready has not been True for {@code notReadyFor} or longer, counted from when it last left
+ * True (Ready's {@code lastTransitionTime} in the first event that shows it not True, so a restarted bridge, which
+ * reads the feed again, keeps the clock running). Severity {@code warning}: a cluster may just be slow to come up or
+ * upgrade.</li>
  * <li>{@value #CONDITION_ERROR}: a condition with severity Error, one alert per condition, at once. Severity
  * {@code critical}: an Error condition does not heal by waiting.</li>
  * </ul>
+ *
+ * <p>An alert's identity (its labels) is the cluster, the condition and the severity: the reason and the message are
+ * annotations, updated in place, so a rolling upgrade whose reason moves between RollingUpgradeInProgress and
+ * OutdatedInformation is one alert, not one that resolves and fires again.
  *
  * <p>Each cluster remembers what Alertmanager was last told ({@link #delivered}), so that an alert that is no longer
  * called for is resolved explicitly; a deleted cluster resolves all of its alerts.
@@ -77,6 +83,8 @@ public final class ClusterAlerts {
         Map<Map<String, String>, Instant> errorsSince = new HashMap<>();
         /** What Alertmanager was last told fires for this cluster. */
         Map<Map<String, String>, Alert> reported = new HashMap<>();
+        /** When Ready last left True, while it is not True; null while it is True or unknown. */
+        Instant readyLeftTrue;
 
         ClusterState(String namespace, String name) {
             this.namespace = namespace;
@@ -122,6 +130,12 @@ public final class ClusterAlerts {
         ClusterState state = clusters.computeIfAbsent(namespace + "/" + name, k -> new ClusterState(namespace, name));
         state.deleted = deleted;
         state.conditions = conditions;
+        Optional<ConditionState> ready = conditions.stream().filter(c -> "Ready".equals(c.type())).findFirst();
+        if (ready.isEmpty() || "True".equals(ready.get().status())) {
+            state.readyLeftTrue = null;
+        } else if (state.readyLeftTrue == null) {
+            state.readyLeftTrue = ready.get().lastTransitionTime();
+        }
         Map<Map<String, String>, Instant> since = new HashMap<>();
         for (ConditionState condition : conditions) {
             if ("Error".equals(condition.severity())) {
@@ -198,24 +212,20 @@ public final class ClusterAlerts {
         List<Alert> alerts = new ArrayList<>();
         String cluster = state.key();
         for (ConditionState condition : state.conditions) {
-            if ("Ready".equals(condition.type()) && "False".equals(condition.status())) {
-                Instant firesAt = condition.lastTransitionTime().plus(notReadyFor);
+            if ("Ready".equals(condition.type()) && state.readyLeftTrue != null) {
+                Instant firesAt = state.readyLeftTrue.plus(notReadyFor);
                 if (!now.isBefore(firesAt)) {
                     Map<String, String> labels = labels(state, NOT_READY, condition, "warning");
-                    alerts.add(new Alert(labels, Map.of(
-                            "summary", "Cluster " + cluster + " has not been Ready since " + condition.lastTransitionTime()
-                                    + reasonSuffix(condition),
-                            "description", describe(condition)), firesAt));
+                    alerts.add(new Alert(labels, annotations(condition,
+                            "Cluster " + cluster + " has not been Ready since " + state.readyLeftTrue + reasonSuffix(condition)), firesAt));
                 }
             }
         }
         for (ConditionState condition : state.conditions) {
             if ("Error".equals(condition.severity())) {
                 Map<String, String> labels = errorLabels(state, condition);
-                alerts.add(new Alert(labels, Map.of(
-                        "summary", "Cluster " + cluster + ": " + condition.type() + " is " + condition.status() + " with severity Error"
-                                + reasonSuffix(condition),
-                        "description", describe(condition)), state.errorsSince.getOrDefault(labels, now)));
+                alerts.add(new Alert(labels, annotations(condition, "Cluster " + cluster + ": " + condition.type() + " is "
+                        + condition.status() + " with severity Error" + reasonSuffix(condition)), state.errorsSince.getOrDefault(labels, now)));
             }
         }
         return alerts;
@@ -232,9 +242,13 @@ public final class ClusterAlerts {
         labels.put("namespace", state.namespace);
         labels.put("name", state.name);
         labels.put("condition", condition.type());
-        labels.put("reason", condition.reason());
         labels.put("severity", severity);
         return labels;
+    }
+
+    /** What may change while the alert fires: Alertmanager updates them in place when they are posted again. */
+    private static Map<String, String> annotations(ConditionState condition, String summary) {
+        return Map.of("summary", summary, "description", describe(condition), "reason", condition.reason(), "message", condition.message());
     }
 
     private static String reasonSuffix(ConditionState condition) {

@@ -62,7 +62,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * The alert bridge between a real Kafka broker (in process) and a real Alertmanager (the Debian package
  * {@code prometheus-alertmanager}, started here on loopback): alerts fire and resolve with the cluster, condition
- * and reason as labels, and the consumer group's offsets move only once Alertmanager has taken the alerts.
+ * as labels and the reason as an annotation, and the consumer group's offsets move only once Alertmanager has taken the alerts.
  */
 class AlertBridgeTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
@@ -157,10 +157,19 @@ class AlertBridgeTest {
         JsonNode alert = awaitAlert("default/alpha", "ClusterNotReady");
         assertFalse(Instant.now().isBefore(since.plus(notReadyFor)), "fired before Ready had been False for " + notReadyFor);
         assertEquals(Map.of("alertname", "ClusterNotReady", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
-                "condition", "Ready", "reason", "WaitingForControlPlaneReady", "severity", "warning"), labels(alert));
+                "condition", "Ready", "severity", "warning"), labels(alert));
         assertEquals(since.plus(notReadyFor), Instant.parse(alert.path("startsAt").asText()));
         assertEquals("Control plane not ready yet", alert.path("annotations").path("description").asText());
+        assertEquals("WaitingForControlPlaneReady", alert.path("annotations").path("reason").asText());
         assertEquals("active", alert.path("status").path("state").asText());
+
+        // Ready stays False with another reason: the same alert, its reason updated in place (not resolved and fired anew).
+        publish(change("alpha", status(notReady("RollingUpgradeInProgress", "Control plane nodes not up-to-date yet", since))));
+        Waiting.until(DEADLINE, () -> alerts("default/alpha").stream().anyMatch(a -> a.path("annotations").path("reason").asText()
+                .equals("RollingUpgradeInProgress")), () -> "the reason was not updated: " + alerts("default/alpha"));
+        List<JsonNode> notReady = alerts("default/alpha").stream().filter(a -> labels(a).get("alertname").equals("ClusterNotReady")).toList();
+        assertEquals(1, notReady.size(), "one ClusterNotReady: " + notReady);
+        assertEquals(since.plus(notReadyFor), Instant.parse(notReady.get(0).path("startsAt").asText()), "the same alert, the same start");
 
         // An Error condition fires at once.
         publish(change("alpha", status(
@@ -169,7 +178,8 @@ class AlertBridgeTest {
                 notReady("WaitingForControlPlaneReady", "Control plane not ready yet", since))));
         JsonNode error = awaitAlert("default/alpha", "ClusterConditionError");
         assertEquals(Map.of("alertname", "ClusterConditionError", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
-                "condition", "WorkersReady", "reason", "MachineDeploymentFailed", "severity", "critical"), labels(error));
+                "condition", "WorkersReady", "severity", "critical"), labels(error));
+        assertEquals("MachineDeploymentFailed", error.path("annotations").path("reason").asText());
 
         // Events the bridge cannot read, on alpha's partition before its recovery: skipped, and the loop goes on.
         raw.send(new ProducerRecord<>(topic, "default/alpha", "not a CloudEvent")).get();
@@ -211,7 +221,7 @@ class AlertBridgeTest {
 
         alertmanager.launch();
         JsonNode charlie = awaitAlert("default/charlie", "ClusterConditionError");
-        assertEquals("MachineDeploymentFailed", labels(charlie).get("reason"));
+        assertEquals("MachineDeploymentFailed", charlie.path("annotations").path("reason").asText());
         awaitAllCommitted();
         // Alertmanager keeps alerts in memory only: bravo's comes back with the next resend.
         awaitAlert("default/bravo", "ClusterConditionError");

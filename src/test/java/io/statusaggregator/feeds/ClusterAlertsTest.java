@@ -62,7 +62,8 @@ class ClusterAlertsTest {
         assertEquals(1, due.firing().size());
         ClusterAlerts.Alert alert = due.firing().get(0);
         assertEquals(Map.of("alertname", "ClusterNotReady", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
-                "condition", "Ready", "reason", "ScalingUp", "severity", "warning"), alert.labels());
+                "condition", "Ready", "severity", "warning"), alert.labels());
+        assertEquals("ScalingUp", alert.annotations().get("reason"));
         assertEquals("Scaling up control plane", alert.annotations().get("description"));
         assertTrue(alert.annotations().get("summary").contains("default/alpha"), alert.annotations().toString());
         assertEquals(T0.plus(NOT_READY_FOR), alert.startsAt(), "it started firing when notReadyFor had passed");
@@ -98,16 +99,42 @@ class ClusterAlertsTest {
     }
 
     @Test
-    void aNewReadyReasonIsANewAlertAndTheOldOneResolves() throws Exception {
-        accept(change("alpha", status(notReady("ScalingUp", "", T0))), T0);
+    void aNewReadyReasonUpdatesTheAlertInPlace() throws Exception {
+        accept(change("alpha", status(notReady("RollingUpgradeInProgress", "", T0))), T0);
         ClusterAlerts.Evaluation first = alerts.evaluate(T0.plus(NOT_READY_FOR));
         alerts.delivered(first);
         Instant later = T0.plus(NOT_READY_FOR).plusSeconds(10);
-        // Ready stays False, so its lastTransitionTime stays T0: the new alert fires at once.
-        accept(change("alpha", status(notReady("RollingUpgradeInProgress", "", T0))), later);
+        // A rolling upgrade: Ready stays False while its reason moves.
+        accept(change("alpha", status(notReady("OutdatedInformation", "Control plane status not up to date yet", T0))), later);
         ClusterAlerts.Evaluation second = alerts.evaluate(later);
-        assertEquals("RollingUpgradeInProgress", second.firing().get(0).labels().get("reason"));
-        assertEquals("ScalingUp", second.resolved().get(0).labels().get("reason"));
+        assertEquals(List.of(), second.resolved(), "nothing resolves while Ready is not True");
+        assertEquals(1, second.firing().size());
+        ClusterAlerts.Alert alert = second.firing().get(0);
+        assertEquals(first.firing().get(0).labels(), alert.labels(), "the same alert");
+        assertEquals(first.firing().get(0).startsAt(), alert.startsAt(), "the same start");
+        assertEquals("OutdatedInformation", alert.annotations().get("reason"));
+        assertEquals("Control plane status not up to date yet", alert.annotations().get("message"));
+    }
+
+    @Test
+    void theNotReadyClockRunsFromWhenReadyLastLeftTrue() throws Exception {
+        accept(change("alpha", status(notReady("ScalingUp", "", T0))), T0);
+        // Ready moves on to Unknown, then False again: each a new lastTransitionTime, but it never was True meanwhile.
+        Instant unknownAt = T0.plusSeconds(30);
+        accept(change("alpha", status(condition(ConditionType.READY, ConditionStatus.UNKNOWN, "", "", Severity.NONE, unknownAt))), unknownAt);
+        Instant falseAgain = T0.plusSeconds(60);
+        accept(change("alpha", status(notReady("RollingUpgradeInProgress", "", falseAgain))), falseAgain);
+        ClusterAlerts.Evaluation due = alerts.evaluate(T0.plus(NOT_READY_FOR));
+        assertEquals(1, due.firing().size(), "due notReadyFor after Ready left True, not after its last transition");
+        assertEquals(T0.plus(NOT_READY_FOR), due.firing().get(0).startsAt());
+
+        // True resets it: the next time Ready leaves True, the clock starts again.
+        Instant readyAt = T0.plus(NOT_READY_FOR).plusSeconds(5);
+        accept(change("alpha", status(ready(readyAt))), readyAt);
+        Instant leftAgain = readyAt.plusSeconds(5);
+        accept(change("alpha", status(notReady("ScalingUp", "", leftAgain))), leftAgain);
+        assertEquals(List.of(), alerts.evaluate(leftAgain.plus(NOT_READY_FOR).minusMillis(1)).firing());
+        assertEquals(1, alerts.evaluate(leftAgain.plus(NOT_READY_FOR)).firing().size());
     }
 
     @Test
@@ -122,7 +149,8 @@ class ClusterAlertsTest {
                 names(now.firing()), "Ready is False too, but for less than notReadyFor");
         ClusterAlerts.Alert workers = now.firing().stream().filter(a -> a.labels().get("condition").equals("WorkersReady")).findFirst().orElseThrow();
         assertEquals(Map.of("alertname", "ClusterConditionError", "cluster", "default/bravo", "namespace", "default", "name", "bravo",
-                "condition", "WorkersReady", "reason", "MachineDeploymentFailed", "severity", "critical"), workers.labels());
+                "condition", "WorkersReady", "severity", "critical"), workers.labels());
+        assertEquals("MachineDeploymentFailed", workers.annotations().get("reason"));
         assertEquals("md-0 failed", workers.annotations().get("description"));
         assertEquals(at, workers.startsAt(), "it starts with the event that showed it");
         alerts.delivered(now);
