@@ -60,17 +60,23 @@ class DocumentationLinksTest {
         return documents;
     }
 
-    private static List<String> links(Path document) throws IOException {
-        List<String> targets = new ArrayList<>();
+    /** A Markdown file's lines outside its fenced code blocks (the fences left out too): where links and headings are. */
+    private static List<String> prose(Path markdown) throws IOException {
+        List<String> prose = new ArrayList<>();
         boolean inCode = false;
-        for (String line : Files.readAllLines(document)) {
+        for (String line : Files.readAllLines(markdown)) {
             if (line.strip().startsWith("```")) {
                 inCode = !inCode;
-                continue;
+            } else if (!inCode) {
+                prose.add(line);
             }
-            if (inCode) {
-                continue;
-            }
+        }
+        return prose;
+    }
+
+    private static List<String> links(Path document) throws IOException {
+        List<String> targets = new ArrayList<>();
+        for (String line : prose(document)) {
             Matcher links = LINK.matcher(line.replaceAll("`[^`]*`", ""));
             while (links.find()) {
                 targets.add(links.group(1));
@@ -102,13 +108,9 @@ class DocumentationLinksTest {
     /** The anchors of a Markdown file's headings, as GitHub makes them: lower case, punctuation dropped, spaces to '-'. */
     private static Set<String> anchors(Path markdown) throws IOException {
         Set<String> anchors = new HashSet<>();
-        boolean inCode = false;
-        for (String line : Files.readAllLines(markdown)) {
-            if (line.strip().startsWith("```")) {
-                inCode = !inCode;
-            }
+        for (String line : prose(markdown)) {
             Matcher heading = HEADING.matcher(line);
-            if (!inCode && heading.matches()) {
+            if (heading.matches()) {
                 String slug = heading.group(1).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
                 String anchor = slug;
                 for (int n = 1; !anchors.add(anchor); n++) {

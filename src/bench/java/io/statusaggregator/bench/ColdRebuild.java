@@ -38,13 +38,9 @@ final class ColdRebuild {
             throw new IllegalStateException("no partitions assigned within 120 s: " + instance.aggregator.progress());
         }
         long assigned = System.currentTimeMillis();
-        if (!Bench.await(120_000, () -> instance.aggregator.live())) {
-            throw new IllegalStateException("no rebuild within 120 s: " + instance.aggregator.progress());
-        }
+        instance.awaitRebuilt();
         long live = System.currentTimeMillis();
-        if (!Bench.await(120_000, () -> instance.aggregator.computations() >= clusters)) {
-            throw new IllegalStateException("clusters not computed within 120 s: " + instance.aggregator.progress());
-        }
+        instance.awaitComputed(clusters);
         long computed = System.currentTimeMillis();
         System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
                 (assigned - jvmStart) / 1e3);

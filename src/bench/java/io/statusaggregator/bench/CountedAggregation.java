@@ -67,6 +67,20 @@ final class CountedAggregation implements AutoCloseable {
         aggregator.start();
     }
 
+    /** Waits (2 minutes at most) until the partitions are read to the end they had when assigned: the rebuild. */
+    void awaitRebuilt() {
+        if (!Bench.await(120_000, aggregator::live)) {
+            throw new IllegalStateException("no rebuild within 120 s: " + aggregator.progress());
+        }
+    }
+
+    /** Waits (2 minutes at most) until {@code clusters} computations were made: after a rebuild, each cluster once. */
+    void awaitComputed(int clusters) {
+        if (!Bench.await(120_000, () -> aggregator.computations() >= clusters)) {
+            throw new IllegalStateException("clusters not computed within 120 s: " + aggregator.progress());
+        }
+    }
+
     @Override
     public void close() {
         aggregator.close();

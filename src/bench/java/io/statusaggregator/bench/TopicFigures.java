@@ -217,13 +217,9 @@ final class TopicFigures {
                 compatibility, Duration.ofMillis(100));
         long start = System.nanoTime();
         instance.start();
-        if (!Bench.await(120_000, () -> instance.aggregator.live())) {
-            throw new IllegalStateException("no rebuild within 120 s: " + instance.aggregator.progress());
-        }
+        instance.awaitRebuilt();
         long live = System.nanoTime();
-        if (!Bench.await(120_000, () -> instance.aggregator.computations() >= clusters)) {
-            throw new IllegalStateException("clusters not computed within 120 s: " + instance.aggregator.progress());
-        }
+        instance.awaitComputed(clusters);
         long computed = System.nanoTime();
         // The statuses reach the sink on the writer's threads, after the computations counted above: each cluster is
         // computed and submitted once here, so every submitted status is written once.

@@ -96,8 +96,6 @@ public final class Aggregator implements AutoCloseable {
         final long handledBefore;
         /** The offset this instance committed last (or found committed). */
         long committed;
-        /** Read to {@link #rebuildUntil}: the book has it as rebuilt. */
-        boolean rebuilt;
 
         PartitionState(long rebuildUntil, long handledBefore) {
             this.rebuildUntil = rebuildUntil;
@@ -255,9 +253,7 @@ public final class Aggregator implements AutoCloseable {
             commit(partitions.keySet(), false);
         }
         for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
-            PartitionState partition = entry.getValue();
-            if (!partition.rebuilt && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= partition.rebuildUntil) {
-                partition.rebuilt = true;
+            if (!book.live(entry.getKey()) && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= entry.getValue().rebuildUntil) {
                 carryOut(book.rebuilt(entry.getKey(), System.nanoTime()), null);
                 LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
             }

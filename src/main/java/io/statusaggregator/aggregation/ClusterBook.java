@@ -360,6 +360,12 @@ final class ClusterBook {
         return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
     }
 
+    /** Whether partition {@code number} is assigned and rebuilt. */
+    boolean live(int number) {
+        Partition partition = partitions.get(number);
+        return partition != null && partition.live;
+    }
+
     /** True once every assigned partition is rebuilt. */
     boolean live() {
         return !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);

@@ -143,29 +143,29 @@ final class CapiObjects {
                         "services", map("cidrBlocks", List.of("10.96.0.0/12"))));
     }
 
-    Map<String, Object> capiCluster(SimulatedCluster cluster) {
+    /** An object of {@code kind} in the CAPI namespace, as CAPI and EKS-A shape them: apiVersion, kind, metadata, spec. */
+    private Map<String, Object> capiObject(ObjectKind kind, String name, Map<String, Object> labels, Map<String, Object> spec) {
         return map(
-                "apiVersion", ObjectKind.CAPI_CLUSTER.apiVersion(),
-                "kind", ObjectKind.CAPI_CLUSTER.kind(),
-                "metadata", map("namespace", capiNamespace, "name", cluster.name,
-                        "labels", map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name)),
-                "spec", map(
-                        "clusterNetwork", map(
-                                "pods", map("cidrBlocks", List.of("192.168.0.0/16")),
-                                "services", map("cidrBlocks", List.of("10.96.0.0/12"))),
-                        "controlPlaneRef", map("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(),
-                                "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(), "namespace", capiNamespace, "name", cluster.name),
-                        "infrastructureRef", map("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1",
-                                "kind", "DockerCluster", "namespace", capiNamespace, "name", cluster.name)));
+                "apiVersion", kind.apiVersion(),
+                "kind", kind.kind(),
+                "metadata", map("namespace", capiNamespace, "name", name, "labels", labels),
+                "spec", spec);
+    }
+
+    Map<String, Object> capiCluster(SimulatedCluster cluster) {
+        return capiObject(ObjectKind.CAPI_CLUSTER, cluster.name, map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name), map(
+                "clusterNetwork", map(
+                        "pods", map("cidrBlocks", List.of("192.168.0.0/16")),
+                        "services", map("cidrBlocks", List.of("10.96.0.0/12"))),
+                "controlPlaneRef", map("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(),
+                        "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(), "namespace", capiNamespace, "name", cluster.name),
+                "infrastructureRef", map("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1",
+                        "kind", "DockerCluster", "namespace", capiNamespace, "name", cluster.name)));
     }
 
     Map<String, Object> kubeadmControlPlane(SimulatedCluster cluster) {
-        return map(
-                "apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(),
-                "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(),
-                "metadata", map("namespace", capiNamespace, "name", cluster.name,
-                        "labels", map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name)),
-                "spec", kubeadmControlPlaneSpec(cluster));
+        return capiObject(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name),
+                kubeadmControlPlaneSpec(cluster));
     }
 
     static Map<String, Object> kubeadmControlPlaneSpec(SimulatedCluster cluster) {
@@ -178,12 +178,8 @@ final class CapiObjects {
     }
 
     Map<String, Object> machineDeployment(SimulatedCluster cluster, Group group) {
-        return map(
-                "apiVersion", ObjectKind.MACHINE_DEPLOYMENT.apiVersion(),
-                "kind", ObjectKind.MACHINE_DEPLOYMENT.kind(),
-                "metadata", map("namespace", capiNamespace, "name", group.machines.objectName,
-                        "labels", map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name)),
-                "spec", machineDeploymentSpec(cluster, group));
+        return capiObject(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName, map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name),
+                machineDeploymentSpec(cluster, group));
     }
 
     static Map<String, Object> machineDeploymentSpec(SimulatedCluster cluster, Group group) {
@@ -208,15 +204,11 @@ final class CapiObjects {
         Map<String, Object> labels = map(ObjectDecoder.CLUSTER_NAME_LABEL, set.clusterName);
         labels.put(set.controlPlane ? FleetSimulator.CONTROL_PLANE_LABEL : ObjectDecoder.DEPLOYMENT_NAME_LABEL,
                 set.controlPlane ? "" : set.objectName);
-        return map(
-                "apiVersion", ObjectKind.MACHINE.apiVersion(),
-                "kind", ObjectKind.MACHINE.kind(),
-                "metadata", map("namespace", capiNamespace, "name", name, "labels", labels),
-                "spec", map(
-                        "clusterName", set.clusterName,
-                        "version", set.version,
-                        "bootstrap", map("configRef", map("kind", "KubeadmConfig", "name", name)),
-                        "infrastructureRef", map("kind", "DockerMachine", "name", name)));
+        return capiObject(ObjectKind.MACHINE, name, labels, map(
+                "clusterName", set.clusterName,
+                "version", set.version,
+                "bootstrap", map("configRef", map("kind", "KubeadmConfig", "name", name)),
+                "infrastructureRef", map("kind", "DockerMachine", "name", name)));
     }
 
     static String nodeVersion(String kubernetesVersion) {
