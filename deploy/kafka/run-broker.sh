@@ -181,6 +181,8 @@ transaction.state.log.min.isr=1
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+# As in kafka.yaml: the aggregator's 3 s consumer group session (Kafka's default minimum is 6 s).
+group.min.session.timeout.ms=3000
 # As in kafka.yaml: topics are created on purpose (the application creates its own, compacted where it must be),
 # never by a client asking for one that does not exist.
 auto.create.topics.enable=false

@@ -160,18 +160,19 @@ public interface AggregatorConfig {
             Optional<String> namespace();
 
             /**
-             * How long a dead holder keeps the others waiting; shorter than client-go's 15 s, for failover (benchmark
-             * figure 8). The holder renews every retry period and gives the Lease up after the renew deadline.
+             * How long a dead holder keeps the others waiting; shorter than client-go's 15 s, for failover within
+             * the consumer group's 3 s session (benchmark figure 8). The holder renews every retry period and stops
+             * ingesting after the renew deadline without a renewal, a second before another replica may take over.
              */
-            @WithDefault("6s")
+            @WithDefault("3s")
             Duration duration();
 
             @WithName("renew-deadline")
-            @WithDefault("4s")
+            @WithDefault("2s")
             Duration renewDeadline();
 
             @WithName("retry-period")
-            @WithDefault("1s")
+            @WithDefault("500ms")
             Duration retryPeriod();
         }
     }

@@ -166,9 +166,11 @@ public final class Pipeline implements AutoCloseable {
         kafkaClients.created(deadLetterSender);
         DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
         started.add(deadLetters);
-        KafkaConsumer<byte[], byte[]> objectStates = new KafkaConsumer<>(consumer);
-        kafkaClients.created(objectStates);
-        aggregator = new Aggregator(objectStates, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
+        aggregator = new Aggregator(consumer, properties -> {
+            KafkaConsumer<byte[], byte[]> objectStates = new KafkaConsumer<>(properties);
+            kafkaClients.created(objectStates);
+            return objectStates;
+        }, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
         started.add(aggregator);
         aggregator.start();

@@ -258,7 +258,7 @@ public final class Benchmarks implements Callable<Integer> {
             Bench.log("failover, the application's defaults, %d changes/s: %s", rate, tuned);
             row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max, %d changes/s asked".formatted(rate),
                     failoverCell(tuned), "max ≤ 10 s", tuned.changes().max() <= 10_000, failoverNotes(tuned, "the application's defaults: "
-                            + "consumer session 6 s, heartbeat 1.5 s; Lease 6 s, renew deadline 4 s, retry 1 s"));
+                            + "consumer session 3 s, heartbeat 1 s; Lease 3 s, renew deadline 2 s, retry 0.5 s"));
         }
         if (failoverBaseline) {
             int rate = failoverRates.get(failoverRates.size() - 1);

@@ -41,7 +41,6 @@ final class CountedAggregation implements AutoCloseable {
     CountedAggregation(Bench.Broker broker, String topic, String run, boolean liveFromStart, Compatibility compatibility,
             Duration coalescingWindow) {
         Map<String, Object> consumer = Aggregator.consumerProperties(broker.kafka(), "bench-" + run);
-        KafkaConsumer<byte[], byte[]> kafkaConsumer = liveFromStart ? new WithoutRebuild(consumer) : new KafkaConsumer<>(consumer);
         Map<String, Object> producer = new HashMap<>(broker.kafka());
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -56,7 +55,8 @@ final class CountedAggregation implements AutoCloseable {
         deadLetters = new DeadLetters(new KafkaProducer<>(dead), "dead-letters-" + run);
         broker.createTopics(true, "statuses-" + run);
         broker.createTopics(false, "transitions-" + run);
-        aggregator = new Aggregator(kafkaConsumer, deadLetters, new Aggregator.Settings(topic, coalescingWindow, Duration.ofHours(1)),
+        aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
+                deadLetters, new Aggregator.Settings(topic, coalescingWindow, Duration.ofHours(1)),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), Map::of,

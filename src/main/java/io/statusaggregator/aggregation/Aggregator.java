@@ -29,6 +29,7 @@ import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jboss.logging.Logger;
@@ -63,7 +64,10 @@ public final class Aggregator implements AutoCloseable {
     public record Settings(String topic, Duration coalescingWindow, Duration echoTimeout) {
     }
 
-    private final Consumer<byte[], byte[]> consumer;
+    /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
+    private Consumer<byte[], byte[]> consumer;
+    private Map<String, Object> consumerSettings;
+    private final java.util.function.Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers;
     private final DeadLetters deadLetters;
     private long committedAt = System.nanoTime();
     private final Settings settings;
@@ -104,13 +108,21 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    public Aggregator(Consumer<byte[], byte[]> consumer, DeadLetters deadLetters, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
+    /**
+     * @param consumerSettings as {@link #consumerProperties} makes them
+     * @param consumers        makes the consumer from its settings: once, and again with a longer session when the
+     *                         broker refuses the one asked for
+     */
+    public Aggregator(Map<String, Object> consumerSettings, java.util.function.Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
+            DeadLetters deadLetters, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, TransitionFeed transitions, java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
         this.statusTopic = statusTopic;
         this.management = management;
-        this.consumer = consumer;
+        this.consumerSettings = Map.copyOf(consumerSettings);
+        this.consumers = consumers;
+        this.consumer = consumers.apply(this.consumerSettings);
         this.deadLetters = deadLetters;
         this.settings = settings;
         this.compatibility = compatibility;
@@ -136,11 +148,9 @@ public final class Aggregator implements AutoCloseable {
         consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         consumer.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
         consumer.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
-        // A replica killed without leaving the group keeps its partitions until the session times out: 6 s (the
-        // broker's default minimum) rather than Kafka's 45 s, heartbeats from the client's own thread every 1.5 s.
-        // Benchmark figure 8 (failover) measures what this buys.
-        consumer.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 6_000);
-        consumer.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, 1_500);
+        // A replica killed without leaving the group keeps its partitions until the session times out (see GroupSession).
+        consumer.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) GroupSession.DEFAULT.timeout().toMillis());
+        consumer.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) GroupSession.DEFAULT.heartbeat().toMillis());
         // Cooperative rebalancing: when a replica goes, the others keep their partitions (no rebuild of them) and only
         // take the ones that moved. Kafka's default list [range, cooperative-sticky] moves to this in one rolling update.
         consumer.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
@@ -154,7 +164,12 @@ public final class Aggregator implements AutoCloseable {
         subscription = Multi.createBy().repeating()
                 .supplier(() -> {
                     subscribeOnce();
-                    return consumer.poll(poll);
+                    try {
+                        return consumer.poll(poll);
+                    } catch (InvalidSessionTimeoutException refused) {
+                        joinWithLongerSession(refused);
+                        return ConsumerRecords.<byte[], byte[]>empty();
+                    }
                 })
                 .until(records -> closed)
                 .runSubscriptionOn(thread)
@@ -166,6 +181,23 @@ public final class Aggregator implements AutoCloseable {
     }
 
     private boolean subscribed;
+
+    /** The broker's group.min.session.timeout.ms is above the session asked for: a new consumer with a longer one. */
+    private void joinWithLongerSession(InvalidSessionTimeoutException refused) {
+        GroupSession refusedSession = GroupSession.of(consumerSettings);
+        GroupSession longer = refusedSession.longer().orElseThrow(() -> refused);
+        LOG.warnf("the broker refuses a consumer group session of %d ms (its group.min.session.timeout.ms is higher): joining "
+                + "with %d ms; a replica that dies keeps its partitions that long. Let the broker take %d ms to fail over sooner",
+                refusedSession.timeout().toMillis(), longer.timeout().toMillis(), refusedSession.timeout().toMillis());
+        try {
+            consumer.close(Duration.ZERO);
+        } catch (RuntimeException e) {
+            LOG.debug("closing the refused consumer", e);
+        }
+        consumerSettings = longer.applyTo(consumerSettings);
+        consumer = consumers.apply(consumerSettings);
+        subscribed = false;
+    }
 
     private void subscribeOnce() {
         if (!subscribed) {

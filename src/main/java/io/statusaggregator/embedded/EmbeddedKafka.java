@@ -37,7 +37,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final int brokerPort;
     private KafkaRaftServer server;
 
-    private EmbeddedKafka(Path directory, int brokerPort, int controllerPort) {
+    private EmbeddedKafka(Path directory, int brokerPort, int controllerPort, Map<String, String> settings) {
         this.directory = directory;
         this.brokerPort = brokerPort;
         Map<String, Object> config = new HashMap<>();
@@ -56,14 +56,22 @@ public final class EmbeddedKafka implements AutoCloseable {
         config.put("share.coordinator.state.topic.replication.factor", "1");
         config.put("share.coordinator.state.topic.min.isr", "1");
         config.put("group.initial.rebalance.delay.ms", "0");
+        // Aggregation's 3 s group session (aggregation.GroupSession), under Kafka's default minimum of 6 s.
+        config.put("group.min.session.timeout.ms", "3000");
         // Compaction is what a rebuild relies on; run the cleaner often enough to be seen working.
         config.put("log.cleaner.backoff.ms", "1000");
+        config.putAll(settings);
         this.config = Map.copyOf(config);
     }
 
     public static EmbeddedKafka start() throws Exception {
+        return start(Map.of());
+    }
+
+    /** A broker with {@code settings} over this class's (tests: a broker as Kafka's defaults make it). */
+    public static EmbeddedKafka start(Map<String, String> settings) throws Exception {
         Path directory = Files.createTempDirectory("status-aggregator-kafka");
-        EmbeddedKafka kafka = new EmbeddedKafka(directory, freePort(), freePort());
+        EmbeddedKafka kafka = new EmbeddedKafka(directory, freePort(), freePort(), settings);
         try {
             kafka.format();
             kafka.startBroker();

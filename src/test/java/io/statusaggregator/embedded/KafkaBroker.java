@@ -10,11 +10,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * class, not per run: a broker shared by classes and stopped by a shutdown hook made Surefire's fork fail at exit.)
  */
 public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
+    private final java.util.Map<String, String> settings;
     private EmbeddedKafka broker;
+
+    public KafkaBroker() {
+        this(java.util.Map.of());
+    }
+
+    /** A broker with these settings over {@link EmbeddedKafka}'s. */
+    public KafkaBroker(java.util.Map<String, String> settings) {
+        this.settings = settings;
+    }
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        broker = EmbeddedKafka.start();
+        broker = EmbeddedKafka.start(settings);
     }
 
     @Override

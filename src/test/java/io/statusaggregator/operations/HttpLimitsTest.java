@@ -11,16 +11,11 @@ import java.io.IOException;
 import java.net.Socket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.statusaggregator.pipeline.LogCapture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The HTTP limits of application.properties, as a client that sends too much, or too little, meets them: a body over
@@ -40,35 +35,8 @@ class HttpLimitsTest {
     @TestHTTPResource("/")
     URL root;
 
-    private final List<LogRecord> errors = new ArrayList<>();
-    private final Handler errorLog = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getLevel().intValue() >= Level.SEVERE.intValue()) {
-                synchronized (errors) {
-                    errors.add(record);
-                }
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-
-    @BeforeEach
-    void listen() {
-        Logger.getLogger("").addHandler(errorLog);
-    }
-
-    @AfterEach
-    void stopListening() {
-        Logger.getLogger("").removeHandler(errorLog);
-    }
+    @RegisterExtension
+    final LogCapture errors = new LogCapture(Level.SEVERE);
 
     private int status(byte[] request) throws IOException {
         return RawHttp.send(root, request).status();
@@ -89,9 +57,7 @@ class HttpLimitsTest {
                 "headers over 16 KiB");
         assertEquals(414, status(bytes("GET /" + "a".repeat(5_000) + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")),
                 "a request line over 4 KiB");
-        synchronized (errors) {
-            assertTrue(errors.isEmpty(), "refusals logged as errors: " + errors.stream().map(r -> r.getLoggerName() + ": " + r.getMessage()).toList());
-        }
+        assertTrue(errors.lines().isEmpty(), "refusals logged as errors: " + errors.lines());
     }
 
     @Test

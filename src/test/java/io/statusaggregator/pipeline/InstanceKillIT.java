@@ -54,12 +54,7 @@ class InstanceKillIT {
         Map<String, String> env = builder.environment();
         env.put("KUBECONFIG", kubeconfig.toString());
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-        // A dead member leaves the group after 6 s, a dead holder loses the Lease after 6 s (defaults: 45 s, 15 s).
-        env.put("KAFKA_SESSION_TIMEOUT_MS", "6000");
-        env.put("KAFKA_HEARTBEAT_INTERVAL_MS", "1000");
-        env.put("AGGREGATOR_INGEST_LEASE_DURATION", "6s");
-        env.put("AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "4s");
-        env.put("AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "1s");
+        // The application's defaults: a dead member leaves the group, and a dead holder loses the Lease, after 3 s.
         env.put("QUARKUS_HTTP_PORT", "0");
         env.put("QUARKUS_MANAGEMENT_PORT", "0");
         env.put("HOSTNAME", name);
