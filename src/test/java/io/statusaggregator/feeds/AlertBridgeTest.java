@@ -64,7 +64,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code prometheus-alertmanager}, started here on loopback): alerts fire and resolve with the cluster, condition
  * as labels and the reason as an annotation, and the consumer group's offsets move only once Alertmanager has taken the alerts.
  */
-class AlertBridgeTest {
+public class AlertBridgeTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
     private static final ObjectMapper JSON = new ObjectMapper();
     @RegisterExtension
@@ -304,7 +304,7 @@ class AlertBridgeTest {
      * A real Alertmanager on loopback: a temporary configuration (one receiver that sends nowhere) and storage, no
      * clustering. CI installs the Debian package; without it this test fails rather than pass without checking.
      */
-    static final class Alertmanager implements AutoCloseable {
+    public static final class Alertmanager implements AutoCloseable {
         static final Path BINARY = Path.of("/usr/bin/prometheus-alertmanager");
         private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2)).build();
@@ -317,7 +317,7 @@ class AlertBridgeTest {
             this.port = port;
         }
 
-        static Alertmanager start() throws IOException {
+        public static Alertmanager start() throws IOException {
             if (!Files.isExecutable(BINARY)) {
                 fail(BINARY + " is missing: install the Debian package prometheus-alertmanager "
                         + "(apt-get install -y prometheus-alertmanager; .ci/run does) to run the alert bridge's test");
@@ -369,12 +369,12 @@ class AlertBridgeTest {
             }
         }
 
-        URI url() {
+        public URI url() {
             return URI.create("http://127.0.0.1:" + port);
         }
 
         /** Active alerts matching a label matcher, like {@code cluster="default/alpha"}. */
-        List<JsonNode> alerts(String matcher) {
+        public List<JsonNode> alerts(String matcher) {
             URI uri = url().resolve("/api/v2/alerts?active=true&filter=" + URLEncoder.encode(matcher, StandardCharsets.UTF_8));
             try {
                 HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
