@@ -4,6 +4,8 @@ import io.statusaggregator.threads.DaemonThreads;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.writeback.EventRecorder;
+import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
@@ -107,6 +109,7 @@ public final class Pipeline implements AutoCloseable {
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
     private KafkaClients kafkaClients = KafkaClients.NONE;
     private Aggregator aggregator;
+    private EventRecorder clusterEvents;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
 
@@ -173,6 +176,14 @@ public final class Pipeline implements AutoCloseable {
         }, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
         started.add(aggregator);
+        // Kubernetes Events on each Cluster whose change this instance published (it owns the cluster's partition).
+        String instance = settings.leadership().map(IngestLeadership.Settings::identity)
+                .orElseGet(() -> "status-aggregator-" + ProcessHandle.current().pid());
+        clusterEvents = new EventRecorder(client, instance, clock);
+        started.add(clusterEvents);
+        EventRecorder recorder = clusterEvents;
+        aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
+                change.after().map(PublishedStatus::status)));
         aggregator.start();
 
         // The API server answers (and lets this account read) before anything waits on an election.
@@ -334,6 +345,11 @@ public final class Pipeline implements AutoCloseable {
 
     public Aggregator aggregator() {
         return aggregator;
+    }
+
+    /** The Kubernetes Events this instance records on its Clusters. */
+    public EventRecorder events() {
+        return clusterEvents;
     }
 
     /** What this instance knows of the management cluster (releases, management Clusters), for the preflight checks. */

@@ -158,6 +158,12 @@ public final class Aggregator implements AutoCloseable {
         return consumer;
     }
 
+    /** Before {@link #start}: each status change, once on the transitions feed, is also given to {@code listener}. */
+    public Aggregator onPublished(java.util.function.Consumer<io.statusaggregator.feeds.StatusChange> listener) {
+        feeds.onPublished(listener);
+        return this;
+    }
+
     public void start() {
         Duration poll = settings.coalescingWindow().compareTo(Duration.ofMillis(100)) < 0
                 ? settings.coalescingWindow() : Duration.ofMillis(100);

@@ -58,6 +58,8 @@ final class FeedPublication implements AutoCloseable {
             });
     /** Work that the producers' acknowledgements hand back to the aggregation thread. */
     private final Queue<Runnable> acknowledged = new ConcurrentLinkedQueue<>();
+    /** Told of each change once the transitions feed has it (Kubernetes Events); on the aggregation thread: must not block. */
+    private volatile java.util.function.Consumer<StatusChange> published = change -> { };
     /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
     private final Queue<Map.Entry<Long, Runnable>> retries = new java.util.ArrayDeque<>();
 
@@ -78,6 +80,7 @@ final class FeedPublication implements AutoCloseable {
         Instant time = clock.instant();
         feeds.execute(() -> transitions.send(change, time, error -> acknowledged.add(() -> {
             if (error == null) {
+                published.accept(change);
                 feeds.execute(() -> statuses.publish(publication.cluster(), after, feedError -> {
                     if (feedError != null) {
                         acknowledged.add(() -> unpublished(publication, feedError));
@@ -87,6 +90,11 @@ final class FeedPublication implements AutoCloseable {
                 unpublished(publication, error);
             }
         })));
+    }
+
+    /** Before the first change: who is told of each change the transitions feed took. */
+    void onPublished(java.util.function.Consumer<StatusChange> listener) {
+        published = listener;
     }
 
     private void unpublished(ClusterBook.PublishChange publication, Exception error) {

@@ -121,6 +121,13 @@ class RbacTest {
         NamespacedKubernetesClient workload = fleet.workloadCluster("alpha");
         Fleet.cilium(workload, "v1.15.16-eksa.1", 1, 1);
         fleet.awaitReady("alpha");
+        // A flap, the workers not ready and back: the Events it repeats raise their series (a patch of each).
+        fleet.workers("alpha", 1, 1, 1, 0);
+        await(DEADLINE, () -> "False".equals(fleet.condition("default", "alpha", "Ready").get("status")), () -> "alpha not Ready");
+        fleet.workers("alpha", 1, 1, 1, 1);
+        fleet.awaitReady("alpha");
+        await(DEADLINE, () -> recorded.stream().anyMatch(r -> r.method().equals("PATCH") && r.path().contains("/events/")),
+                () -> "an Event's series raised");
 
         // The compatibility data from the ConfigMap, followed by every replica.
         kubernetes.client().configMaps().inNamespace(CAPI).resource(new ConfigMapBuilder()

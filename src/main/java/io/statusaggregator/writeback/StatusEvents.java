@@ -1,0 +1,93 @@
+package io.statusaggregator.writeback;
+
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.Condition;
+import io.statusaggregator.model.ConditionStatus;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.Severity;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The Kubernetes Events a status change makes on its EKS-A Cluster, so that {@code kubectl describe} and
+ * {@code kubectl events} tell its story: one for every condition that moved, one when {@code failureReason} is set or
+ * cleared. Pure: statuses in, events out.
+ */
+public final class StatusEvents {
+    /** The Event's {@code action}: what this controller did that the Event reports. */
+    public static final String ACTION = "UpdateStatus";
+    /** The reason of the Event that says a failure cleared (the condition's own reason otherwise). */
+    public static final String FAILURE_CLEARED = "FailureCleared";
+    /** The Event's note is at most 1 KiB on the API server; longer messages are cut, and say so. */
+    static final int NOTE_LIMIT = 1_024;
+
+    public enum Type {
+        Normal, Warning
+    }
+
+    /** One Event to record: {@code type}, {@code reason} and {@code note} as the API calls them. */
+    public record StatusEvent(Type type, String reason, String note) {
+    }
+
+    private StatusEvents() {
+    }
+
+    /**
+     * The Events of one change, conditions in the contract's order, then the failure. {@code before} is empty for a
+     * Cluster's first status; a deleted Cluster ({@code after} empty) has no Events: there is nothing to attach them to.
+     */
+    public static List<StatusEvent> of(Optional<ClusterStatus> before, Optional<ClusterStatus> after) {
+        if (after.isEmpty()) {
+            return List.of();
+        }
+        List<StatusEvent> events = new ArrayList<>();
+        for (ConditionType type : ConditionType.values()) {
+            Optional<Condition> was = before.flatMap(s -> s.condition(type));
+            Optional<Condition> now = after.get().condition(type);
+            if (now.isPresent() && (was.isEmpty() || moved(was.get(), now.get()))) {
+                events.add(of(now.get()));
+            }
+        }
+        Optional<ClusterStatus.Failure> failedBefore = before.flatMap(ClusterStatus::failure);
+        Optional<ClusterStatus.Failure> failedNow = after.get().failure();
+        if (failedNow.isPresent() && !failedNow.equals(failedBefore)) {
+            events.add(new StatusEvent(Type.Warning, failedNow.get().reason(), note(failedNow.get().message(), failedNow.get().reason())));
+        } else if (failedNow.isEmpty() && failedBefore.isPresent()) {
+            events.add(new StatusEvent(Type.Normal, FAILURE_CLEARED, "failureReason " + failedBefore.get().reason() + " cleared"));
+        }
+        return events;
+    }
+
+    /** A condition turned True: Normal, its type as the reason. Otherwise Warning at severity Warning or Error. */
+    private static StatusEvent of(Condition condition) {
+        String type = condition.type().wireName();
+        if (condition.status() == ConditionStatus.TRUE) {
+            return new StatusEvent(Type.Normal, type, type + " is True");
+        }
+        Type severity = condition.severity() == Severity.WARNING || condition.severity() == Severity.ERROR ? Type.Warning : Type.Normal;
+        String reason = condition.reason().isEmpty() ? type : condition.reason();
+        return new StatusEvent(severity, reason, note(condition.message(), type + " is " + condition.status().wireName()));
+    }
+
+    private static boolean moved(Condition was, Condition now) {
+        return was.status() != now.status() || !was.reason().equals(now.reason()) || !was.message().equals(now.message())
+                || !Objects.equals(was.severity(), now.severity());
+    }
+
+    private static String note(String message, String otherwise) {
+        String note = message.isEmpty() ? otherwise : message;
+        if (note.getBytes(StandardCharsets.UTF_8).length <= NOTE_LIMIT) {
+            return note;
+        }
+        String cut = " (cut)";
+        int end = Math.min(note.length(), NOTE_LIMIT - cut.length());
+        while ((note.substring(0, end) + cut).getBytes(StandardCharsets.UTF_8).length > NOTE_LIMIT
+                || Character.isLowSurrogate(note.charAt(end))) {
+            end--;
+        }
+        return note.substring(0, end) + cut;
+    }
+}
