@@ -15,7 +15,7 @@ import picocli.CommandLine.Spec;
         description = {
                 "Without a command it runs the aggregator (the run command). "
                         + "`help COMMAND` or COMMAND --help shows a command's options."},
-        subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, WatchCommand.class, AlertsCommand.class,
+        subcommands = {RunCommand.class, ComputeCommand.class, UpgradeCheckCommand.class, DescribeCommand.class, WatchCommand.class, AlertsCommand.class,
                 HelpCommand.class})
 public class AggregatorCommand implements Callable<Integer> {
     @Spec

@@ -73,7 +73,7 @@ public final class FleetSimulator implements AutoCloseable {
     static final List<String> AVAILABLE_RELEASES = List.of(EKSA_VERSION, "v0.24.2", "v0.25.0");
     /** The Cilium build EKS-A v0.23 ships. */
     static final String CILIUM_VERSION = "v1.15.16-eksa.1";
-    static final String CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane";
+    static final String CONTROL_PLANE_LABEL = ObjectDecoder.CONTROL_PLANE_LABEL;
     /** The type CAPI gives the secrets it makes for a cluster, its kubeconfig among them. */
     static final String CAPI_SECRET_TYPE = "cluster.x-k8s.io/secret";
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The command line's help, as a user reads it in an 80-column terminal. */
 @QuarkusMainTest
 class HelpTest {
-    private static final List<String> COMMANDS = List.of("run", "compute", "upgrade-check", "watch", "alerts", "help");
+    private static final List<String> COMMANDS = List.of("run", "compute", "upgrade-check", "describe", "watch", "alerts", "help");
 
     private static void fitsEightyColumns(String text) {
         for (String line : text.split("\n")) {

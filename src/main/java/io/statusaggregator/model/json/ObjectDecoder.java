@@ -45,6 +45,8 @@ import java.util.Optional;
 public final class ObjectDecoder {
     public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
     public static final String DEPLOYMENT_NAME_LABEL = "cluster.x-k8s.io/deployment-name";
+    /** On the control plane's Machines. */
+    public static final String CONTROL_PLANE_LABEL = "cluster.x-k8s.io/control-plane";
     /** Kubernetes puts an object without a namespace into this one. */
     public static final String DEFAULT_NAMESPACE = "default";
 
