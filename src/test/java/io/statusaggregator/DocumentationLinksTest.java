@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -61,7 +62,7 @@ class DocumentationLinksTest {
     }
 
     /** A Markdown file's lines outside its fenced code blocks (the fences left out too): where links and headings are. */
-    private static List<String> prose(Path markdown) throws IOException {
+    static List<String> prose(Path markdown) throws IOException {
         List<String> prose = new ArrayList<>();
         boolean inCode = false;
         for (String line : Files.readAllLines(markdown)) {
@@ -105,13 +106,22 @@ class DocumentationLinksTest {
         return java.util.Optional.empty();
     }
 
+    /** The anchor GitHub makes of a heading line (before numbering repeats), if the line is a heading. */
+    static Optional<String> headingAnchor(String line) {
+        Matcher heading = HEADING.matcher(line);
+        if (!heading.matches()) {
+            return Optional.empty();
+        }
+        return Optional.of(heading.group(1).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-'));
+    }
+
     /** The anchors of a Markdown file's headings, as GitHub makes them: lower case, punctuation dropped, spaces to '-'. */
-    private static Set<String> anchors(Path markdown) throws IOException {
+    static Set<String> anchors(Path markdown) throws IOException {
         Set<String> anchors = new HashSet<>();
         for (String line : prose(markdown)) {
-            Matcher heading = HEADING.matcher(line);
-            if (heading.matches()) {
-                String slug = heading.group(1).toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+            Optional<String> heading = headingAnchor(line);
+            if (heading.isPresent()) {
+                String slug = heading.get();
                 String anchor = slug;
                 for (int n = 1; !anchors.add(anchor); n++) {
                     anchor = slug + "-" + n;
