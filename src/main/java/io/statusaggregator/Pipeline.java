@@ -4,6 +4,7 @@ import io.statusaggregator.threads.DaemonThreads;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.ClusterObserver;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
@@ -106,6 +107,7 @@ public final class Pipeline implements AutoCloseable {
     private volatile boolean leading;
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
     private KafkaClients kafkaClients = KafkaClients.NONE;
+    private ClusterObserver clusterObserver = ClusterObserver.NONE;
     private Aggregator aggregator;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
@@ -171,6 +173,7 @@ public final class Pipeline implements AutoCloseable {
         aggregator = new Aggregator(objectStates, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
         started.add(aggregator);
+        aggregator.observedBy(clusterObserver);
         aggregator.start();
 
         // The API server answers (and lets this account read) before anything waits on an election.
@@ -302,6 +305,12 @@ public final class Pipeline implements AutoCloseable {
     /** Tells {@code observer} of every long-lived Kafka client; before {@link #start}. */
     public Pipeline observedBy(KafkaClients observer) {
         this.kafkaClients = observer;
+        return this;
+    }
+
+    /** Tells {@code observer} what each Cluster this instance aggregates shows, and when one leaves it; before {@link #start}. */
+    public Pipeline observedBy(ClusterObserver observer) {
+        this.clusterObserver = observer;
         return this;
     }
 
