@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.writeback.EventRecorder;
 import io.statusaggregator.feeds.PublishedStatus;
+import io.statusaggregator.aggregation.ClusterObserver;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
@@ -108,6 +109,7 @@ public final class Pipeline implements AutoCloseable {
     private volatile boolean leading;
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
     private KafkaClients kafkaClients = KafkaClients.NONE;
+    private ClusterObserver clusterObserver = ClusterObserver.NONE;
     private Aggregator aggregator;
     private EventRecorder clusterEvents;
     private ManagementClusterView management;
@@ -184,6 +186,7 @@ public final class Pipeline implements AutoCloseable {
         EventRecorder recorder = clusterEvents;
         aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
                 change.after().map(PublishedStatus::status)));
+        aggregator.observedBy(clusterObserver);
         aggregator.start();
 
         // The API server answers (and lets this account read) before anything waits on an election.
@@ -315,6 +318,12 @@ public final class Pipeline implements AutoCloseable {
     /** Tells {@code observer} of every long-lived Kafka client; before {@link #start}. */
     public Pipeline observedBy(KafkaClients observer) {
         this.kafkaClients = observer;
+        return this;
+    }
+
+    /** Tells {@code observer} what each Cluster this instance aggregates shows, and when one leaves it; before {@link #start}. */
+    public Pipeline observedBy(ClusterObserver observer) {
+        this.clusterObserver = observer;
         return this;
     }
 

@@ -279,6 +279,12 @@ public final class Aggregator implements AutoCloseable {
         return deadLetters;
     }
 
+    /** Tells {@code observer} what each Cluster of this instance shows, and when one leaves it; before {@link #start}. */
+    public Aggregator observedBy(ClusterObserver observer) {
+        book.observedBy(observer);
+        return this;
+    }
+
     private void process(ConsumerRecords<byte[], byte[]> polled) {
         measure();
         drainOutcomes();

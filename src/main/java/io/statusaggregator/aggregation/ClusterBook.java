@@ -7,6 +7,7 @@ import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
@@ -35,6 +36,9 @@ import java.util.Set;
  * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
  * computation. A status is written only when it differs from the one the Cluster shows, counting the status written
  * and not echoed yet as shown ({@link PendingWrites}). A status the Cluster shows is published once, in order.
+ *
+ * <p>Its {@link ClusterObserver} (the per-cluster metrics) is told what each Cluster shows after each computation and
+ * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.
  */
 final class ClusterBook {
     /** What the book asks of its shell. */
@@ -81,10 +85,16 @@ final class ClusterBook {
     private Compatibility computedWith;
     private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
     private long computations;
+    private ClusterObserver observer = ClusterObserver.NONE;
 
     ClusterBook(Duration coalescingWindow, Duration echoTimeout) {
         this.window = coalescingWindow.toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
+    }
+
+    /** Tells {@code observer} what the Clusters show and when one leaves this instance. */
+    void observedBy(ClusterObserver observer) {
+        this.observer = observer;
     }
 
     /**
@@ -136,6 +146,7 @@ final class ClusterBook {
                 partition.clusters.values().forEach(c -> {
                     dirty.remove(c);
                     pending.forget(c);
+                    c.state.cluster().ifPresent(eksa -> observer.left(eksa.key()));
                 });
             }
         }
@@ -147,6 +158,27 @@ final class ClusterBook {
         if (partition == null) {
             return List.of(); // revoked while the batch was in flight
         }
+        Optional<ObjectStateKey> eksaKey = eksaClusterKeyOf(read);
+        if (eksaKey.isEmpty()) {
+            return applyTo(partition, read, now);
+        }
+        // A record of an EKS-A Cluster may take it away (deleted, not JSON) or put another in its place.
+        String name = eksaKey.get().clusterName();
+        Optional<EksaCluster> before = Optional.ofNullable(partition.clusters.get(name)).flatMap(c -> c.state.cluster());
+        List<Action> actions = applyTo(partition, read, now);
+        leftUnlessHeld(before, partition.clusters.get(name));
+        return actions;
+    }
+
+    private static Optional<ObjectStateKey> eksaClusterKeyOf(ObjectRecord.Read read) {
+        ObjectStateKey key = read instanceof ObjectRecord.Readable r ? r.key()
+                : read instanceof ObjectRecord.Deleted d ? d.key()
+                : read instanceof ObjectRecord.NotJson n ? n.key()
+                : read instanceof ObjectRecord.Unreadable u ? u.key() : null;
+        return Optional.ofNullable(key).filter(k -> k.kind() == ObjectKind.EKSA_CLUSTER);
+    }
+
+    private List<Action> applyTo(Partition partition, ObjectRecord.Read read, long now) {
         if (read instanceof ObjectRecord.BadKey bad) {
             return List.of(new DeadLetter(Reason.UNKNOWN_KEY, bad.error()));
         } else if (read instanceof ObjectRecord.OtherKind other) {
@@ -249,6 +281,7 @@ final class ClusterBook {
         ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
         ClusterStatus computed = StatusRules.compute(snapshot, instant);
         computations++;
+        show(cluster, eksa.get());
         if (computed.equals(shown)) {
             return writing.isPresent() ? Optional.empty() : publish(cluster, eksa.get(), computed);
         }
@@ -264,6 +297,7 @@ final class ClusterBook {
         }
         Optional<EksaCluster> eksa = cluster.state.cluster();
         pending.written(cluster, status, eksa.map(c -> c.status().equals(status)).orElse(false), now);
+        eksa.ifPresent(c -> show(cluster, c));
         return eksa.flatMap(c -> publish(cluster, c, status)).<List<Action>>map(List::of).orElse(List.of());
     }
 
@@ -276,9 +310,11 @@ final class ClusterBook {
         if (cluster == null) {
             return List.of();
         }
-        long generation = cluster.state.cluster().map(EksaCluster::generation).orElse(0L);
+        Optional<EksaCluster> before = cluster.state.cluster();
+        long generation = before.map(EksaCluster::generation).orElse(0L);
         cluster.state.remove(ObjectKind.EKSA_CLUSTER, key);
         pending.forget(cluster);
+        leftUnlessHeld(before, cluster);
         return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
     }
 
@@ -330,6 +366,23 @@ final class ClusterBook {
     private Optional<Action> announceDeleted(ObjectKey cluster, long generation) {
         ClusterStatus last = published.remove(cluster.toString());
         return last == null ? Optional.empty() : Optional.of(new AnnounceDeletion(cluster, generation, last)); // else never published, or announced
+    }
+
+    /**
+     * Tells the observer what {@code eksa} shows: the status this instance wrote to it and whose echo has not come,
+     * else its own. A status still being written is not shown yet. Its spec only if it can be read.
+     */
+    private void show(TrackedCluster cluster, EksaCluster eksa) {
+        Optional<EksaClusterSpec> spec = cluster.state.malformed(ObjectKind.EKSA_CLUSTER, eksa.key()).isPresent()
+                ? Optional.empty() : Optional.of(eksa.spec());
+        observer.shows(new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec,
+                pending.unechoed(cluster).orElse(eksa.status())));
+    }
+
+    /** Tells the observer that {@code before} left, unless {@code cluster} (if any) still holds it. */
+    private void leftUnlessHeld(Optional<EksaCluster> before, TrackedCluster cluster) {
+        Optional<ObjectKey> held = cluster == null ? Optional.empty() : cluster.state.cluster().map(EksaCluster::key);
+        before.map(EksaCluster::key).filter(key -> !held.equals(Optional.of(key))).ifPresent(observer::left);
     }
 
     private void markDirty(TrackedCluster cluster, long since) {

@@ -38,9 +38,11 @@ final class PendingWrites<K> {
     /** The status pending for {@code key}: the one to count as shown. */
     Optional<ClusterStatus> pending(K key) {
         ClusterStatus writing = beingWritten.get(key);
-        if (writing != null) {
-            return Optional.of(writing);
-        }
+        return writing != null ? Optional.of(writing) : unechoed(key);
+    }
+
+    /** The status written for {@code key} whose echo has not come: the server has it, the Cluster read here not yet. */
+    Optional<ClusterStatus> unechoed(K key) {
         Written written = awaitingEcho.get(key);
         return written == null ? Optional.empty() : Optional.of(written.status());
     }

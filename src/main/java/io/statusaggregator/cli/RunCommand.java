@@ -16,6 +16,7 @@ import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.operations.ClusterMetrics;
 import io.statusaggregator.operations.PipelineMetrics;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
@@ -117,9 +118,12 @@ public class RunCommand implements Callable<Integer> {
             decideAccess(embedded, client);
 
             PipelineMetrics metrics = new PipelineMetrics(registry);
+            ClusterMetrics clusterMetrics = new ClusterMetrics(registry);
+            running.add(clusterMetrics);
             Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
                     .observedBy((StatusWriter.Observer) metrics)
-                    .observedBy(kafkaClients);
+                    .observedBy(kafkaClients)
+                    .observedBy(clusterMetrics);
             running.add(pipeline);
             // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
             logListeners();

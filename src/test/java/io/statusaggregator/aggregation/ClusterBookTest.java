@@ -15,6 +15,7 @@ import io.statusaggregator.aggregation.ClusterBook.AnnounceDeletion;
 import io.statusaggregator.aggregation.ClusterBook.DeadLetter;
 import io.statusaggregator.aggregation.ClusterBook.PublishChange;
 import io.statusaggregator.aggregation.ClusterBook.WriteStatus;
+import io.statusaggregator.aggregation.ClusterObserver.Shown;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
@@ -61,6 +62,23 @@ class ClusterBookTest {
         objects = new ArrayList<>();
         scenario.get("objects").forEach(o -> objects.add((ObjectNode) o.deepCopy()));
         book = new ClusterBook(WINDOW, ECHO);
+        book.observedBy(new ClusterObserver() {
+            @Override
+            public void shows(Shown cluster) {
+                told.add(cluster);
+            }
+
+            @Override
+            public void left(ObjectKey cluster) {
+                told.add(new Left(cluster));
+            }
+        });
+    }
+
+    /** What the book told its observer, in order: {@link ClusterObserver.Shown} and {@link Left}. */
+    private final List<Object> told = new ArrayList<>();
+
+    private record Left(ObjectKey cluster) {
     }
 
     // --- rebuild and coalescing
@@ -218,6 +236,121 @@ class ClusterBookTest {
         long computations = book.computations();
         assertEquals(List.of(), book.due(now, CompatibilityReader.builtIn(), ManagementCluster.UNKNOWN, INSTANT));
         assertEquals(computations + 1, book.computations());
+    }
+
+    // --- what the observer (the per-cluster metrics) is told
+
+    @Test
+    void theObserverHearsNothingWhileRebuildingThenWhatTheClusterShowsAtEachComputationAndWrite() {
+        book.assigned(List.of(0), 1, Map.of());
+        objects.forEach(this::put);
+        book.rebuilt(0, now);
+        assertEquals(List.of(), told, "nothing while rebuilding");
+
+        ClusterStatus ready = assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
+        ClusterObserver.Shown computed = assertInstanceOf(ClusterObserver.Shown.class, told.get(0));
+        assertEquals(CLUSTER, computed.cluster());
+        assertEquals(3, computed.generation());
+        assertEquals(java.util.Optional.of(java.util.List.of("md-0")),
+                computed.spec().map(spec -> spec.workerNodeGroups().stream().map(io.statusaggregator.model.WorkerNodeGroup::name).toList()));
+        assertEquals(ClusterStatus.NONE, computed.status(), "while being written, the Cluster still shows its own status (none)");
+
+        book.written(CLUSTER, ready, now);
+        assertEquals(new ClusterObserver.Shown(CLUSTER, 3, computed.spec(), ready), told.get(1), "written: the server has it, echo or not");
+        put(object("Machine")); // a record before the echo: computed again, still showing the written status
+        due(WINDOW.toMillis());
+        assertEquals(told.get(1), told.get(2));
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready));
+        due(WINDOW.toMillis());
+        assertEquals(told.get(1), told.get(3), "the echo");
+        assertEquals(4, told.size());
+    }
+
+    @Test
+    void aRefusedWriteLeavesTheObserverWithTheClustersOwnStatus() {
+        firstWrite();
+        book.refused(CLUSTER);
+        put(object("Machine"));
+        due(WINDOW.toMillis());
+        assertTrue(told.stream().allMatch(t -> ((ClusterObserver.Shown) t).status().equals(ClusterStatus.NONE)), told.toString());
+    }
+
+    @Test
+    void aNewGenerationIsToldWithTheOldStatusUntilTheNewOneIsWritten() {
+        ClusterStatus ready = settledOnReady();
+        ObjectNode changed = showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready);
+        changed.with("metadata").put("generation", 4);
+        put(changed);
+        WriteStatus write = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0));
+        ClusterObserver.Shown stale = (ClusterObserver.Shown) told.get(told.size() - 1);
+        assertEquals(4, stale.generation());
+        assertEquals(3, stale.status().observedGeneration(), "what the Cluster shows until the write lands: the alert's staleness");
+        book.written(CLUSTER, write.status(), now);
+        assertEquals(4, ((ClusterObserver.Shown) told.get(told.size() - 1)).status().observedGeneration());
+    }
+
+    @Test
+    void anEksaClusterWhoseSpecCannotBeReadIsShownWithoutASpec() {
+        settledOnReady();
+        ObjectNode broken = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1").deepCopy();
+        broken.with("spec").put("kubernetesVersion", "1.x");
+        put(broken);
+        due(WINDOW.toMillis());
+        ClusterObserver.Shown shown = (ClusterObserver.Shown) told.get(told.size() - 1);
+        assertEquals(CLUSTER, shown.cluster());
+        assertEquals(3, shown.generation());
+        assertTrue(shown.spec().isEmpty(), "no spec to export: " + shown.spec());
+    }
+
+    @Test
+    void theObserverHearsAClusterLeaveOnItsTombstoneOnWriteBackFindingItGoneAndWhenItsRecordIsNotJson() throws Exception {
+        settledOnReady();
+        told.clear();
+        tombstone("Machine");
+        assertEquals(List.of(), told, "a member's deletion is not the cluster's");
+        tombstone("Cluster", "anywhere.eks.amazonaws.com/v1alpha1");
+        assertEquals(List.of(new Left(CLUSTER)), told);
+
+        load();
+        settledOnReady();
+        told.clear();
+        book.gone(CLUSTER);
+        assertEquals(List.of(new Left(CLUSTER)), told);
+
+        load();
+        settledOnReady();
+        told.clear();
+        apply(keyOf(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1")), "{not json");
+        assertEquals(List.of(new Left(CLUSTER)), told);
+    }
+
+    @Test
+    void anotherEksaClusterOfTheSameNameInItsPlaceMakesTheFirstLeave() {
+        settledOnReady();
+        told.clear();
+        ObjectNode other = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1").deepCopy();
+        other.with("metadata").put("namespace", "other");
+        ObjectKey otherKey = new ObjectKey("other", "test-cluster");
+        book.apply(0, records.read(new ObjectStateKey("test-cluster", ObjectKind.EKSA_CLUSTER, otherKey).encode()
+                .getBytes(StandardCharsets.UTF_8), other.toString().getBytes(StandardCharsets.UTF_8)), now);
+        assertEquals(List.of(new Left(CLUSTER)), told);
+        due(WINDOW.toMillis());
+        assertEquals(otherKey, ((ClusterObserver.Shown) told.get(1)).cluster());
+    }
+
+    @Test
+    void theClustersOfARevokedPartitionLeaveAndCanComeBackOnTheNextAssignment() {
+        ClusterStatus ready = settledOnReady();
+        told.clear();
+        book.revoked(List.of(0));
+        assertEquals(List.of(new Left(CLUSTER)), told);
+
+        book.assigned(List.of(0), 1, Map.of(CLUSTER.toString(), ready));
+        objects.forEach(o -> put(o.path("kind").asText().equals("Cluster") && o.path("apiVersion").asText().startsWith("anywhere")
+                ? showing(o, ready) : o));
+        book.rebuilt(0, now);
+        due(0);
+        assertEquals(ready, ((ClusterObserver.Shown) told.get(1)).status(), "shown again by the partition's new owner");
     }
 
     // --- records it cannot use

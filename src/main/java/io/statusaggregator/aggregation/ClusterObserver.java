@@ -1,0 +1,39 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaClusterSpec;
+import io.statusaggregator.model.ObjectKey;
+import java.util.Optional;
+
+/**
+ * Told what each EKS-A Cluster of this instance's partitions shows, and when one is no longer this instance's: it was
+ * deleted, or its partition was revoked or lost in a rebalance. The per-cluster metrics follow it, so that each
+ * cluster is exported by the one instance that aggregates it. Called on the aggregation thread, by {@link ClusterBook}:
+ * an observer must not block nor throw.
+ */
+public interface ClusterObserver {
+    ClusterObserver NONE = new ClusterObserver() {
+        @Override
+        public void shows(Shown cluster) {
+        }
+
+        @Override
+        public void left(ObjectKey cluster) {
+        }
+    };
+
+    /**
+     * A Cluster as this instance last read it, with the status it shows: the one this instance wrote, until its echo
+     * comes, else the Cluster's own.
+     *
+     * @param spec the Cluster's spec; empty when it cannot be read (its status then says so)
+     */
+    record Shown(ObjectKey cluster, long generation, Optional<EksaClusterSpec> spec, ClusterStatus status) {
+    }
+
+    /** After each computation of the Cluster and each status written to it; the same one again is likely. */
+    void shows(Shown cluster);
+
+    /** The Cluster is deleted, or no longer this instance's; said of a Cluster never shown too. */
+    void left(ObjectKey cluster);
+}
