@@ -36,7 +36,8 @@ import picocli.CommandLine.Option;
                         + "aggregator.alerts.group-id. Offsets are committed only once Alertmanager has accepted "
                         + "the alerts.",
                 "",
-                "Exit status: 0 when stopped, 1 when the Kafka broker does not answer, 2 on bad arguments."})
+                "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer, 2 on "
+                        + "bad arguments."})
 public class AlertsCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(AlertsCommand.class);
     static final int UNREACHABLE = 1;
@@ -97,11 +98,13 @@ public class AlertsCommand implements Callable<Integer> {
         AlertBridge.Settings settings = new AlertBridge.Settings(kafka, config.topics().transitions(), config.alerts().groupId(), uri.get(),
                 notReady.get(), config.alerts().resendInterval(), config.alerts().evaluationInterval());
         AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC());
-        // Closed in Quarkus' shutdown on SIGTERM, which does not wait for this thread.
+        // Closed below, or in Quarkus' shutdown on Ctrl-C, which does not wait for this thread.
         stopping.add(bridge);
         try {
             bridge.start();
-            LOG.info("alert bridge running; Ctrl-C stops it");
+            // SIGTERM ends the wait; the bridge is closed below (its last commit, the group left) and the exit status is 0.
+            StopSignal.onSigterm(Quarkus::asyncExit);
+            LOG.info("alert bridge running; SIGTERM or Ctrl-C stops it");
             Quarkus.waitForExit();
         } finally {
             stopping.closeAll();

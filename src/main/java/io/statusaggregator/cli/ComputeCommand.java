@@ -14,6 +14,7 @@ import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.model.json.StatusDocument;
+import io.statusaggregator.rules.DefaultCniConfigured;
 import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.json.CompatibilityReader;
@@ -161,14 +162,37 @@ public class ComputeCommand implements Callable<Integer> {
                 .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER)
                 .build();
         StringBuilder printed = new StringBuilder();
+        List<String> unobserved = new ArrayList<>();
         for (ClusterState state : clusters.values()) {
             ClusterSnapshot snapshot = state.snapshot(compatibility, management).orElseThrow();
             ClusterStatus status = StatusRules.compute(snapshot, at);
             printed.append("---\n").append(yaml.writeValueAsString(StatusDocument.of(snapshot.cluster(), status)));
+            if (DefaultCniConfigured.lacksObservation(snapshot)) {
+                unobserved.add(snapshot.cluster().key().toString());
+            }
+        }
+        if (!unobserved.isEmpty()) {
+            err.println(cniNote(unobserved));
         }
         out.print(printed);
         out.flush();
         return 0;
+    }
+
+    /** The clusters a note names before it only counts the rest. */
+    private static final int NAMED = 3;
+
+    /**
+     * Why DefaultCNIConfigured is False for these clusters, in one line. The usual input, {@code kubectl get ... -o yaml},
+     * never holds a CNIObservation: the aggregator makes it by watching each workload cluster's CNI, and keeps it on
+     * its topic, not in the API. Without the note, a cluster the aggregator shows Ready is not Ready here, unexplained.
+     */
+    static String cniNote(List<String> clusters) {
+        String named = String.join(", ", clusters.subList(0, Math.min(NAMED, clusters.size())))
+                + (clusters.size() > NAMED ? " and " + (clusters.size() - NAMED) + " more" : "");
+        return "note: no CNIObservation in the input for " + named + ": DefaultCNIConfigured is False "
+                + "(WaitingForDefaultCNIConfigured) and so is Ready, whatever runs in the workload cluster; only the "
+                + "aggregator observes the CNI, so kubectl's output never holds one";
     }
 
     /** " (KubeadmControlPlane eksa-system/c1)" where the document says what it is. */

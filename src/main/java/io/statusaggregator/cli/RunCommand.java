@@ -53,7 +53,10 @@ import picocli.CommandLine.Command;
                         + "kafka.bootstrap.servers (and a kubeconfig or in-cluster config) it runs against them.",
                 "",
                 "It serves the fleet page, the admission webhook and the upgrade check on quarkus.http.port (8080), "
-                        + "and health and metrics on the management interface, quarkus.management.port (9000)."})
+                        + "and health and metrics on the management interface, quarkus.management.port (9000).",
+                "",
+                "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when Kafka or the Kubernetes API does not "
+                        + "answer within 60 s or Kafka refuses the credentials, 2 on an invalid kafka.* setting."})
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -164,7 +167,9 @@ public class RunCommand implements Callable<Integer> {
                 running.add(table);
                 table.start();
             }
-            LOG.info("status aggregator running; Ctrl-C stops it");
+            // SIGTERM (Kubernetes stopping the pod) ends the wait; what started is stopped below and the exit status is 0.
+            StopSignal.onSigterm(Quarkus::asyncExit);
+            LOG.info("status aggregator running; SIGTERM or Ctrl-C stops it");
             Quarkus.waitForExit();
             return 0;
         } finally {

@@ -8,10 +8,10 @@ import java.util.Deque;
 import org.jboss.logging.Logger;
 
 /**
- * What {@code run} (or {@code alerts}) started, closed once, newest first: when the command returns, or when Quarkus stops on a signal,
- * whichever comes first. On SIGTERM Quarkus waits for its {@link ShutdownEvent} observers, not for the command's own
- * thread, so a graceful stop (the Lease given up, the feeds flushed, the consumer group left, the embedded default's
- * files removed) must happen here.
+ * What {@code run} (or {@code alerts}) started, closed once, newest first: when the command returns (on SIGTERM too,
+ * see {@link StopSignal}), or when Quarkus stops on a signal the JVM handles (Ctrl-C), whichever comes first. Then
+ * Quarkus waits for its {@link ShutdownEvent} observers, not for the command's own thread, so a graceful stop (the
+ * Lease given up, the feeds flushed, the consumer group left, the embedded default's files removed) must happen here.
  */
 @Singleton
 public class StartedParts {

@@ -17,6 +17,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -42,8 +44,8 @@ import picocli.CommandLine.Parameters;
                 "Reads kafka.bootstrap.servers; without it, the broker of an embedded default running on this "
                         + "machine.",
                 "",
-                "Exit status: 0 when the condition is True, 1 on a failure reason (or the Cluster deleted), 2 on "
-                        + "bad arguments or an unreachable broker, 3 on --timeout."})
+                "Exit status: 0 when the condition is True, or when stopped by SIGTERM (Ctrl-C: 130); 1 on a failure "
+                        + "reason (or the Cluster deleted), 2 on bad arguments or an unreachable broker, 3 on --timeout."})
 public class WatchCommand implements Callable<Integer> {
     static final int BAD_USE = 2;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -81,15 +83,20 @@ public class WatchCommand implements Callable<Integer> {
             System.err.println("error: no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default on this machine");
             return BAD_USE;
         }
-        return watch(kafka, config.topics().transitions(), cluster, until, limit.get(), System.out, System.console() != null);
+        AtomicBoolean stopRequested = new AtomicBoolean();
+        StopSignal.onSigterm(() -> stopRequested.set(true));
+        return watch(kafka, config.topics().transitions(), cluster, until, limit.get(), System.out, System.console() != null,
+                () -> stopRequested.get() || StopSignal.jvmStopping());
     }
 
     /**
      * Reads the whole feed (what happened so far, shown once caught up), then follows it live.
      *
-     * @param redraw redraw the view in place (a terminal), else print each new view after the last
+     * @param redraw        redraw the view in place (a terminal), else print each new view after the last
+     * @param stopRequested whether to stop now (SIGTERM, or the JVM stopping): looked at after every poll, so within 200 ms
      */
-    static int watch(Map<String, Object> kafka, String topic, String cluster, String until, Duration timeout, PrintStream out, boolean redraw) {
+    static int watch(Map<String, Object> kafka, String topic, String cluster, String until, Duration timeout, PrintStream out, boolean redraw,
+            BooleanSupplier stopRequested) {
         Map<String, Object> props = new HashMap<>(kafka);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName());
@@ -143,6 +150,11 @@ public class WatchCommand implements Callable<Integer> {
                                 : cluster + ": failed");
                         return outcome.get().exitCode();
                     }
+                }
+                if (stopRequested.getAsBoolean()) {
+                    // Asked to stop, not failed nor timed out: a clean stop, 0; the line says the wait did not end.
+                    out.println(cluster + ": stopped before " + until + " was True");
+                    return 0;
                 }
                 if (System.nanoTime() > deadline) {
                     out.println(cluster + ": timed out after " + timeout + " waiting for " + until

@@ -41,6 +41,14 @@ public final class DefaultCniConfigured {
         return Verdict.TRUE;
     }
 
+    /**
+     * Whether the condition is False for want of an observation of the cluster's CNI: there is none of the configured
+     * CNI, and upgrades are not skipped (which decide the condition without one).
+     */
+    public static boolean lacksObservation(ClusterSnapshot snapshot) {
+        return !snapshot.cluster().spec().cni().skipUpgrade() && observation(snapshot).isEmpty();
+    }
+
     /** {@code status.defaultCNI}: Applied exactly when the condition is True. */
     public static DefaultCni summary(ClusterSnapshot snapshot, Verdict verdict) {
         String version = observation(snapshot).flatMap(CniObservation::version).orElse("");

@@ -63,6 +63,58 @@ class ComputeCommandTest {
         assertEquals("dev", dev.path("metadata").path("name").asText());
         assertEquals("WaitingForControlPlaneInitialized", condition(dev, "ControlPlaneInitialized").path("reason").asText());
         assertEquals("Scaling up control plane to 1 replicas (actual 0)", condition(dev, "Ready").path("message").asText());
+        // prod's CNI is observed in the file, dev's is not.
+        assertEquals(List.of(CNI_NOTE_START + "default/dev: "), notes(result).stream()
+                .map(note -> note.substring(0, note.indexOf(": ", CNI_NOTE_START.length()) + 2)).toList(), result.getErrorOutput());
+    }
+
+    private static final String CNI_NOTE_START = "note: no CNIObservation in the input for ";
+
+    /** The notes on standard error. */
+    private static List<String> notes(LaunchResult result) {
+        return result.getErrorOutput().lines().filter(line -> line.startsWith("note: ")).toList();
+    }
+
+    /**
+     * What {@code kubectl get ... -o yaml} gives: the Clusters and their CAPI objects, but no CNIObservation, a kind only
+     * the aggregator makes. DefaultCNIConfigured is False for every cluster, so one line on standard error says why;
+     * standard output holds the statuses alone, as before.
+     */
+    @Test
+    void withoutACniObservationANoteSaysWhyDefaultCniConfiguredIsFalse(QuarkusMainLauncher launcher) throws IOException {
+        String fleet = Files.readString(Path.of(FLEET));
+        Path kubectl = Files.createTempFile("kubectl", ".yaml");
+        Files.writeString(kubectl, String.join("---\n", java.util.Arrays.stream(fleet.split("(?m)^---\n"))
+                .filter(document -> !document.contains("kind: CNIObservation")).toList()));
+        LaunchResult result = launcher.launch("compute", kubectl.toString(), "--now", "2026-11-22T10:00:00Z");
+        assertEquals(0, result.exitCode(), result.getErrorOutput());
+
+        List<JsonNode> documents = documents(result.getOutput());
+        assertEquals(2, documents.size(), "standard output holds the statuses and nothing else: " + result.getOutput());
+        JsonNode prod = documents.get(0);
+        assertEquals("False", condition(prod, "DefaultCNIConfigured").path("status").asText());
+        assertEquals("WaitingForDefaultCNIConfigured", condition(prod, "DefaultCNIConfigured").path("reason").asText());
+        assertEquals("False", condition(prod, "Ready").path("status").asText());
+
+        List<String> notes = notes(result);
+        assertEquals(1, notes.size(), result.getErrorOutput());
+        String note = notes.get(0);
+        assertTrue(note.startsWith(CNI_NOTE_START + "default/prod, default/dev: "), note);
+        assertTrue(note.contains("DefaultCNIConfigured is False"), note);
+        assertTrue(note.contains("kubectl"), note);
+
+        // Observed for every cluster (dev's Cilium not ready yet): nothing to say.
+        Path observed = Files.createTempFile("observed", ".yaml");
+        Files.writeString(observed, fleet + """
+                ---
+                apiVersion: statusaggregator.io/v1alpha1
+                kind: CNIObservation
+                metadata: {namespace: eksa-system, name: dev}
+                spec: {clusterName: dev, cni: cilium, ready: false}
+                """);
+        LaunchResult quiet = launcher.launch("compute", observed.toString(), "--now", "2026-11-22T10:00:00Z");
+        assertEquals(0, quiet.exitCode(), quiet.getErrorOutput());
+        assertEquals(List.of(), notes(quiet), quiet.getErrorOutput());
     }
 
     @Test

@@ -3,57 +3,40 @@ package io.statusaggregator.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
  * The README's run command: the packaged application without arguments runs the embedded default (in-process
  * broker, API server and demo fleet) and its table shows every cluster of the fleet Ready; it listens on loopback only
- * and its kubeconfig is the user's only; SIGTERM stops it cleanly, removing what it wrote for the other commands.
+ * and its kubeconfig is the user's only; SIGTERM stops it cleanly (exit status 0), removing what it wrote for the other
+ * commands; and from start to stop its standard output holds the table and nothing else.
  */
 class RunJarIT {
     private static final List<String> FLEET = List.of("default/alpha", "default/bravo", "default/charlie", "default/delta");
 
     @Test
     void theEmbeddedDefaultBringsTheDemoFleetToReady() throws Exception {
-        Path err = Files.createTempFile("run", ".err");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                "target/quarkus-app/quarkus-run.jar")
-                .redirectError(err.toFile());
-        // Free ports rather than the defaults 8080 and 9000, which something else on the machine may hold; the log names them.
-        builder.environment().put("QUARKUS_HTTP_PORT", "0");
-        builder.environment().put("QUARKUS_MANAGEMENT_PORT", "0");
         Path embedded = Files.createTempDirectory("embedded");
         Path kubeconfig = embedded.resolve("kubeconfig");
-        builder.environment().put("AGGREGATOR_EMBEDDED_KUBECONFIG", kubeconfig.toString());
-        Process process = builder.start();
-        try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            List<String> table = new ArrayList<>();
-            boolean allReady = false;
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while (!allReady && System.nanoTime() < deadline && (line = out.readLine()) != null) {
-                    if (line.isBlank()) {
-                        allReady = FLEET.stream().allMatch(name -> table.stream()
-                                .anyMatch(row -> row.startsWith(name + " ") && row.split("\\s+")[3].equals("True")));
-                        table.clear();
-                    } else {
-                        table.add(line);
-                    }
-                }
-            }
-            assertTrue(allReady, "the table never showed the whole fleet Ready; stderr:\n" + Files.readString(err));
+        int exit;
+        List<String> out;
+        String err;
+        // Free ports rather than the defaults 8080 and 9000, which something else on the machine may hold; the log names them.
+        try (JarProcess process = JarProcess.start(Map.of("QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                "AGGREGATOR_EMBEDDED_KUBECONFIG", kubeconfig.toString()))) {
+            process.awaitOut(Duration.ofSeconds(120), lines -> JarProcess.blocks(lines).stream().anyMatch(RunJarIT::allReady),
+                    "the table showing the whole fleet Ready");
+            String log = process.err();
             // The preflight endpoints answer on the port the log names.
-            java.util.regex.Matcher port = java.util.regex.Pattern.compile("HTTP endpoints on HTTP port (\\d+)").matcher(Files.readString(err));
-            assertTrue(port.find(), "no HTTP endpoints logged; stderr:\n" + Files.readString(err));
+            java.util.regex.Matcher port = java.util.regex.Pattern.compile("HTTP endpoints on HTTP port (\\d+)").matcher(log);
+            assertTrue(port.find(), "no HTTP endpoints logged; stderr:\n" + log);
             var check = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                     java.net.URI.create("http://127.0.0.1:" + port.group(1) + "/upgrade-check/default/alpha")).build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString());
@@ -63,7 +46,6 @@ class RunJarIT {
             // What it leaves for the commands beside it is this user's only, and nothing listens beyond loopback.
             assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(kubeconfig)));
             assertTrue(Files.exists(embedded.resolve("bootstrap-servers")));
-            String log = Files.readString(err);
             List<Integer> ports = new ArrayList<>();
             for (String pattern : List.of("HTTP endpoints on HTTP port (\\d+)", "management interface, port (\\d+)", "Kafka broker at localhost:(\\d+)")) {
                 java.util.regex.Matcher found = java.util.regex.Pattern.compile(pattern).matcher(log);
@@ -86,13 +68,26 @@ class RunJarIT {
             } else {
                 System.out.println("RunJarIT: no address but loopback on this machine; the listeners' addresses are not checked");
             }
-        } finally {
-            process.destroy(); // SIGTERM, as Ctrl-C or Kubernetes would stop it
-            assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the application did not stop within 30 s of SIGTERM");
+            exit = process.stop(); // SIGTERM, as Kubernetes would stop it (Ctrl-C is SIGINT)
+            out = process.out();
+            err = process.err();
         }
-        // A JVM stopped by SIGTERM exits with 143 (128 + 15) once its shutdown hooks have run.
-        assertTrue(process.exitValue() == 0 || process.exitValue() == 143, "exit code " + process.exitValue() + "\n" + Files.readString(err));
+        // Standard output holds the table and nothing else, from the start to the stop: logs go to standard error.
+        for (List<String> table : JarProcess.blocks(out)) {
+            assertTrue(table.size() >= 2 && TIMESTAMP.matcher(table.get(0)).matches() && HEADER.matcher(table.get(1)).matches()
+                    && table.subList(2, table.size()).stream().allMatch(row -> ROW.matcher(row).matches()),
+                    "not a table (a timestamp line, the header, a row per cluster):\n" + String.join("\n", table));
+        }
+        assertEquals(0, exit, "a clean stop on SIGTERM; standard error:\n" + err);
         // Stopped gracefully: the files for the commands beside it are gone with it.
         assertTrue(!Files.exists(kubeconfig) && !Files.exists(embedded.resolve("bootstrap-servers")), "left behind in " + embedded);
+    }
+
+    private static final Pattern TIMESTAMP = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");
+    private static final Pattern HEADER = Pattern.compile("CLUSTER +CONTROL PLANE +WORKERS +READY +REASON");
+    private static final Pattern ROW = Pattern.compile("[a-z0-9.-]+/[a-z0-9.-]+ +\\d+/\\d+ +\\d+/\\d+ +(True|False|Unknown|-) +[A-Za-z-]+");
+
+    private static boolean allReady(List<String> table) {
+        return FLEET.stream().allMatch(name -> table.stream().anyMatch(row -> row.startsWith(name + " ") && row.split("\\s+")[3].equals("True")));
     }
 }

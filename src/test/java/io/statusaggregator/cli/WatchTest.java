@@ -34,7 +34,7 @@ class WatchTest {
     private static Run watch(String topic, String cluster, String until, Duration timeout) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         int exit = WatchCommand.watch(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, cluster, until, timeout,
-                new PrintStream(out, true, StandardCharsets.UTF_8), false);
+                new PrintStream(out, true, StandardCharsets.UTF_8), false, () -> false);
         return new Run(exit, out.toString(StandardCharsets.UTF_8));
     }
 

@@ -8,10 +8,8 @@ import static io.statusaggregator.feeds.ClusterAlertsTest.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import io.cloudevents.kafka.CloudEventSerializer;
@@ -20,22 +18,12 @@ import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.Severity;
 import io.statusaggregator.pipeline.Waiting;
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +31,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -64,9 +51,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code prometheus-alertmanager}, started here on loopback): alerts fire and resolve with the cluster, condition
  * as labels and the reason as an annotation, and the consumer group's offsets move only once Alertmanager has taken the alerts.
  */
-public class AlertBridgeTest {
+class AlertBridgeTest {
     private static final Duration DEADLINE = Duration.ofSeconds(20);
-    private static final ObjectMapper JSON = new ObjectMapper();
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
     private static Admin admin;
@@ -154,10 +140,10 @@ public class AlertBridgeTest {
             assertEquals(List.of(), early, "fired before Ready had been False for " + notReadyFor);
         }
 
-        JsonNode alert = awaitAlert("default/alpha", "ClusterNotReady");
+        JsonNode alert = alertmanager.awaitAlert("default/alpha", "ClusterNotReady");
         assertFalse(Instant.now().isBefore(since.plus(notReadyFor)), "fired before Ready had been False for " + notReadyFor);
         assertEquals(Map.of("alertname", "ClusterNotReady", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
-                "condition", "Ready", "severity", "warning"), labels(alert));
+                "condition", "Ready", "severity", "warning"), Alertmanager.labels(alert));
         assertEquals(since.plus(notReadyFor), Instant.parse(alert.path("startsAt").asText()));
         assertEquals("Control plane not ready yet", alert.path("annotations").path("description").asText());
         assertEquals("WaitingForControlPlaneReady", alert.path("annotations").path("reason").asText());
@@ -167,7 +153,7 @@ public class AlertBridgeTest {
         publish(change("alpha", status(notReady("RollingUpgradeInProgress", "Control plane nodes not up-to-date yet", since))));
         Waiting.until(DEADLINE, () -> alerts("default/alpha").stream().anyMatch(a -> a.path("annotations").path("reason").asText()
                 .equals("RollingUpgradeInProgress")), () -> "the reason was not updated: " + alerts("default/alpha"));
-        List<JsonNode> notReady = alerts("default/alpha").stream().filter(a -> labels(a).get("alertname").equals("ClusterNotReady")).toList();
+        List<JsonNode> notReady = alerts("default/alpha").stream().filter(a -> Alertmanager.labels(a).get("alertname").equals("ClusterNotReady")).toList();
         assertEquals(1, notReady.size(), "one ClusterNotReady: " + notReady);
         assertEquals(since.plus(notReadyFor), Instant.parse(notReady.get(0).path("startsAt").asText()), "the same alert, the same start");
 
@@ -176,9 +162,9 @@ public class AlertBridgeTest {
                 condition(ConditionType.WORKERS_READY, ConditionStatus.FALSE, "MachineDeploymentFailed", "md-0: 1 machine failed",
                         Severity.ERROR, since),
                 notReady("WaitingForControlPlaneReady", "Control plane not ready yet", since))));
-        JsonNode error = awaitAlert("default/alpha", "ClusterConditionError");
+        JsonNode error = alertmanager.awaitAlert("default/alpha", "ClusterConditionError");
         assertEquals(Map.of("alertname", "ClusterConditionError", "cluster", "default/alpha", "namespace", "default", "name", "alpha",
-                "condition", "WorkersReady", "severity", "critical"), labels(error));
+                "condition", "WorkersReady", "severity", "critical"), Alertmanager.labels(error));
         assertEquals("MachineDeploymentFailed", error.path("annotations").path("reason").asText());
 
         // Events the bridge cannot read, on alpha's partition before its recovery: skipped, and the loop goes on.
@@ -202,7 +188,7 @@ public class AlertBridgeTest {
         publish(change("bravo", status(
                 condition(ConditionType.CONTROL_PLANE_READY, ConditionStatus.FALSE, "ControlPlaneComponentsUnhealthy", "etcd is down",
                         Severity.ERROR, Instant.now()))));
-        awaitAlert("default/bravo", "ClusterConditionError");
+        alertmanager.awaitAlert("default/bravo", "ClusterConditionError");
         awaitAllCommitted();
         Map<TopicPartition, Long> before = committed();
 
@@ -220,11 +206,11 @@ public class AlertBridgeTest {
                 "charlie's event is past the committed offsets");
 
         alertmanager.launch();
-        JsonNode charlie = awaitAlert("default/charlie", "ClusterConditionError");
+        JsonNode charlie = alertmanager.awaitAlert("default/charlie", "ClusterConditionError");
         assertEquals("MachineDeploymentFailed", charlie.path("annotations").path("reason").asText());
         awaitAllCommitted();
         // Alertmanager keeps alerts in memory only: bravo's comes back with the next resend.
-        awaitAlert("default/bravo", "ClusterConditionError");
+        alertmanager.awaitAlert("default/bravo", "ClusterConditionError");
     }
 
     @Test
@@ -234,7 +220,7 @@ public class AlertBridgeTest {
         publish(change("delta", status(
                 condition(ConditionType.WORKERS_READY, ConditionStatus.FALSE, "MachineDeploymentFailed", "md-0 failed", Severity.ERROR,
                         Instant.now()))));
-        awaitAlert("default/delta", "ClusterConditionError");
+        alertmanager.awaitAlert("default/delta", "ClusterConditionError");
         awaitAllCommitted();
         bridge.close();
 
@@ -248,25 +234,9 @@ public class AlertBridgeTest {
         awaitAllCommitted();
     }
 
-    private JsonNode awaitAlert(String cluster, String alertname) {
-        List<JsonNode> found = new ArrayList<>();
-        Waiting.until(DEADLINE, () -> {
-            found.clear();
-            alerts(cluster).stream().filter(a -> alertname.equals(a.path("labels").path("alertname").asText())).forEach(found::add);
-            return !found.isEmpty();
-        }, () -> "no " + alertname + " for " + cluster + " in Alertmanager; it has " + alerts(cluster));
-        return found.get(0);
-    }
-
     /** The active alerts of a cluster, as Alertmanager's API v2 lists them. */
     private List<JsonNode> alerts(String cluster) {
-        return alertmanager.alerts("cluster=\"" + cluster + "\"");
-    }
-
-    private static Map<String, String> labels(JsonNode alert) {
-        Map<String, String> labels = new HashMap<>();
-        alert.path("labels").fields().forEachRemaining(e -> labels.put(e.getKey(), e.getValue().asText()));
-        return labels;
+        return alertmanager.alerts(Alertmanager.clusterMatcher(cluster));
     }
 
     private Map<TopicPartition, Long> committed() {
@@ -298,128 +268,5 @@ public class AlertBridgeTest {
             Map<TopicPartition, Long> committed = committed();
             return endOffsets().entrySet().stream().allMatch(e -> e.getValue() == 0 || e.getValue().equals(committed.get(e.getKey())));
         }, () -> "committed " + committed() + ", end offsets " + endOffsets());
-    }
-
-    /**
-     * A real Alertmanager on loopback: a temporary configuration (one receiver that sends nowhere) and storage, no
-     * clustering. CI installs the Debian package; without it this test fails rather than pass without checking.
-     */
-    public static final class Alertmanager implements AutoCloseable {
-        static final Path BINARY = Path.of("/usr/bin/prometheus-alertmanager");
-        private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(2)).build();
-        private final Path directory;
-        private final int port;
-        private Process process;
-
-        private Alertmanager(Path directory, int port) {
-            this.directory = directory;
-            this.port = port;
-        }
-
-        public static Alertmanager start() throws IOException {
-            if (!Files.isExecutable(BINARY)) {
-                fail(BINARY + " is missing: install the Debian package prometheus-alertmanager "
-                        + "(apt-get install -y prometheus-alertmanager; .ci/run does) to run the alert bridge's test");
-            }
-            Path directory = Files.createTempDirectory("alertmanager-test");
-            Files.writeString(directory.resolve("alertmanager.yml"), """
-                    route:
-                      receiver: "null"
-                    receivers:
-                      - name: "null"
-                    """);
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            Alertmanager alertmanager = new Alertmanager(directory, port);
-            alertmanager.launch();
-            return alertmanager;
-        }
-
-        /** Starts the process (again, on the same port and storage) and waits until it is ready. */
-        void launch() throws IOException {
-            process = new ProcessBuilder(BINARY.toString(),
-                    "--config.file=" + directory.resolve("alertmanager.yml"),
-                    "--storage.path=" + directory.resolve("data"),
-                    "--web.listen-address=127.0.0.1:" + port,
-                    "--cluster.listen-address=",
-                    "--log.level=warn")
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("log").toFile()))
-                    .start();
-            Waiting.until(DEADLINE, () -> {
-                if (!process.isAlive()) {
-                    throw new AssertionError("Alertmanager exited with status " + process.exitValue() + ": " + log());
-                }
-                return ready();
-            }, () -> "Alertmanager on port " + port + " is not ready: " + log());
-        }
-
-        private boolean ready() {
-            try {
-                return HTTP.send(HttpRequest.newBuilder(url().resolve("/-/ready")).timeout(Duration.ofSeconds(2)).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-            } catch (IOException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-
-        public URI url() {
-            return URI.create("http://127.0.0.1:" + port);
-        }
-
-        /** Active alerts matching a label matcher, like {@code cluster="default/alpha"}. */
-        public List<JsonNode> alerts(String matcher) {
-            URI uri = url().resolve("/api/v2/alerts?active=true&filter=" + URLEncoder.encode(matcher, StandardCharsets.UTF_8));
-            try {
-                HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
-                        HttpResponse.BodyHandlers.ofString());
-                assertEquals(200, response.statusCode(), response.body());
-                List<JsonNode> alerts = new ArrayList<>();
-                JSON.readTree(response.body()).forEach(alerts::add);
-                return alerts;
-            } catch (IOException e) {
-                throw new AssertionError("cannot list the alerts of Alertmanager at " + uri, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("interrupted");
-            }
-        }
-
-        void stop() throws InterruptedException {
-            process.destroy();
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        }
-
-        private String log() {
-            try {
-                return Files.readString(directory.resolve("log"));
-            } catch (IOException e) {
-                return "(no log)";
-            }
-        }
-
-        @Override
-        public void close() {
-            try {
-                if (process != null && process.isAlive()) {
-                    stop();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            try (Stream<Path> files = Files.walk(directory)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (IOException e) {
-                // A temporary directory left behind is not the test's concern.
-            }
-        }
     }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.feeds.AlertBridge;
-import io.statusaggregator.feeds.AlertBridgeTest.Alertmanager;
+import io.statusaggregator.feeds.Alertmanager;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
