@@ -97,6 +97,7 @@ public class RunCommand implements Callable<Integer> {
             Map<String, Object> kafka = KafkaSettings.from(rawConfig);
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             KubernetesClient client;
+            FleetSimulator simulator = null;
             if (embedded) {
                 EmbeddedKafka broker = EmbeddedKafka.start();
                 running.add(broker);
@@ -104,6 +105,14 @@ public class RunCommand implements Callable<Integer> {
                 EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
                 running.add(api);
                 client = api.newClient();
+                running.add(client);
+                if (config.embedded().simulate()) {
+                    simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
+                    running.add(simulator);
+                    // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
+                    // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
+                    simulator.step();
+                }
                 Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
                 running.add(() -> java.nio.file.Files.deleteIfExists(kubeconfig));
                 // For watch and alerts on this machine: they find the embedded broker here when none is configured.
@@ -114,10 +123,10 @@ public class RunCommand implements Callable<Integer> {
                         broker.bootstrapServers(), api.url(), kubeconfig);
             } else {
                 client = configuredClient.get();
+                running.add(client);
                 LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
                         client.getConfiguration().getMasterUrl());
             }
-            running.add(client);
             decideAccess(embedded, client);
 
             PipelineMetrics metrics = new PipelineMetrics(registry);
@@ -157,9 +166,7 @@ public class RunCommand implements Callable<Integer> {
             fleetPage.start(kafka, config.topics().statuses(), config.topics().transitions());
             running.add(fleetPage::stop);
 
-            if (embedded && config.embedded().simulate()) {
-                FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
-                running.add(simulator);
+            if (simulator != null) {
                 simulator.start();
             }
             if (config.table().enabled().orElse(embedded)) {

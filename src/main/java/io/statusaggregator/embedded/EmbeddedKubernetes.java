@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.statusaggregator.aggregation.ManagementClusterView;
@@ -38,9 +37,10 @@ import java.util.function.Consumer;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
- * every kind the aggregator reads. Not a real API server (see docs/running.md: no server-side apply, no schema validation,
- * no discovery for CRDs), but informers, generations and the status subresource behave as on one, and so do JSON
- * merge patches, which this class corrects (see {@link MergePatchingDispatcher}).
+ * every kind the aggregator reads. Not a real API server (see docs/running.md: no server-side apply, no schema
+ * validation), but informers, generations and the status subresource behave as on one, and so do JSON merge patches,
+ * which this class corrects (see {@link MergePatchingDispatcher}), discovery ({@link Discovery}) and watches over plain
+ * HTTP, as kubectl sends them ({@link WatchStreamingWebServer}).
  */
 public final class EmbeddedKubernetes implements AutoCloseable {
     private volatile KubernetesMockServer server;
@@ -63,7 +63,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     /** @param port the port to listen on (loopback only), 0 for any free one */
     public static EmbeddedKubernetes start(int port) {
         MergePatchingDispatcher dispatcher = new MergePatchingDispatcher();
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), port);
         EmbeddedKubernetes kubernetes = new EmbeddedKubernetes(server, dispatcher);
         for (ObjectKind kind : ObjectKind.values()) {
@@ -110,7 +110,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     public void restart() {
         int port = server.getPort();
         server.destroy();
-        KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+        KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
         restarted.init(InetAddress.getLoopbackAddress(), port);
         server = restarted;
     }
@@ -331,14 +331,42 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             return instead != null ? instead : super.dispatch(request);
         }
 
-        /** Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs). */
+        /**
+         * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); an
+         * object it does not hold answered with a Status naming it, as a real API server does.
+         */
         @Override
         public MockResponse handleGet(String path) {
             String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-            return Discovery.answer(bare)
+            MockResponse answer = Discovery.answer(bare)
                     .map(body -> new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body))
                     .or(() -> bare.equals(path) ? named(path) : Optional.empty())
                     .orElseGet(() -> super.handleGet(path));
+            boolean empty = answer.getBody() == null || answer.getBody().size() == 0;
+            return answer.code() == 404 && empty ? notFound(bare).orElse(answer) : answer;
+        }
+
+        /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */
+        private static final java.util.regex.Pattern OBJECT_PATH =
+                java.util.regex.Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/[^/]+)?/([^/]+)/([^/]+)");
+
+        /**
+         * The Status a real API server answers a GET of an object it does not hold with: kubectl prints its message
+         * ({@code Error from server (NotFound): clusters.anywhere.eks.amazonaws.com "bravo" not found}); without it,
+         * kubectl could only say that the server found no such resource at all.
+         */
+        static Optional<MockResponse> notFound(String path) {
+            java.util.regex.Matcher object = OBJECT_PATH.matcher(path);
+            if (!object.matches()) {
+                return Optional.empty();
+            }
+            String group = Optional.ofNullable(object.group(1)).orElse("");
+            String resource = group.isEmpty() ? object.group(2) : object.group(2) + "." + group;
+            ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1").put("status", "Failure")
+                    .put("message", resource + " \"" + object.group(3) + "\" not found").put("reason", "NotFound").put("code", 404);
+            status.putObject("metadata");
+            status.putObject("details").put("name", object.group(3)).put("group", group).put("kind", object.group(2));
+            return Optional.of(new MockResponse().setResponseCode(404).setHeader("Content-Type", "application/json").setBody(status.toString()));
         }
 
         @Override

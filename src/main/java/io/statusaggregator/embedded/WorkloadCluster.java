@@ -13,7 +13,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
 import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
@@ -47,7 +46,7 @@ final class WorkloadCluster implements AutoCloseable {
     /** Starts the cluster's API server, empty: as a cluster whose control plane is still being provisioned. */
     static WorkloadCluster start(String name) {
         // Plain CRUD dispatcher: DaemonSets are built in, and the simulator writes no JSON merge patch here.
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+        KubernetesMockServer server = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(List.of()), false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         return new WorkloadCluster(name, server);

@@ -60,7 +60,6 @@ public final class Manifests {
         }
     }
 
-    /** kubectl: system property or environment variable KUBECTL, else on the PATH; missing fails the test, loudly. */
     /** A file of YAML documents as it is, without kustomize (what Quarkus generates in target/kubernetes). */
     public static Manifests parse(Path file) throws IOException {
         List<JsonNode> documents = new ArrayList<>();
@@ -75,24 +74,9 @@ public final class Manifests {
         return new Manifests(documents);
     }
 
+    /** kubectl: see {@link io.statusaggregator.Kubectl#path()}. */
     static String kubectl() {
-        Optional<String> configured = Optional.ofNullable(System.getProperty("kubectl")).or(() -> Optional.ofNullable(System.getenv("KUBECTL")));
-        if (configured.isPresent()) {
-            return configured.get();
-        }
-        List<Path> candidates = new ArrayList<>();
-        for (String dir : Optional.ofNullable(System.getenv("PATH")).orElse("").split(java.io.File.pathSeparator)) {
-            if (!dir.isBlank()) {
-                candidates.add(Path.of(dir, "kubectl"));
-            }
-        }
-        candidates.add(Path.of("/usr/bin/kubectl"));
-        candidates.add(Path.of("/usr/local/bin/kubectl"));
-        return candidates.stream().filter(Files::isExecutable).findFirst().map(Path::toString).orElseGet(() -> {
-            fail("kubectl not found on the PATH (nor /usr/bin, /usr/local/bin): these tests build the manifests with "
-                    + "`kubectl kustomize`. Install kubectl (CI does), or point -Dkubectl= or KUBECTL at it.");
-            return null;
-        });
+        return io.statusaggregator.Kubectl.path();
     }
 
     private static String read(Path file) {
