@@ -223,7 +223,8 @@ class PerClusterMetricsTest {
     /** The samples of a Prometheus text exposition, each with its labels. */
     private static final class Samples {
         private static final Pattern LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)\\})? (\\S+)(?: \\S+)?$");
-        private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+        // Possessive: a label value's characters are taken in runs, not one recursion each (a long value overflowed the stack).
+        private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]++|\\\\.)*+)\"");
 
         record Sample(String name, Map<String, String> labels, double value) {
         }
