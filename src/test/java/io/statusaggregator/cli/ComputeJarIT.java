@@ -7,9 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,43 +15,18 @@ import org.junit.jupiter.api.Test;
  * in its own process: standard input, standard output and exit codes are the real ones.
  */
 class ComputeJarIT {
-    private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
-
-    record Run(int exitCode, String out, String err) {
+    private static JarProcess.Finished run(byte[] stdin, String... args) throws IOException, InterruptedException {
+        return JarProcess.run(List.of(), java.util.Map.of(), stdin, args);
     }
 
-    private static Run run(byte[] stdin, String... args) throws IOException, InterruptedException {
-        return run(java.util.Map.of(), stdin, args);
-    }
-
-    private static Run run(java.util.Map<String, String> env, byte[] stdin, String... args) throws IOException, InterruptedException {
-        return run(List.of(), env, stdin, args);
-    }
-
-    private static Run run(List<String> jvm, java.util.Map<String, String> env, byte[] stdin, String... args)
-            throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-        command.addAll(jvm);
-        command.addAll(List.of("-jar", JAR.toString()));
-        command.addAll(List.of(args));
-        Path out = Files.createTempFile("out", ".txt");
-        Path err = Files.createTempFile("err", ".txt");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        builder.environment().putAll(env);
-        Process process = builder.start();
-        process.getOutputStream().write(stdin);
-        process.getOutputStream().close();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
-            throw new AssertionError("the command did not finish within 60 s");
-        }
-        return new Run(process.exitValue(), Files.readString(out), Files.readString(err));
+    private static JarProcess.Finished run(java.util.Map<String, String> env, byte[] stdin, String... args) throws IOException, InterruptedException {
+        return JarProcess.run(List.of(), env, stdin, args);
     }
 
     @Test
     void computesFromStandardInput() throws Exception {
-        Run fromFile = run(new byte[0], "compute", ComputeCommandTest.FLEET, "--now", "2026-11-22T10:00:00Z");
-        Run fromStdin = run(Files.readAllBytes(Path.of(ComputeCommandTest.FLEET)), "compute", "-", "--now", "2026-11-22T10:00:00Z");
+        JarProcess.Finished fromFile = run(new byte[0], "compute", ComputeCommandTest.FLEET, "--now", "2026-11-22T10:00:00Z");
+        JarProcess.Finished fromStdin = run(Files.readAllBytes(Path.of(ComputeCommandTest.FLEET)), "compute", "-", "--now", "2026-11-22T10:00:00Z");
         assertEquals(0, fromStdin.exitCode(), fromStdin.err());
         assertEquals(fromFile.out(), fromStdin.out());
         assertTrue(fromStdin.out().startsWith("---\napiVersion: \"anywhere.eks.amazonaws.com/v1alpha1\"\nkind: \"Cluster\"\n"),
@@ -68,7 +41,7 @@ class ComputeJarIT {
     @Test
     void computeOpensNoPortSoItRunsBesideARunningAggregator() throws Exception {
         try (java.net.ServerSocket http = new java.net.ServerSocket(0); java.net.ServerSocket management = new java.net.ServerSocket(0)) {
-            Run run = run(java.util.Map.of("QUARKUS_HTTP_PORT", Integer.toString(http.getLocalPort()),
+            JarProcess.Finished run = run(java.util.Map.of("QUARKUS_HTTP_PORT", Integer.toString(http.getLocalPort()),
                     "QUARKUS_MANAGEMENT_PORT", Integer.toString(management.getLocalPort())),
                     new byte[0], "compute", ComputeCommandTest.FLEET, "--now", "2026-11-22T10:00:00Z");
             assertEquals(0, run.exitCode(), run.err());
@@ -81,7 +54,7 @@ class ComputeJarIT {
     void outOfMemoryIsOneLine() throws Exception {
         Path big = Files.createTempFile("big", ".yaml");
         Files.writeString(big, ComputeRunner.configMapList(30 << 20, 150));
-        Run run = run(List.of("-Xmx48m"), java.util.Map.of(), new byte[0], "compute", big.toString());
+        JarProcess.Finished run = JarProcess.run(List.of("-Xmx48m"), java.util.Map.of(), new byte[0], "compute", big.toString());
         assertEquals(1, run.exitCode(), run.err());
         assertEquals("", run.out());
         assertTrue(run.err().startsWith("error: out of memory (a heap of "), run.err());
@@ -90,7 +63,7 @@ class ComputeJarIT {
 
     @Test
     void badInputExitsWithTwoAndPrintsNothingOnStandardOutput() throws Exception {
-        Run run = run("kind: [\n".getBytes(StandardCharsets.UTF_8), "compute", "-");
+        JarProcess.Finished run = run("kind: [\n".getBytes(StandardCharsets.UTF_8), "compute", "-");
         assertEquals(2, run.exitCode());
         assertEquals("", run.out());
         assertTrue(run.err().startsWith("error: document 1: not valid YAML"), run.err());
@@ -98,7 +71,7 @@ class ComputeJarIT {
 
     @Test
     void helpListsTheCommands() throws Exception {
-        Run run = run(new byte[0], "--help");
+        JarProcess.Finished run = run(new byte[0], "--help");
         assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("run ") && run.out().contains("compute "), run.out());
     }

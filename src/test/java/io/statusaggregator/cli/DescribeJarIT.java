@@ -14,13 +14,11 @@ import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,26 +63,16 @@ class DescribeJarIT {
         api.close();
     }
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run describe(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", "target/quarkus-app/quarkus-run.jar", "describe"));
+    private static JarProcess.Finished describe(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("describe"));
         command.addAll(List.of(args));
-        Path out = Files.createTempFile("describe", ".out");
-        Path err = Files.createTempFile("describe", ".err");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        builder.environment().put("KUBECONFIG", kubeconfig.toString());
-        Process process = builder.start();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "describe did not finish within 60 s");
-        return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        return JarProcess.run(List.of(), java.util.Map.of("KUBECONFIG", kubeconfig.toString()), new byte[0], command.toArray(String[]::new));
     }
 
     @Test
     void aRollingClusterIsATreeAndNotReadyThenReady() throws Exception {
-        Run rolling = describe("default/alpha");
-        assertEquals(1, rolling.exit(), "not Ready: exit 1\n" + rolling.out() + rolling.err());
+        JarProcess.Finished rolling = describe("default/alpha");
+        assertEquals(1, rolling.exitCode(), "not Ready: exit 1\n" + rolling.out() + rolling.err());
         int width = rolling.out().lines().findFirst().orElseThrow().indexOf("READY");
         List<String> names = rolling.out().lines().skip(1).map(l -> l.substring(0, Math.min(width, l.length())).stripTrailing()).toList();
         assertEquals(List.of("Cluster/alpha", "├─ControlPlane", "│ └─KubeadmControlPlane/alpha", "│   └─Machine/alpha-cp-1", "├─Workers",
@@ -92,23 +80,23 @@ class DescribeJarIT {
                 "│ └─EtcdadmCluster/alpha-etcd", "└─CNI cilium"), names, rolling.out());
         assertTrue(rolling.out().lines().skip(1).findFirst().orElseThrow().contains("RollingUpgradeInProgress"), rolling.out());
 
-        Run each = describe("default/alpha", "--no-grouping");
+        JarProcess.Finished each = describe("default/alpha", "--no-grouping");
         assertTrue(each.out().contains("Machine/alpha-md-0-b") && !each.out().contains("Machines..."), each.out());
 
         api.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default").withName("alpha")
                 .subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), """
                         {"status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-25T10:00:00Z"}]}}""");
-        Run ready = describe("default/alpha");
-        assertEquals(0, ready.exit(), "Ready: exit 0\n" + ready.out() + ready.err());
+        JarProcess.Finished ready = describe("default/alpha");
+        assertEquals(0, ready.exitCode(), "Ready: exit 0\n" + ready.out() + ready.err());
     }
 
     @Test
     void aMissingClusterOrABadNameIsOneLine() throws Exception {
-        Run missing = describe("default/nowhere");
-        assertEquals(1, missing.exit());
+        JarProcess.Finished missing = describe("default/nowhere");
+        assertEquals(1, missing.exitCode());
         assertEquals("error: EKS-A Cluster default/nowhere not found\n", missing.err());
-        Run bad = describe("default/Not_A_Name");
-        assertEquals(2, bad.exit());
+        JarProcess.Finished bad = describe("default/Not_A_Name");
+        assertEquals(2, bad.exitCode());
         assertTrue(bad.err().startsWith("error: describe takes NAMESPACE/NAME: ") && bad.err().lines().count() == 1, bad.err());
     }
 }

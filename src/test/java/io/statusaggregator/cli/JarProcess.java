@@ -36,6 +36,35 @@ final class JarProcess implements AutoCloseable {
         reader.start();
     }
 
+    /** What a command that ends on its own left: its exit status, standard output and standard error. */
+    record Finished(int exitCode, String out, String err) {
+    }
+
+    /**
+     * Runs a command that ends on its own ({@code compute}, {@code upgrade-check}, {@code describe}) to its end, 60 s
+     * at most: the JVM's options {@code jvm}, the environment this process's plus {@code environment}, {@code stdin}
+     * as its standard input.
+     */
+    static Finished run(List<String> jvm, Map<String, String> environment, byte[] stdin, String... args)
+            throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", JAR.toString()));
+        command.addAll(List.of(args));
+        Path out = Files.createTempFile("out", ".txt");
+        Path err = Files.createTempFile("err", ".txt");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        process.getOutputStream().write(stdin);
+        process.getOutputStream().close();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("the command did not finish within 60 s");
+        }
+        return new Finished(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+    }
+
     /** Starts the jar with these arguments, its environment this process's plus {@code environment}. */
     static JarProcess start(Map<String, String> environment, String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),

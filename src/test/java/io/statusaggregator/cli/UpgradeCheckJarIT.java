@@ -12,12 +12,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,33 +69,23 @@ class UpgradeCheckJarIT {
                         """.formatted(name, eksaVersion, groupVersion), GenericKubernetesResource.class)).create();
     }
 
-    private record Run(int exit, String out, String err) {
-    }
-
-    private static Run upgradeCheck(String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", "target/quarkus-app/quarkus-run.jar", "upgrade-check"));
+    private static JarProcess.Finished upgradeCheck(String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("upgrade-check"));
         command.addAll(List.of(args));
-        Path out = Files.createTempFile("upgrade-check", ".out");
-        Path err = Files.createTempFile("upgrade-check", ".err");
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
-        builder.environment().put("KUBECONFIG", kubeconfig.toString());
-        Process process = builder.start();
-        assertTrue(process.waitFor(60, TimeUnit.SECONDS), "upgrade-check did not finish within 60 s");
-        return new Run(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+        return JarProcess.run(List.of(), java.util.Map.of("KUBECONFIG", kubeconfig.toString()), new byte[0], command.toArray(String[]::new));
     }
 
     @Test
     void aClusterOnTheNewestReleaseIsUpToDate() throws Exception {
-        Run run = upgradeCheck("--cluster", "default/current");
-        assertEquals(0, run.exit(), run.err());
+        JarProcess.Finished run = upgradeCheck("--cluster", "default/current");
+        assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().startsWith("default/current: up to date (EKS-A v0.22.6, Kubernetes 1.28)"), run.out());
     }
 
     @Test
     void oneMinorBehindIsOneStepWithTheCiliumChange() throws Exception {
-        Run run = upgradeCheck("--cluster", "default/behind", "-o", "json");
-        assertEquals(0, run.exit(), run.err());
+        JarProcess.Finished run = upgradeCheck("--cluster", "default/behind", "-o", "json");
+        assertEquals(0, run.exitCode(), run.err());
         JsonNode answer = new ObjectMapper().readTree(run.out());
         assertEquals(1, answer.path("steps").size(), run.out());
         assertEquals("upgrade EKS-A from v0.21.7 to v0.22.6 (Cilium v1.14.12-eksa.3 -> v1.15.16-eksa.1)",
@@ -106,8 +94,8 @@ class UpgradeCheckJarIT {
 
     @Test
     void aGroupOnAVersionTheNextLineDropsIsUpgradedFirst() throws Exception {
-        Run run = upgradeCheck("--cluster", "default/lagging");
-        assertEquals(0, run.exit(), run.err());
+        JarProcess.Finished run = upgradeCheck("--cluster", "default/lagging");
+        assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("""
                 Steps, in order:
                   1. upgrade worker node group md-0 from Kubernetes 1.27 to 1.28
@@ -118,8 +106,8 @@ class UpgradeCheckJarIT {
 
     @Test
     void aKubernetesTargetTwoMinorsAheadGoesOneMinorAtATimeControlPlaneFirst() throws Exception {
-        Run run = upgradeCheck("--cluster", "default/current", "--to", "1.30");
-        assertEquals(0, run.exit(), run.err());
+        JarProcess.Finished run = upgradeCheck("--cluster", "default/current", "--to", "1.30");
+        assertEquals(0, run.exitCode(), run.err());
         assertTrue(run.out().contains("""
                   1. upgrade the control plane from Kubernetes 1.28 to 1.29
                   2. upgrade worker node group md-0 from Kubernetes 1.27 to 1.28
@@ -132,13 +120,13 @@ class UpgradeCheckJarIT {
 
     @Test
     void anUnknownTargetOrClusterIsAClearErrorAndAnExitCode() throws Exception {
-        Run unknown = upgradeCheck("--cluster", "default/current", "--to", "v0.99.0");
-        assertEquals(2, unknown.exit());
+        JarProcess.Finished unknown = upgradeCheck("--cluster", "default/current", "--to", "v0.99.0");
+        assertEquals(2, unknown.exitCode());
         assertEquals("", unknown.out());
         assertTrue(unknown.err().contains("error: unknown EKS-A version v0.99.0: no EKSARelease eksa-v0-99-0 on the management cluster"),
                 unknown.err());
-        Run missing = upgradeCheck("--cluster", "default/nosuch");
-        assertEquals(1, missing.exit());
+        JarProcess.Finished missing = upgradeCheck("--cluster", "default/nosuch");
+        assertEquals(1, missing.exitCode());
         assertTrue(missing.err().contains("error: EKS-A Cluster default/nosuch not found"), missing.err());
     }
 }
