@@ -58,7 +58,10 @@ final class FeedPublication implements AutoCloseable {
             });
     /** Work that the producers' acknowledgements hand back to the aggregation thread. */
     private final Queue<Runnable> acknowledged = new ConcurrentLinkedQueue<>();
-    /** Told of each change once the transitions feed has it (Kubernetes Events); on the aggregation thread: must not block. */
+    /**
+     * Told of each change once the transitions feed has it, a deletion included (its {@code after} empty): Kubernetes
+     * Events; on the aggregation thread: must not block.
+     */
     private volatile java.util.function.Consumer<StatusChange> published = change -> { };
     /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
     private final Queue<Map.Entry<Long, Runnable>> retries = new java.util.ArrayDeque<>();
@@ -119,6 +122,7 @@ final class FeedPublication implements AutoCloseable {
                 LOG.warnf("could not publish the deletion of %s (%s); trying again", cluster, error.toString());
                 retry(() -> sendDeletion(cluster, deleted));
             } else {
+                published.accept(deleted);
                 sendTombstone(cluster);
             }
         })));

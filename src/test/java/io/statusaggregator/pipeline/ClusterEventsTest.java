@@ -71,5 +71,19 @@ class ClusterEventsTest {
         assertEquals(1, events().stream().filter(e -> "Ready".equals(e.getReason()) && "Normal".equals(e.getType())).count(),
                 "one object for the series");
         assertEquals(0, pipeline.events().failed(), "no Event refused");
+
+        // Deleted, with its objects, and made again under the same name: its Events are attached to the new Cluster,
+        // not to the old one's uid.
+        fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "alpha");
+        fleet.delete(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "alpha");
+        fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0");
+        await(DEADLINE, () -> pipeline.aggregator().clustersTracked() == 0, () -> "alpha forgotten");
+        fleet.createCluster("alpha", 1, 1);
+        await(DEADLINE, () -> fleet.get(ObjectKind.EKSA_CLUSTER, "default", "alpha").map(c -> !c.getMetadata().getUid().equals(uid)).orElse(false),
+                () -> "alpha made again");
+        String again = fleet.get(ObjectKind.EKSA_CLUSTER, "default", "alpha").orElseThrow().getMetadata().getUid();
+        await(DEADLINE, () -> events().stream().anyMatch(e -> again.equals(e.getRegarding().getUid())),
+                () -> "no Event on the Cluster made again (uid " + again + "): " + events().stream().map(e -> e.getRegarding().getUid() + " "
+                        + e.getReason()).toList());
     }
 }
