@@ -13,12 +13,15 @@ import java.util.Optional;
 
 /**
  * The API discovery documents of the embedded API ({@code /api}, {@code /apis}, {@code /apis/GROUP/VERSION}) for
- * the kinds it serves, as a real API server lists them, so that {@code kubectl get} and {@code kubectl wait} work.
+ * the kinds it serves, as a real API server lists them, so that {@code kubectl get}, {@code kubectl wait},
+ * {@code kubectl describe} and {@code kubectl events} work.
  */
 final class Discovery {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> VERBS = List.of("create", "delete", "get", "list", "patch", "update", "watch");
     private static final String APIEXTENSIONS = "apiextensions.k8s.io";
+    /** Events, served in {@code v1} and {@code events.k8s.io/v1} as one store ({@link CoreEvents}). */
+    private static final String EVENTS = "events.k8s.io";
     /** The short names Cluster API's CRDs declare. */
     private static final Map<ObjectKind, String> SHORT_NAMES = Map.of(
             ObjectKind.CAPI_CLUSTER, "cl",
@@ -40,6 +43,7 @@ final class Discovery {
             ObjectNode list = resourceList("v1");
             list.withArray("resources").addObject().put("name", "namespaces").put("singularName", "namespace")
                     .put("namespaced", false).put("kind", "Namespace").set("verbs", verbs());
+            list.withArray("resources").add(events());
             return Optional.of(list.toString());
         }
         Map<String, String> groups = groups();
@@ -59,6 +63,9 @@ final class Discovery {
             if (path.equals("/apis/" + groupVersion)) {
                 ObjectNode list = resourceList(groupVersion);
                 ArrayNode resources = list.withArray("resources");
+                if (group.getKey().equals(EVENTS)) {
+                    resources.add(events());
+                }
                 if (group.getKey().equals(APIEXTENSIONS)) {
                     resources.addObject().put("name", "customresourcedefinitions").put("singularName", "customresourcedefinition")
                             .put("namespaced", false).put("kind", "CustomResourceDefinition").set("verbs", verbs());
@@ -90,6 +97,7 @@ final class Discovery {
         Map<String, String> groups = new LinkedHashMap<>();
         served().forEach(k -> groups.put(k.group(), k.version()));
         groups.put(APIEXTENSIONS, "v1");
+        groups.put(EVENTS, "v1");
         return groups;
     }
 
@@ -97,6 +105,14 @@ final class Discovery {
         ObjectNode list = JSON.createObjectNode().put("kind", "APIResourceList").put("apiVersion", "v1").put("groupVersion", groupVersion);
         list.putArray("resources");
         return list;
+    }
+
+    private static ObjectNode events() {
+        ObjectNode events = JSON.createObjectNode().put("name", "events").put("singularName", "event").put("namespaced", true)
+                .put("kind", "Event");
+        events.set("verbs", verbs());
+        events.putArray("shortNames").add("ev");
+        return events;
     }
 
     private static ArrayNode verbs() {

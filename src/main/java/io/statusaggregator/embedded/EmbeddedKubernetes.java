@@ -39,8 +39,8 @@ import java.util.function.Consumer;
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
  * every kind the aggregator reads. Not a real API server (see docs/running.md: no server-side apply, no schema
  * validation), but informers, generations and the status subresource behave as on one, and so do JSON merge patches,
- * which this class corrects (see {@link MergePatchingDispatcher}), discovery ({@link Discovery}) and watches over plain
- * HTTP, as kubectl sends them ({@link WatchStreamingWebServer}).
+ * which this class corrects (see {@link MergePatchingDispatcher}), discovery ({@link Discovery}), Events read as
+ * {@code v1} ({@link CoreEvents}) and watches over plain HTTP, as kubectl sends them ({@link WatchStreamingWebServer}).
  */
 public final class EmbeddedKubernetes implements AutoCloseable {
     private volatile KubernetesMockServer server;
@@ -332,14 +332,16 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         }
 
         /**
-         * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); an
-         * object it does not hold answered with a Status naming it, as a real API server does.
+         * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); the
+         * {@code v1} Events, the {@code events.k8s.io/v1} ones among them ({@link CoreEvents}); an object it does not hold
+         * answered with a Status naming it, as a real API server does.
          */
         @Override
         public MockResponse handleGet(String path) {
             String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
             MockResponse answer = Discovery.answer(bare)
                     .map(body -> new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body))
+                    .or(() -> CoreEvents.answer(path, super::handleGet))
                     .or(() -> bare.equals(path) ? named(path) : Optional.empty())
                     .orElseGet(() -> super.handleGet(path));
             boolean empty = answer.getBody() == null || answer.getBody().size() == 0;
