@@ -54,10 +54,11 @@ port=$(sed -n 's/.*HTTP endpoints on HTTP port \([0-9]*\).*/\1/p' "$work/run.log
 await 180 'grep -q "tick 10: cluster delta created" "$work/run.log"' "the demo's tick 10"
 await 30 'curl -sf "http://127.0.0.1:$port/fleet/clusters" | grep -q "default/delta"' "delta on the fleet page"
 
-# --timeout lets the page take its snapshot from the server-sent events before the picture is taken.
+# --timeout lets the page take its snapshot from the server-sent events before the picture is taken: 3 s was too
+# short on a busy 2-core machine (the picture showed the page still connecting).
 rm -f "$output"
 "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
-  --disable-component-update --disable-sync --user-data-dir="$work/chromium" --window-size=1280,800 --timeout=3000 \
+  --disable-component-update --disable-sync --user-data-dir="$work/chromium" --window-size=1280,800 --timeout=8000 \
   --screenshot="$output" "http://localhost:$port/" >"$work/chromium.log" 2>&1 || true
 [ -s "$output" ] || { echo "chromium took no picture:" >&2; cat "$work/chromium.log" >&2; exit 1; }
 echo "written: $output"

@@ -1,21 +1,16 @@
 package io.statusaggregator.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.arc.Unremovable;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.kubernetes.KubernetesResources;
+import io.statusaggregator.describe.ClusterObjects;
+import io.statusaggregator.describe.ClusterTree;
 import io.statusaggregator.model.ObjectKey;
-import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.model.json.ObjectDecoder;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -37,12 +32,6 @@ import picocli.CommandLine.Parameters;
 public class DescribeCommand implements Callable<Integer> {
     static final int NOT_READY = 1;
     static final int BAD_ARGUMENT = 2;
-    private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
-            ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE, ObjectKind.ETCDADM_CLUSTER);
-    /** The names EKS-A gives a cluster's one-of-a-kind objects: the cluster's name and this. */
-    private static final java.util.Map<ObjectKind, String> NAMED = java.util.Map.of(ObjectKind.CAPI_CLUSTER, "",
-            ObjectKind.KUBEADM_CONTROL_PLANE, "", ObjectKind.ETCDADM_CLUSTER, "-etcd");
 
     @Parameters(paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
     String cluster;
@@ -69,33 +58,18 @@ public class DescribeCommand implements Callable<Integer> {
             return BAD_ARGUMENT;
         }
         ObjectKey key = ObjectKey.parse(cluster).orElseThrow();
-        KubernetesClient api = client.get();
+        ClusterObjects objects = new ClusterObjects(client.get(), config.capiNamespace());
         try {
-            GenericKubernetesResource found = api.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
-                    .inNamespace(key.namespace()).withName(key.name()).get();
-            if (found == null) {
+            java.util.Optional<ClusterObjects.Found> found = objects.read(key);
+            if (found.isEmpty()) {
                 System.err.println("error: EKS-A Cluster " + key + " not found");
                 return NOT_READY;
             }
-            JsonNode eksa = JSON.valueToTree(found);
-            List<JsonNode> capi = new ArrayList<>();
-            for (ObjectKind kind : CAPI_KINDS) {
-                List<GenericKubernetesResource> labelled = api.genericKubernetesResources(KubernetesResources.of(kind))
-                        .inNamespace(config.capiNamespace()).withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, key.name()).list().getItems();
-                labelled.forEach(o -> capi.add(JSON.valueToTree(o)));
-                if (labelled.isEmpty() && NAMED.containsKey(kind)) {
-                    // Objects EKS-A names after the cluster need not carry the label. Listed, not read by name: the
-                    // application's Role lists these kinds and gets none, and this command may run with it in a pod.
-                    api.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(config.capiNamespace()).list().getItems()
-                            .stream().filter(o -> o.getMetadata().getName().equals(key.name() + NAMED.get(kind)))
-                            .forEach(o -> capi.add(JSON.valueToTree(o)));
-                }
-            }
-            List<ClusterTree.Line> tree = ClusterTree.of(eksa, capi, new ClusterTree.Options(grouping, all), Instant.now());
+            List<ClusterTree.Line> tree = found.get().tree(new ClusterTree.Options(grouping, all), Instant.now());
             System.out.print(ClusterTree.render(tree));
             return "True".equals(tree.get(0).ready()) ? 0 : NOT_READY;
         } catch (KubernetesClientException e) {
-            System.err.println("error: cannot read from the Kubernetes API at " + api.getConfiguration().getMasterUrl() + ": "
+            System.err.println("error: cannot read from the Kubernetes API at " + objects.apiServer() + ": "
                     + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
             return NOT_READY;
         }

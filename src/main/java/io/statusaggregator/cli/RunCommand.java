@@ -16,6 +16,8 @@ import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.feeds.ClusterView;
+import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.operations.ClusterMetrics;
 import io.statusaggregator.operations.PipelineMetrics;
 import io.statusaggregator.ingest.CniObserver;
@@ -78,6 +80,9 @@ public class RunCommand implements Callable<Integer> {
 
     @Inject
     FleetPage fleetPage;
+
+    @Inject
+    ClusterView clusterView;
 
     @Inject
     TlsConfigurationRegistry tls;
@@ -165,6 +170,8 @@ public class RunCommand implements Callable<Integer> {
             running.add(runningPipeline::stopped);
             fleetPage.start(kafka, config.topics().statuses(), config.topics().transitions());
             running.add(fleetPage::stop);
+            clusterView.start(new ClusterObjects(client, config.capiNamespace()));
+            running.add(clusterView::stop);
 
             if (simulator != null) {
                 simulator.start();

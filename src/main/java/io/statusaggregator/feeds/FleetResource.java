@@ -27,10 +27,12 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
  * <li>{@code GET /fleet/clusters}: every cluster, as JSON;</li>
  * <li>{@code GET /fleet/events}: server-sent events: {@code snapshot} (every cluster), then {@code status} for each
  * status published, {@code deleted} for each tombstone and {@code transition} for each change event;</li>
- * <li>{@code GET /fleet/clusters/{namespace}/{name}/transitions}: that cluster's recent changes, newest first.</li>
+ * <li>{@code GET /fleet/clusters/{namespace}/{name}/transitions}: that cluster's recent changes, newest first;</li>
+ * <li>{@code GET /fleet/clusters/{namespace}/{name}/tree}: that cluster as the tree {@code describe} prints, read from
+ * the Kubernetes API ({@link ClusterView}): 404 when there is no such Cluster, 503 when the API does not answer.</li>
  * </ul>
  *
- * Before {@code run} has started the page's feeds, the data answers 503.
+ * Before {@code run} has started the page's feeds, the data answers 503; names that are no Kubernetes names, 400.
  */
 @Path("/fleet")
 public class FleetResource {
@@ -39,9 +41,11 @@ public class FleetResource {
     private static final CacheControl NO_CACHE = CacheControl.valueOf("no-cache");
 
     private final FleetPage page;
+    private final ClusterView view;
 
-    FleetResource(FleetPage page) {
+    FleetResource(FleetPage page, ClusterView view) {
         this.page = page;
+        this.view = view;
     }
 
     @GET
@@ -60,12 +64,38 @@ public class FleetResource {
     @Path("/clusters/{namespace}/{name}/transitions")
     @Produces(MediaType.APPLICATION_JSON)
     public Response transitions(@PathParam("namespace") String namespace, @PathParam("name") String name) {
-        java.util.Optional<String> problem = ObjectKey.problemOf(namespace, name);
-        if (problem.isPresent()) {
-            return Response.status(400).type(MediaType.APPLICATION_JSON).cacheControl(NO_CACHE)
-                    .entity(JsonNodeFactory.instance.objectNode().put("error", problem.get())).build();
+        return invalid(namespace, name).orElseGet(() -> json(page.started() ? page.transitions(namespace + "/" + name) : null));
+    }
+
+    @GET
+    @Path("/clusters/{namespace}/{name}/tree")
+    @Produces(MediaType.APPLICATION_JSON)
+    public Response tree(@PathParam("namespace") String namespace, @PathParam("name") String name) {
+        // Checked before any use: the names go into requests to the API server made with this account's token.
+        return invalid(namespace, name).orElseGet(() -> answered(view.tree(new ObjectKey(namespace, name))));
+    }
+
+    private static Response answered(ClusterView.Answer answer) {
+        if (answer instanceof ClusterView.Answer.Tree tree) {
+            return Response.ok(tree.body()).cacheControl(NO_CACHE).build();
         }
-        return json(page.started() ? page.transitions(namespace + "/" + name) : null);
+        if (answer instanceof ClusterView.Answer.NotFound notFound) {
+            return error(404, notFound.message());
+        }
+        if (answer instanceof ClusterView.Answer.Unavailable unavailable) {
+            return Response.fromResponse(error(503, unavailable.message())).header("Retry-After", "5").build();
+        }
+        return error(500, ((ClusterView.Answer.Failed) answer).message());
+    }
+
+    /** 400 and why, when these are no Kubernetes namespace and name. */
+    private static java.util.Optional<Response> invalid(String namespace, String name) {
+        return ObjectKey.problemOf(namespace, name).map(problem -> error(400, problem));
+    }
+
+    private static Response error(int status, String message) {
+        return Response.status(status).type(MediaType.APPLICATION_JSON).cacheControl(NO_CACHE)
+                .entity(JsonNodeFactory.instance.objectNode().put("error", message)).build();
     }
 
     @GET
@@ -84,9 +114,7 @@ public class FleetResource {
 
     private static Response json(JsonNode body) {
         if (body == null) {
-            return Response.status(503).type(MediaType.APPLICATION_JSON).cacheControl(NO_CACHE)
-                    .entity(JsonNodeFactory.instance.objectNode().put("error", "the aggregator is starting; try again shortly"))
-                    .header("Retry-After", "5").build();
+            return Response.fromResponse(error(503, "the aggregator is starting; try again shortly")).header("Retry-After", "5").build();
         }
         return Response.ok(body).cacheControl(NO_CACHE).build();
     }

@@ -1,19 +1,32 @@
-// The fleet page: every cluster's conditions, live from the server's event stream (/fleet/events), with a detail
-// panel of one cluster's recent transitions (/fleet/clusters/NS/NAME/transitions). No framework: the DOM is built
-// with textContent only, so nothing from the feed is ever parsed as HTML.
+// The fleet page: every cluster's conditions, live from the server's event stream (/fleet/events), counted per state,
+// filtered, searched and sorted in the browser (view.js), with a detail panel of one cluster: its objects as a tree
+// (tree.js) and its recent transitions (/fleet/clusters/NS/NAME/transitions). No framework: the DOM is built with
+// textContent only, so nothing from the feed is ever parsed as HTML.
+//
+// At fleet scale: the rows are built once from the snapshot; a change rebuilds its own row only, and the changes that
+// arrive within one frame are applied together (requestAnimationFrame), with the counts worked out once per frame.
+// Filtering hides rows; sorting moves them.
 (function () {
   'use strict';
 
-  var CONDITIONS = ['ControlPlaneInitialized', 'ControlPlaneReady', 'WorkersReady', 'DefaultCNIConfigured', 'Ready'];
+  var CONDITIONS = FleetView.CONDITIONS;
+  var conditionOf = FleetView.conditionOf;
 
   /** key ("namespace/name") -> {key, document, progress} */
   var clusters = new Map();
   /** key -> <tr> */
   var rows = new Map();
+  /** The keys in the table's order, for the current sort. */
+  var order = [];
+  /** Changes not yet shown, key -> cluster (null: deleted); applied on the next frame. */
+  var pending = new Map();
+  var frame = null;
+  var view = FleetView.fromHash(window.location.hash);
   var selected = null;
   var source = null;
 
   var tbody = document.getElementById('clusters');
+  var tree = FleetTree(el, pill);
 
   function el(tag, className, text) {
     var node = document.createElement(tag);
@@ -27,14 +40,6 @@
     if (status === 'True') return 'ok';
     if (status === 'False') return severity === 'Error' ? 'error' : 'warn';
     return 'unknown';
-  }
-
-  function conditionOf(document, type) {
-    var list = (document && document.status && document.status.conditions) || [];
-    for (var i = 0; i < list.length; i++) {
-      if (list[i].type === type) return list[i];
-    }
-    return null;
   }
 
   function pill(status, severity) {
@@ -104,7 +109,9 @@
     var meta = doc.metadata || {};
     var tr = el('tr');
     tr.setAttribute('data-cluster', cluster.key);
+    tr.setAttribute('data-state', FleetView.stateOf(cluster));
     tr.tabIndex = 0;
+    tr.hidden = !FleetView.matches(cluster, view);
 
     var name = el('td', 'cluster');
     name.appendChild(el('div', 'cluster-namespace', meta.namespace));
@@ -156,72 +163,286 @@
     }
     tr.appendChild(why);
 
-    tr.addEventListener('click', function () { openDetail(cluster.key); });
-    tr.addEventListener('keydown', function (e) { if (e.key === 'Enter') openDetail(cluster.key); });
     if (cluster.key === selected) tr.classList.add('selected');
     return tr;
   }
 
-  /** Puts the cluster's row in place, in key order; flashes it when it changed live. */
-  function upsertRow(cluster, flash) {
-    var tr = renderRow(cluster);
-    var old = rows.get(cluster.key);
-    if (old) {
-      tbody.replaceChild(tr, old);
-    } else {
-      var before = null;
-      rows.forEach(function (row, key) {
-        if (key > cluster.key && (before === null || key < before.getAttribute('data-cluster'))) before = row;
-      });
-      tbody.insertBefore(tr, before);
+  // ---- the table: rows in order, filtered, changed a frame at a time
+
+  /** Where {@code key} goes in {@code order}: binary search with the current sort. */
+  function position(cluster) {
+    var compare = FleetView.comparator(view.sort);
+    var low = 0;
+    var high = order.length;
+    while (low < high) {
+      var mid = (low + high) >> 1;
+      if (compare(clusters.get(order[mid]), cluster) < 0) low = mid + 1; else high = mid;
     }
-    rows.set(cluster.key, tr);
-    if (flash) tr.classList.add('changed');
+    return low;
   }
 
-  function removeRow(key) {
-    var tr = rows.get(key);
-    if (tr) tr.remove();
-    rows.delete(key);
+  function place(key, tr) {
+    var at = position(clusters.get(key));
+    order.splice(at, 0, key);
+    var next = at + 1 < order.length ? rows.get(order[at + 1]) : null;
+    tbody.insertBefore(tr, next);
+  }
+
+  function unplace(key) {
+    var at = order.indexOf(key);
+    if (at >= 0) order.splice(at, 1);
+  }
+
+  /** Shows one change: its row rebuilt and, when its sort key moved, moved. */
+  function apply(key, cluster) {
+    var old = rows.get(key);
+    var before = clusters.get(key);
+    if (cluster === null) {
+      clusters.delete(key);
+      rows.delete(key);
+      unplace(key);
+      if (old) old.remove();
+      return;
+    }
+    // The progress comes with change events; a status keeps the last one seen.
+    if (!cluster.progress && before) cluster.progress = before.progress;
+    clusters.set(key, cluster);
+    var tr = renderRow(cluster);
+    rows.set(key, tr);
+    if (old && (view.sort.indexOf('name') >= 0 || FleetView.comparator(view.sort)(before, cluster) === 0
+        || stillInPlace(key))) {
+      tbody.replaceChild(tr, old);
+    } else {
+      if (old) { unplace(key); old.remove(); }
+      place(key, tr);
+    }
+  }
+
+  /** Whether the row of {@code key} is still between its neighbours in the current order. */
+  function stillInPlace(key) {
+    var at = order.indexOf(key);
+    var compare = FleetView.comparator(view.sort);
+    var cluster = clusters.get(key);
+    return (at <= 0 || compare(clusters.get(order[at - 1]), cluster) <= 0)
+        && (at < 0 || at + 1 >= order.length || compare(cluster, clusters.get(order[at + 1])) <= 0);
+  }
+
+  function schedule(key, cluster) {
+    pending.set(key, cluster);
+    if (frame === null) frame = requestAnimationFrame(flush);
+  }
+
+  /** Applies the changes of one frame, then what depends on all of them: counts, the filters' choices, the panel. */
+  function flush() {
+    frame = null;
+    var keys = [];
+    pending.forEach(function (cluster, key) {
+      apply(key, cluster);
+      keys.push(key);
+    });
+    pending.clear();
+    renderSummary();
+    if (selected && keys.indexOf(selected) >= 0) {
+      renderDetail();
+      loadTransitions();
+      tree.load(selected, isSelected);
+    }
+    // For whoever measures the page (a browser's performance tools, the figures' program): when changes were shown.
+    performance.clearMarks('fleet:updated');
+    performance.mark('fleet:updated', {detail: {keys: keys}});
+  }
+
+  /** Every row again, from a snapshot: built off the document and put in at once. */
+  function rebuild() {
+    var compare = FleetView.comparator(view.sort);
+    order = Array.from(clusters.keys()).sort(function (a, b) { return compare(clusters.get(a), clusters.get(b)); });
+    rows.clear();
+    var fragment = document.createDocumentFragment();
+    order.forEach(function (key) {
+      var tr = renderRow(clusters.get(key));
+      rows.set(key, tr);
+      fragment.appendChild(tr);
+    });
+    tbody.replaceChildren(fragment);
+  }
+
+  /** The view changed: hide and show rows, and move them only when the order changed. */
+  function refilter(resort) {
+    if (resort) {
+      var compare = FleetView.comparator(view.sort);
+      order.sort(function (a, b) { return compare(clusters.get(a), clusters.get(b)); });
+      var fragment = document.createDocumentFragment();
+      order.forEach(function (key) { fragment.appendChild(rows.get(key)); });
+      tbody.appendChild(fragment);
+    }
+    rows.forEach(function (tr, key) {
+      var hide = !FleetView.matches(clusters.get(key), view);
+      if (tr.hidden !== hide) tr.hidden = hide;
+    });
+    renderSummary();
   }
 
   function renderSummary() {
-    var total = clusters.size;
-    var ready = 0;
-    var failing = 0;
-    clusters.forEach(function (c) {
-      var r = conditionOf(c.document, 'Ready');
-      if (r && r.status === 'True') ready++;
-      if (r && r.status === 'False' && r.severity === 'Error') failing++;
-    });
-    var counts = document.getElementById('counts');
-    counts.textContent = total + (total === 1 ? ' cluster, ' : ' clusters, ') + ready + ' Ready';
-    counts.setAttribute('data-clusters', total);
-    counts.setAttribute('data-ready', ready);
+    var counts = FleetView.tally(clusters);
+    var total = counts.all;
+    var ready = counts.ready;
+    var summary = document.getElementById('counts');
+    summary.textContent = total + (total === 1 ? ' cluster, ' : ' clusters, ') + ready + ' Ready';
+    summary.setAttribute('data-clusters', total);
+    summary.setAttribute('data-ready', ready);
     var attention = document.getElementById('attention');
-    attention.hidden = failing === 0;
-    attention.textContent = failing + ' failing';
+    attention.hidden = counts.error === 0;
+    attention.textContent = counts.error + ' failing';
+    document.querySelectorAll('#states [data-state]').forEach(function (button) {
+      var state = button.getAttribute('data-state');
+      var count = button.querySelector('.state-count');
+      if (count.textContent !== String(counts[state])) count.textContent = counts[state];
+      button.setAttribute('aria-pressed', String(view.state === state));
+    });
+    var matched = 0;
+    clusters.forEach(function (c) { if (FleetView.matches(c, view)) matched++; });
+    var shown = document.getElementById('shown');
+    shown.setAttribute('data-shown', matched);
+    shown.textContent = matched === total ? 'Showing all ' + total : 'Showing ' + matched + ' of ' + total;
     document.getElementById('empty').hidden = total > 0;
+    document.getElementById('none-match').hidden = total === 0 || matched > 0;
+    choices();
     document.title = ready + '/' + total + ' Ready · Fleet status';
   }
 
+  // ---- the controls: state counts, filters, search, sort; the view lives in the URL's hash
+
+  /** Fills a select with {@code values} after its first option (the "any"), keeping the choice; only when they changed. */
+  function options(select, values) {
+    var wanted = values.join('\n');
+    if (select.getAttribute('data-values') === wanted) return;
+    select.setAttribute('data-values', wanted);
+    var first = select.options[0];
+    var chosen = select.value;
+    select.replaceChildren(first);
+    values.forEach(function (v) {
+      var option = el('option', null, v);
+      option.value = v;
+      select.appendChild(option);
+    });
+    select.value = values.indexOf(chosen) >= 0 ? chosen : '';
+  }
+
+  /** The namespaces and reasons there are to filter by; the chosen one stays listed while nothing shows it. */
+  function choices() {
+    var namespaces = new Set();
+    var reasons = new Set();
+    clusters.forEach(function (c) {
+      namespaces.add(FleetView.namespaceOf(c));
+      FleetView.reasonsOf(c).forEach(function (r) { reasons.add(r); });
+    });
+    if (view.namespace) namespaces.add(view.namespace);
+    if (view.reason) reasons.add(view.reason);
+    options(document.getElementById('filter-namespace'), Array.from(namespaces).sort());
+    options(document.getElementById('filter-reason'), Array.from(reasons).sort());
+    showView();
+  }
+
+  /** The controls as the view says. */
+  function showView() {
+    document.getElementById('search').value !== view.q && (document.getElementById('search').value = view.q);
+    document.getElementById('filter-namespace').value = view.namespace;
+    document.getElementById('filter-reason').value = view.reason;
+    document.getElementById('filter-condition').value = view.condition;
+    document.getElementById('filter-status').value = view.status;
+    document.getElementById('filter-status').disabled = !view.condition;
+    document.getElementById('sort').value = view.sort;
+    document.querySelectorAll('#fleet th[data-sort]').forEach(function (th) {
+      var field = th.getAttribute('data-sort');
+      th.setAttribute('aria-sort', view.sort === field ? 'ascending' : view.sort === '-' + field ? 'descending' : 'none');
+    });
+  }
+
+  /** Changes the view: the table, then the URL (replaced, so that Back leaves the page rather than undoing a filter). */
+  function change(what) {
+    var resort = what.sort !== undefined && what.sort !== view.sort;
+    Object.keys(what).forEach(function (k) { view[k] = what[k]; });
+    var hash = FleetView.toHash(view);
+    if (hash !== window.location.hash && !(hash === '' && window.location.hash === '#')) {
+      history.replaceState(null, '', window.location.pathname + window.location.search + hash);
+    }
+    refilter(resort);
+  }
+
+  document.getElementById('states').addEventListener('click', function (e) {
+    var button = e.target.closest('[data-state]');
+    if (button) change({state: button.getAttribute('data-state')});
+  });
+  document.getElementById('search').addEventListener('input', function (e) { change({q: e.target.value.trim()}); });
+  document.getElementById('filter-namespace').addEventListener('change', function (e) { change({namespace: e.target.value}); });
+  document.getElementById('filter-reason').addEventListener('change', function (e) { change({reason: e.target.value}); });
+  document.getElementById('filter-condition').addEventListener('change', function (e) { change({condition: e.target.value}); });
+  document.getElementById('filter-status').addEventListener('change', function (e) { change({status: e.target.value}); });
+  document.getElementById('sort').addEventListener('change', function (e) { change({sort: e.target.value}); });
+  document.querySelectorAll('#fleet th[data-sort] button').forEach(function (button) {
+    button.addEventListener('click', function () {
+      var field = button.closest('th').getAttribute('data-sort');
+      // "since" starts newest first: what changed last is what an operator looks at first.
+      change({sort: view.sort === field ? '-' + field : field});
+    });
+  });
+  document.getElementById('clear-filters').addEventListener('click', function () {
+    var start = FleetView.empty();
+    start.sort = view.sort;
+    start.cluster = view.cluster;
+    change(start);
+  });
+  // A shared link opened in this tab, or the hash edited by hand.
+  window.addEventListener('hashchange', function () {
+    var wanted = FleetView.fromHash(window.location.hash);
+    var resort = wanted.sort !== view.sort;
+    view = wanted;
+    refilter(resort);
+    if (view.cluster && view.cluster !== selected) openDetail(view.cluster); else if (!view.cluster && selected) closeDetail();
+  });
+  // One listener for every row, not one per row.
+  tbody.addEventListener('click', function (e) {
+    var tr = e.target.closest('tr[data-cluster]');
+    if (tr) openDetail(tr.getAttribute('data-cluster'));
+  });
+  tbody.addEventListener('keydown', function (e) {
+    var tr = e.target.closest('tr[data-cluster]');
+    if (tr && (e.key === 'Enter' || e.key === ' ')) {
+      e.preventDefault();
+      openDetail(tr.getAttribute('data-cluster'));
+    }
+  });
+
   // ---- detail panel
 
+  function isSelected(key) {
+    return key === selected;
+  }
+
   function openDetail(key) {
+    if (selected && rows.get(selected)) rows.get(selected).classList.remove('selected');
     selected = key;
-    rows.forEach(function (tr, k) { tr.classList.toggle('selected', k === key); });
+    if (rows.get(key)) rows.get(key).classList.add('selected');
     document.getElementById('detail').hidden = false;
     document.getElementById('detail').setAttribute('data-cluster', key);
     document.getElementById('transitions').replaceChildren();
+    tree.clear();
     renderDetail();
     loadTransitions();
+    tree.load(key, isSelected);
+    if (view.cluster !== key) change({cluster: key});
   }
 
   function closeDetail() {
+    if (selected && rows.get(selected)) rows.get(selected).classList.remove('selected');
+    var was = selected;
     selected = null;
-    rows.forEach(function (tr) { tr.classList.remove('selected'); });
     document.getElementById('detail').hidden = true;
     document.getElementById('detail').removeAttribute('data-cluster');
+    tree.clear();
+    if (view.cluster) change({cluster: ''});
+    // Back to the row it was opened from, for the keyboard.
+    if (was && rows.get(was) && !rows.get(was).hidden) rows.get(was).focus();
   }
 
   function renderDetail() {
@@ -367,41 +588,34 @@
   }
 
   function onSnapshot(list) {
+    // Changes queued before the snapshot are older than it.
+    pending.clear();
     clusters.clear();
-    rows.forEach(function (tr) { tr.remove(); });
-    rows.clear();
-    list.forEach(function (c) {
-      clusters.set(c.key, c);
-      upsertRow(c, false);
-    });
+    list.forEach(function (c) { clusters.set(c.key, c); });
+    rebuild();
     renderSummary();
-    if (selected) { renderDetail(); loadTransitions(); }
+    if (selected) { renderDetail(); loadTransitions(); tree.load(selected, isSelected); }
+    performance.clearMarks('fleet:snapshot-shown');
+    performance.mark('fleet:snapshot-shown', {detail: {clusters: list.length}});
   }
 
   function onStatus(c) {
-    var known = clusters.get(c.key);
-    // The progress comes with change events; a status keeps the last one seen.
-    if (!c.progress && known) c.progress = known.progress;
-    clusters.set(c.key, c);
-    upsertRow(c, true);
-    renderSummary();
-    if (c.key === selected) { renderDetail(); loadTransitions(); }
+    schedule(c.key, c);
   }
 
   function onDeleted(body) {
-    clusters.delete(body.key);
-    removeRow(body.key);
-    renderSummary();
-    if (body.key === selected) renderDetail();
+    schedule(body.key, null);
   }
 
   function onTransition(event) {
-    var c = clusters.get(event.key);
+    // The progress of a change event: the cluster's row again, in the same frame as its status when both came.
+    var c = pending.get(event.key) || clusters.get(event.key);
     if (c && event.progress) {
       c.progress = event.progress;
-      upsertRow(c, false);
+      schedule(event.key, c);
+    } else if (event.key === selected) {
+      loadTransitions();
     }
-    if (event.key === selected) { renderDetail(); loadTransitions(); }
   }
 
   function connect() {
@@ -435,15 +649,22 @@
     on('transition', onTransition);
   }
 
+  // A page left for another keeps no stream open: over HTTP/1.1 a browser has six connections to a server, and
+  // streams of pages in its back-forward cache would hold them. A page brought back from that cache connects again.
+  window.addEventListener('pagehide', function () { if (source) source.close(); });
+  window.addEventListener('pageshow', function (e) { if (e.persisted) connect(); });
   document.getElementById('detail-close').addEventListener('click', closeDetail);
   document.addEventListener('keydown', function (e) { if (e.key === 'Escape') closeDetail(); });
   // "since 12s ago" stays true without a change.
   setInterval(function () {
     document.querySelectorAll('[data-since]').forEach(function (node) {
-      node.textContent = 'since ' + relative(node.getAttribute('data-since'));
+      var text = 'since ' + relative(node.getAttribute('data-since'));
+      if (node.textContent !== text) node.textContent = text;
     });
   }, 5000);
 
+  showView();
   renderSummary();
+  if (view.cluster) openDetail(view.cluster);
   connect();
 })();

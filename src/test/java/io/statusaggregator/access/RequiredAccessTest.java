@@ -22,6 +22,7 @@ class RequiredAccessTest {
             "/fleet | OnResource[verb=list, group=anywhere.eks.amazonaws.com, resource=clusters, namespace=, name=]",
             "/fleet/events | OnResource[verb=list, group=anywhere.eks.amazonaws.com, resource=clusters, namespace=, name=]",
             "/fleet/clusters/default/bravo/transitions | OnResource[verb=list, group=anywhere.eks.amazonaws.com, resource=clusters, namespace=, name=]",
+            "/fleet/clusters/default/bravo/tree | OnResource[verb=list, group=anywhere.eks.amazonaws.com, resource=clusters, namespace=, name=]",
             "/upgrade-check/default/bravo | OnResource[verb=get, group=anywhere.eks.amazonaws.com, resource=clusters, namespace=default, name=bravo]",
             "/upgrade-check/team-a/prod.eu-1 | OnResource[verb=get, group=anywhere.eks.amazonaws.com, resource=clusters, namespace=team-a, name=prod.eu-1]",
             // Percent-encoded letters are the letters, as the endpoint reads them.

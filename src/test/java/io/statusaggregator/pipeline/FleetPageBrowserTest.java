@@ -5,7 +5,6 @@ import static io.statusaggregator.pipeline.Fleet.DEADLINE;
 import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,6 +18,8 @@ import java.net.URL;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.feeds.ClusterView;
+import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import java.io.BufferedReader;
@@ -33,40 +34,32 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.Comparator;
 import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
-import org.openqa.selenium.OutputType;
-import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The fleet page in a real headless browser (Debian's chromium, driven through its chromedriver by Selenium) on the
  * whole pipeline: a real broker, the CRUD API server, the aggregator and the page's own readers of the status and
- * transitions topics. A cluster turns Ready on the page without a reload, and its detail panel lists the transition.
- * Also the page's routes on their own: the event stream (snapshot first, then each status, a tombstone as
- * {@code deleted}), the JSON snapshot and the transitions of one cluster.
+ * transitions topics. A cluster turns Ready on the page without a reload, and its detail panel lists the transition
+ * and shows its objects as {@code describe}'s tree. Also the page's routes on their own: the event stream (snapshot
+ * first, then each status, a tombstone as {@code deleted}), the JSON snapshot, the transitions and the tree of one
+ * cluster. The page at fleet scale: {@link FleetPageAtScaleTest}.
  */
 @QuarkusTest
 class FleetPageBrowserTest {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
     private static final String CILIUM = "v1.15.16-eksa.1";
     private static final ObjectMapper JSON = new ObjectMapper();
     @RegisterExtension
@@ -75,6 +68,9 @@ class FleetPageBrowserTest {
     @Inject
     FleetPage page;
 
+    @Inject
+    ClusterView view;
+
     @TestHTTPResource("/")
     URL root;
 
@@ -82,8 +78,8 @@ class FleetPageBrowserTest {
     private Fleet fleet;
     private Pipeline pipeline;
     private String base;
+    private HeadlessChromium chromium;
     private WebDriver browser;
-    private Path profile;
     private final HttpClient client = HttpClient.newHttpClient();
 
     @BeforeEach
@@ -95,20 +91,17 @@ class FleetPageBrowserTest {
         pipeline = new Pipeline(settings, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
         pipeline.start(DEADLINE);
         page.start(settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
+        view.start(new ClusterObjects(kubernetes.newClient(), CAPI));
         base = root.toString().replaceAll("/$", "");
     }
 
     @AfterEach
     void stop() throws IOException {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (profile != null) {
-            try (Stream<Path> files = Files.walk(profile)) {
-                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+        if (chromium != null) {
+            chromium.close();
         }
         page.stop();
+        view.stop();
         pipeline.close();
         fleet.close();
         kubernetes.close();
@@ -116,7 +109,8 @@ class FleetPageBrowserTest {
 
     @Test
     void aClusterTurnsReadyOnTheOpenPageAndItsDetailListsTheTransition() throws Exception {
-        browser = chromium();
+        chromium = HeadlessChromium.start();
+        browser = chromium.driver;
         try {
             turnsReadyLive();
         } catch (AssertionError | RuntimeException e) {
@@ -129,9 +123,7 @@ class FleetPageBrowserTest {
     }
 
     private Path screenshot(Path file) throws IOException {
-        Files.createDirectories(file.getParent());
-        Files.write(file, ((TakesScreenshot) browser).getScreenshotAs(OutputType.BYTES));
-        return file;
+        return chromium.screenshot(file);
     }
 
     private void turnsReadyLive() {
@@ -194,6 +186,62 @@ class FleetPageBrowserTest {
         assertTrue(browser.findElement(By.id("detail")).isDisplayed());
         WebElement newest = browser.findElement(By.cssSelector("#transitions > li"));
         assertTrue(newest.getText().contains("Ready"), "the newest change comes first and made alpha Ready: " + newest.getText());
+
+        // Its objects, read from the API server as describe reads them: the same tree, line for line.
+        wait.withMessage(() -> "alpha's objects as a tree: " + html(By.id("detail-objects")))
+                .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#detail-tree li[data-name='Cluster/alpha'][data-ready='True']")));
+        java.util.List<String> names = browser.findElements(By.cssSelector("#detail-tree > li")).stream()
+                .map(li -> li.getAttribute("aria-level") + " " + li.getAttribute("data-name")).toList();
+        assertEquals(java.util.List.of("1 Cluster/alpha", "2 ControlPlane", "3 KubeadmControlPlane/alpha", "2 Workers", "2 CNI cilium"),
+                names, "the tree describe prints for alpha");
+        assertEquals("True", browser.findElement(By.cssSelector("#detail-tree li[data-name='KubeadmControlPlane/alpha'] .pill"))
+                .getText(), "the control plane's readiness");
+        assertEquals(tree("default", "alpha").path("lines").size(), names.size(), "the panel shows every line the endpoint serves");
+    }
+
+    /** The tree of one cluster as JSON: the lines describe prints; 400, 404 and 503 each with a one-line error. */
+    @Test
+    void theTreeEndpointServesDescribesLinesAndSaysWhyWhenItCannot() throws Exception {
+        fleet.createCluster("foxtrot", 1, 1);
+        fleet.controlPlaneReady("foxtrot", 1);
+        JsonNode tree = tree("default", "foxtrot");
+        assertEquals("default/foxtrot", tree.path("cluster").asText());
+        JsonNode first = tree.path("lines").get(0);
+        assertEquals(0, first.path("depth").asInt());
+        assertEquals("Cluster/foxtrot", first.path("name").asText());
+        assertTrue(first.has("ready") && first.has("reason") && first.has("since") && first.has("message"), first.toString());
+        JsonNode kcp = tree.path("lines").get(2);
+        assertEquals("KubeadmControlPlane/foxtrot", kcp.path("name").asText(), tree.toString());
+        assertEquals("True", kcp.path("ready").asText(), "Available True: " + kcp);
+
+        assertError(400, "/fleet/clusters/Default/foxtrot/tree", "namespace");
+        assertError(400, "/fleet/clusters/default/" + "x".repeat(300) + "/tree", "name");
+        assertError(404, "/fleet/clusters/default/nosuch/tree", "EKS-A Cluster default/nosuch not found");
+
+        // An API server that refuses connections: 503 and a clear message, never the client's stack or address.
+        view.stop();
+        io.fabric8.kubernetes.client.Config unreachable = new io.fabric8.kubernetes.client.ConfigBuilder()
+                .withMasterUrl("https://127.0.0.1:1").withRequestRetryBackoffLimit(0).withConnectionTimeout(2_000).build();
+        try (KubernetesClient away = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(unreachable).build()) {
+            view.start(new ClusterObjects(away, CAPI));
+            HttpResponse<String> answer = assertError(503, "/fleet/clusters/default/foxtrot/tree", "the Kubernetes API is unreachable");
+            assertTrue(!answer.body().contains("127.0.0.1") && !answer.body().contains("Exception"), answer.body());
+            assertEquals("5", answer.headers().firstValue("retry-after").orElse(""));
+        }
+    }
+
+    private HttpResponse<String> assertError(int status, String path, String says) throws Exception {
+        HttpResponse<String> answer = client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(status, answer.statusCode(), path + ": " + answer.body());
+        JsonNode body = JSON.readTree(answer.body());
+        assertTrue(body.path("error").asText().contains(says), path + ": " + answer.body());
+        assertTrue(!body.path("error").asText().contains("\n") && body.size() == 1, "one line: " + answer.body());
+        return answer;
+    }
+
+    private JsonNode tree(String namespace, String name) {
+        return get("/fleet/clusters/" + namespace + "/" + name + "/tree");
     }
 
     /** A replica still starting has no feeds yet: its data answers 503 (retry), not an empty fleet. */
@@ -277,35 +325,7 @@ class FleetPageBrowserTest {
     }
 
     private String html(By element) {
-        try {
-            return browser.findElement(element).getAttribute("outerHTML");
-        } catch (RuntimeException e) {
-            return "(" + element + " not found: " + e.getMessage() + ")";
-        }
-    }
-
-    /**
-     * Debian's chromium through its chromedriver. Both paths are given, so Selenium Manager never looks for (nor
-     * downloads) a driver or a browser: these machines have no internet.
-     */
-    private WebDriver chromium() throws IOException {
-        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-            fail("this test needs Debian's chromium and chromedriver at " + CHROMIUM + " and " + CHROMEDRIVER
-                    + ": apt-get install -y chromium chromium-driver");
-        }
-        System.setProperty(ChromeDriverService.CHROME_DRIVER_EXE_PROPERTY, CHROMEDRIVER.toString());
-        profile = Files.createTempDirectory("fleet-page-chromium");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        // Without the background-networking flags, Chromium's calls home fail against this machine's closed network.
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-dev-shm-usage", "--window-size=1500,1000", "--user-data-dir=" + profile);
-        ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort()
-                .build();
-        return new ChromeDriver(service, options);
+        return chromium.html(element);
     }
 
     /** A reader of a server-sent event stream: events as they arrive, awaited with a deadline. */

@@ -20,6 +20,8 @@ import io.statusaggregator.access.KubernetesUser;
 import io.statusaggregator.access.RequiredAccess;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.deploy.Manifests;
+import io.statusaggregator.describe.ClusterObjects;
+import io.statusaggregator.describe.ClusterTree;
 import io.statusaggregator.deploy.ShippedRbac;
 import io.statusaggregator.deploy.ShippedRbac.Grant;
 import io.statusaggregator.deploy.ShippedRbac.Request;
@@ -54,8 +56,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * <p>The scenario: two replicas with ingest under leader election (the Lease in the application's namespace, named
  * as the Deployment configures it), the compatibility ConfigMap followed, a cluster created by the test and brought
  * to Ready (status written; its CNI observed in a workload cluster through its kubeconfig secret), the ConfigMap
- * created, the upgrade check's reads (the endpoint's, and the command's run in a pod), the cluster deleted, the
- * leader stopped (the other takes the Lease over), then the other stopped (Lease released).
+ * created, the upgrade check's reads (the endpoint's, and the command's run in a pod), the cluster view's reads (the
+ * fleet page's tree, and describe's), the cluster deleted, the leader stopped (the other takes the Lease over), then
+ * the other stopped (Lease released).
  *
  * <p>What is counted: the embedded API server tells the test of every request it receives; only those carrying the
  * header {@link #CLIENT_HEADER}, which the application's clients (and the clients the application derives from them,
@@ -150,6 +153,13 @@ class RbacTest {
                     .readOnce(client, CAPI, Fleet.COMPATIBILITY_CONFIGMAP).get().version());
             assertEquals("alpha", UpgradeCheck.readCluster(client, new ObjectKey("default", "alpha")).key().name());
             assertFalse(UpgradeCheck.readReleases(client, CAPI).isEmpty());
+        }
+
+        // The fleet page's cluster view, as describe makes the same reads in a pod: the Cluster got, the CAPI kinds
+        // listed in the CAPI namespace.
+        try (KubernetesClient client = applicationClient("cluster-view", namespace)) {
+            assertEquals("Cluster/alpha", new ClusterObjects(client, CAPI).read(new ObjectKey("default", "alpha")).orElseThrow()
+                    .tree(new ClusterTree.Options(true, false), java.time.Instant.now()).get(0).name());
         }
 
         // The access reviews, as a replica makes them for a request to the page, the upgrade check or the metrics: a

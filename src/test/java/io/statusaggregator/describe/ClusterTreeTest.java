@@ -1,8 +1,9 @@
-package io.statusaggregator.cli;
+package io.statusaggregator.describe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import java.io.InputStream;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,7 +16,7 @@ class ClusterTreeTest {
     private static List<JsonNode> objects() throws Exception {
         try (InputStream in = ClusterTreeTest.class.getResourceAsStream("/describe/rolling.yaml")) {
             List<JsonNode> nodes = new ArrayList<>();
-            YamlDocuments.read(in).forEach(d -> nodes.add(d.node()));
+            new YAMLMapper().readValues(new YAMLMapper().getFactory().createParser(in), JsonNode.class).forEachRemaining(nodes::add);
             return nodes;
         }
     }

@@ -1,4 +1,4 @@
-package io.statusaggregator.cli;
+package io.statusaggregator.describe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.model.json.ObjectDecoder;
@@ -18,16 +18,16 @@ import java.util.Optional;
  * Machines), its external etcd and its CNI, each line with its readiness, severity, reason, age and message. Pure:
  * objects (as the API serves them) in, lines out.
  */
-final class ClusterTree {
+public final class ClusterTree {
     /** One line: how deep, what it is, and what it says. */
-    record Line(int depth, String name, String ready, String severity, String reason, String since, String message) {
+    public record Line(int depth, String name, String ready, String severity, String reason, String since, String message) {
     }
 
     /**
      * @param grouping Machines alike (readiness, reason, phase, version) under one owner shown as one line
      * @param all      also each condition of the EKS-A Cluster and the CAPI Cluster object
      */
-    record Options(boolean grouping, boolean all) {
+    public record Options(boolean grouping, boolean all) {
     }
 
     private ClusterTree() {
@@ -38,7 +38,7 @@ final class ClusterTree {
      * @param capi    the CAPI objects labelled with the cluster's name (Cluster, KubeadmControlPlane, MachineDeployments,
      *                Machines, EtcdadmCluster), any order
      */
-    static List<Line> of(JsonNode cluster, List<JsonNode> capi, Options options, Instant now) {
+    public static List<Line> of(JsonNode cluster, List<JsonNode> capi, Options options, Instant now) {
         List<Line> lines = new ArrayList<>();
         JsonNode ready = condition(cluster, "Ready");
         lines.add(line(0, "Cluster/" + name(cluster), ready, now, ""));
@@ -171,7 +171,7 @@ final class ClusterTree {
     }
 
     /** As kubectl shows ages: 45s, 12m, 3h, 5d. */
-    static String age(String time, Instant now) {
+    public static String age(String time, Instant now) {
         try {
             long seconds = Math.max(0, Duration.between(Instant.parse(time), now).toSeconds());
             return seconds < 120 ? seconds + "s" : seconds < 7_200 ? seconds / 60 + "m" : seconds < 172_800 ? seconds / 3_600 + "h"
@@ -195,7 +195,7 @@ final class ClusterTree {
     }
 
     /** The tree as text: the names drawn as a tree, the other columns aligned. */
-    static String render(List<Line> lines) {
+    public static String render(List<Line> lines) {
         List<String> names = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             names.add(prefix(lines, i) + lines.get(i).name());

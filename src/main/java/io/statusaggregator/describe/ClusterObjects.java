@@ -1,0 +1,76 @@
+package io.statusaggregator.describe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.statusaggregator.kubernetes.KubernetesResources;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.ObjectDecoder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Reads what {@link ClusterTree} draws from the Kubernetes API: the EKS-A Cluster and the CAPI objects of its cluster
+ * in the CAPI namespace. {@code describe} and the fleet page's cluster view both read through this, with the same
+ * verbs: {@code get} on the EKS-A Cluster, {@code list} on the CAPI kinds (the application's Role lists them and gets
+ * none, and {@code describe} may run with it in a pod).
+ */
+public final class ClusterObjects {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
+            ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE, ObjectKind.ETCDADM_CLUSTER);
+    /** The names EKS-A gives a cluster's one-of-a-kind objects: the cluster's name and this. */
+    private static final Map<ObjectKind, String> NAMED = Map.of(ObjectKind.CAPI_CLUSTER, "",
+            ObjectKind.KUBEADM_CONTROL_PLANE, "", ObjectKind.ETCDADM_CLUSTER, "-etcd");
+
+    /** A cluster's objects as the API serves them: the EKS-A Cluster, and its CAPI objects in any order. */
+    public record Found(JsonNode cluster, List<JsonNode> capi) {
+        public List<ClusterTree.Line> tree(ClusterTree.Options options, java.time.Instant now) {
+            return ClusterTree.of(cluster, capi, options, now);
+        }
+    }
+
+    private final KubernetesClient api;
+    private final String capiNamespace;
+
+    public ClusterObjects(KubernetesClient api, String capiNamespace) {
+        this.api = api;
+        this.capiNamespace = capiNamespace;
+    }
+
+    /** Where the objects are read from, for error messages. */
+    public String apiServer() {
+        return String.valueOf(api.getConfiguration().getMasterUrl());
+    }
+
+    /**
+     * The cluster's objects, or empty when there is no such EKS-A Cluster.
+     *
+     * @throws KubernetesClientException when the API server cannot be reached or refuses
+     */
+    public Optional<Found> read(ObjectKey key) {
+        GenericKubernetesResource found = api.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+                .inNamespace(key.namespace()).withName(key.name()).get();
+        if (found == null) {
+            return Optional.empty();
+        }
+        List<JsonNode> capi = new ArrayList<>();
+        for (ObjectKind kind : CAPI_KINDS) {
+            List<GenericKubernetesResource> labelled = api.genericKubernetesResources(KubernetesResources.of(kind))
+                    .inNamespace(capiNamespace).withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, key.name()).list().getItems();
+            labelled.forEach(o -> capi.add(JSON.valueToTree(o)));
+            if (labelled.isEmpty() && NAMED.containsKey(kind)) {
+                // Objects EKS-A names after the cluster need not carry the label: listed and picked by name.
+                api.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(capiNamespace).list().getItems()
+                        .stream().filter(o -> o.getMetadata().getName().equals(key.name() + NAMED.get(kind)))
+                        .forEach(o -> capi.add(JSON.valueToTree(o)));
+            }
+        }
+        return Optional.of(new Found(JSON.valueToTree(found), capi));
+    }
+}
