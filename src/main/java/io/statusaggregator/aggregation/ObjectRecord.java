@@ -11,6 +11,7 @@ import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.ClusterMemberReader;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.io.IOException;
@@ -29,6 +30,8 @@ final class ObjectRecord {
     private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final CharsetDecoder keys = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
+    /** Most records are Machines and their owners' statuses: read without a tree, the rest by {@link ObjectDecoder}. */
+    private final ClusterMemberReader members = new ClusterMemberReader();
 
     /** A record, read. */
     sealed interface Read {
@@ -73,6 +76,10 @@ final class ObjectRecord {
         ObjectStateKey objectKey = parsed.get();
         if (value == null) {
             return new Deleted(objectKey);
+        }
+        Optional<KubernetesObject> member = members.read(value);
+        if (member.isPresent() && member.get().kind() == objectKey.kind() && member.get().key().equals(objectKey.key())) {
+            return new Readable(objectKey, member.get());
         }
         JsonNode json;
         try {
