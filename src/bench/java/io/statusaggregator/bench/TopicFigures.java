@@ -30,7 +30,13 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * heap its state retains.
  */
 final class TopicFigures {
-    record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes) {
+    /**
+     * One aggregation pass. CPU per event: {@code processCpuMicros} is the whole process's (the aggregator's threads,
+     * the garbage collector, the in-process broker serving the fetches and taking the feeds); {@code aggregatorCpuMicros}
+     * the aggregator's own two threads' (aggregation and feeds).
+     */
+    record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes,
+            double processCpuMicros, double aggregatorCpuMicros) {
         double ratio() {
             return aggregatedPerSecond / barePerSecond;
         }
@@ -173,6 +179,7 @@ final class TopicFigures {
         double bare = bareConsumer();
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
                 compatibility, Duration.ofMillis(100))) {
+            long cpuBefore = Bench.processCpuNanos();
             instance.start();
             if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
                 throw new IllegalStateException("aggregation consumed nothing within 60 s");
@@ -200,8 +207,12 @@ final class TopicFigures {
                 }
             }
             double seconds = (lastChange - first) / 1e9;
+            long cpu = Bench.processCpuNanos() - cpuBefore;
+            long aggregatorCpu = Bench.threadCpuNanos("aggregation") + Bench.threadCpuNanos("feeds");
+            long consumed = instance.aggregator.events();
             check.verify("throughput", seed, finalClusters, instance.sink.statuses());
-            return new Throughput(instance.aggregator.events() / seconds, bare, instance.aggregator.events(), computations, writes);
+            return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
+                    aggregatorCpu / 1e3 / consumed);
         }
     }
 
