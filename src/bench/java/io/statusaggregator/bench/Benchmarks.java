@@ -38,6 +38,9 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--slow-repetitions", description = "runs of the aggregation pass over the throughput topic and of the "
             + "freshness runs, which take minutes each on a 2-core machine (default ${DEFAULT-VALUE})")
     int slowRepetitions = 1;
+    @Option(names = "--cold-jvm-option", description = "an option for the fresh JVM of figure 5's cold rebuild (repeatable), "
+            + "e.g. a class-data-sharing archive or a flight recording")
+    List<String> coldJvmOptions = new ArrayList<>();
     @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
     Set<Figure> figures = EnumSet.allOf(Figure.class);
     @Option(names = "--clusters", description = "clusters of the throughput, rebuild and memory fleet (default ${DEFAULT-VALUE})")
@@ -253,7 +256,7 @@ public final class Benchmarks implements Callable<Integer> {
         List<Double> coldLive = new ArrayList<>();
         List<Double> assigned = new ArrayList<>();
         for (int i = 0; i < repetitions; i++) {
-            ColdRebuild.Run run = topic.coldRebuild("cold-" + i, List.of());
+            ColdRebuild.Run run = topic.coldRebuild("cold-" + i, coldJvmOptions);
             Bench.log("rebuild in a fresh JVM %d, seconds after the JVM started: main %.2f, partitions assigned %.2f, rebuilt %.2f, "
                     + "every cluster computed %.2f", i + 1, run.mainSeconds(), run.assignedSeconds(), run.liveSeconds(), run.computedSeconds());
             assigned.add(run.assignedSeconds());
