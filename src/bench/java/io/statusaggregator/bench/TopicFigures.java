@@ -180,6 +180,7 @@ final class TopicFigures {
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
                 compatibility, Duration.ofMillis(100))) {
             long cpuBefore = Bench.processCpuNanos();
+            Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
             instance.start();
             if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
                 throw new IllegalStateException("aggregation consumed nothing within 60 s");
@@ -210,6 +211,11 @@ final class TopicFigures {
             long cpu = Bench.processCpuNanos() - cpuBefore;
             long aggregatorCpu = Bench.threadCpuNanos("aggregation") + Bench.threadCpuNanos("feeds");
             long consumed = instance.aggregator.events();
+            Map<String, Long> ticks = Bench.cpuTicksByThread();
+            ticksBefore.forEach((name, before) -> ticks.computeIfPresent(name, (n, after) -> after - before));
+            Bench.log("CPU by thread over the pass (s, top 8): %s", ticks.entrySet().stream().filter(e -> e.getValue() > 0)
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                    .map(e -> "%s %.1f".formatted(e.getKey(), e.getValue() / 100.0)).collect(java.util.stream.Collectors.joining(", ")));
             check.verify("throughput", seed, finalClusters, instance.sink.statuses());
             return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
                     aggregatorCpu / 1e3 / consumed);
