@@ -112,10 +112,23 @@ final class ObjectRecord {
         }
     }
 
+    private static boolean ascii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
     private Optional<ObjectStateKey> keyOf(byte[] key) {
         if (key == null) {
             return Optional.empty();
+        }
+        if (ascii(key)) {
+            // What every key this application writes is (Kubernetes names are ASCII): no decoder needed.
+            return ObjectStateKey.parse(new String(key, StandardCharsets.ISO_8859_1));
         }
         try {
             return ObjectStateKey.parse(keys.decode(ByteBuffer.wrap(key)).toString());
