@@ -1,9 +1,13 @@
 package io.statusaggregator.model.json;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 
 /**
  * A computed status as a document of its own: the Cluster's {@code apiVersion}, {@code kind}, {@code metadata}
@@ -29,5 +33,29 @@ public final class StatusDocument {
         metadata.put("generation", cluster.generation());
         node.set("status", status);
         return node;
+    }
+
+    /**
+     * The document's JSON text, {@code of(cluster, status).toString()}, written with a generator around the status
+     * as {@link StatusJson#text} wrote it (contract order), which is copied in as it is.
+     */
+    public static String text(EksaCluster cluster, String statusJson) {
+        StringWriter out = new StringWriter(statusJson.length() + 256);
+        try (JsonGenerator json = StatusJson.FACTORY.createGenerator(out)) {
+            json.writeStartObject();
+            json.writeStringField("apiVersion", cluster.apiVersion());
+            json.writeStringField("kind", cluster.kind().kind());
+            json.writeObjectFieldStart("metadata");
+            json.writeStringField("namespace", cluster.key().namespace());
+            json.writeStringField("name", cluster.key().name());
+            json.writeNumberField("generation", cluster.generation());
+            json.writeEndObject();
+            json.writeFieldName("status");
+            json.writeRawValue(statusJson);
+            json.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toString();
     }
 }
