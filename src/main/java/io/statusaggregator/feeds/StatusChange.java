@@ -75,8 +75,8 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
     public List<Transition> transitions() {
         List<Transition> moved = new ArrayList<>();
         for (ConditionType type : ConditionType.values()) {
-            Optional<Condition> was = before.flatMap(s -> s.status().condition(type));
-            Optional<Condition> now = after.flatMap(s -> s.status().condition(type));
+            Optional<Condition> was = condition(before, type);
+            Optional<Condition> now = condition(after, type);
             if (was.isEmpty() && now.isEmpty() || was.isPresent() && now.isPresent() && sameState(was.get(), now.get())) {
                 continue;
             }
@@ -85,6 +85,18 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
                     now.map(Condition::message).orElse(""), now.map(c -> c.severity().wireName()).orElse("")));
         }
         return moved;
+    }
+
+    /** {@code ClusterStatus.condition} without a stream: this runs for every condition of every change published. */
+    private static Optional<Condition> condition(Optional<PublishedStatus> status, ConditionType type) {
+        if (status.isPresent()) {
+            for (Condition condition : status.get().status().conditions()) {
+                if (condition.type() == type) {
+                    return Optional.of(condition);
+                }
+            }
+        }
+        return Optional.empty();
     }
 
     private static boolean sameState(Condition a, Condition b) {

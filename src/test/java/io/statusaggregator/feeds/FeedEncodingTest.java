@@ -185,6 +185,32 @@ class FeedEncodingTest {
     }
 
     @Test
+    void transitionTimesAreWrittenAsInstantToStringWritesThem() {
+        Random random = new Random(7);
+        List<Instant> times = new ArrayList<>(List.of(Instant.EPOCH, Instant.parse("0000-01-01T00:00:00Z"), Instant.parse("9999-12-31T23:59:59.999999999Z"),
+                Instant.parse("0000-01-01T00:00:00Z").minusNanos(1), Instant.parse("+10000-01-01T00:00:00Z"), Instant.MIN, Instant.MAX,
+                Instant.parse("2000-02-29T12:00:00Z"), Instant.parse("1900-03-01T00:00:00.5Z"), Instant.parse("2026-11-22T01:37:59.104Z"),
+                Instant.parse("2026-11-22T01:37:00.000100Z"), Instant.parse("2026-11-22T01:37:00.000000001Z")));
+        for (int i = 0; i < 5_000; i++) {
+            long seconds = random.nextInt(4) == 0 ? random.nextLong() % 400_000_000_000L : 946_684_800L + random.nextInt(1_000_000_000);
+            int nanos = switch (random.nextInt(4)) {
+                case 0 -> 0;
+                case 1 -> random.nextInt(1_000) * 1_000_000;
+                case 2 -> random.nextInt(1_000_000) * 1_000;
+                default -> random.nextInt(1_000_000_000);
+            };
+            times.add(Instant.ofEpochSecond(seconds, nanos));
+        }
+        for (Instant time : times) {
+            ClusterStatus status = new ClusterStatus(1, Optional.empty(), Optional.empty(),
+                    List.of(new Condition(ConditionType.READY, ConditionStatus.TRUE, "", "", Severity.NONE, time)), List.of(), ClusterStatus.Versions.NONE);
+            ObjectNode tree = StatusEncoder.encode(status);
+            assertEquals(tree.toString(), StatusJson.text(status), time::toString);
+            assertEquals(SpecHash.canonical(tree), StatusJson.canonical(status), time::toString);
+        }
+    }
+
+    @Test
     void utf8BytesAreWhatStringGetBytesGives() {
         Random random = new Random(7);
         char[] alphabet = {'a', '"', '\\', '\n', '\u0000', '\u00e9', '\u07ff', '\u0800', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d', '\ude80'};
@@ -194,7 +220,7 @@ class FeedEncodingTest {
                 text.append(alphabet[random.nextInt(alphabet.length)]);
             }
             String s = text.toString();
-            Utf8Bytes array = Utf8Bytes.array(1);
+            Utf8Bytes array = Utf8Bytes.array(random.nextInt(64)); // the thread's buffer lent again, or a new one
             int cut = s.isEmpty() ? 0 : random.nextInt(s.length());
             array.append(s.substring(0, cut)).write(s.toCharArray(), cut, s.length() - cut); // in two writes: a pair may be split
             assertArrayEquals(s.getBytes(StandardCharsets.UTF_8), array.toByteArray(), s);

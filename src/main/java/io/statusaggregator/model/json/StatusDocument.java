@@ -1,13 +1,9 @@
 package io.statusaggregator.model.json;
 
-import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
-import java.io.IOException;
-import java.io.StringWriter;
-import java.io.UncheckedIOException;
 
 /**
  * A computed status as a document of its own: the Cluster's {@code apiVersion}, {@code kind}, {@code metadata}
@@ -40,8 +36,7 @@ public final class StatusDocument {
      * as {@link StatusJson#text} wrote it (contract order), which is copied in as it is.
      */
     public static String text(EksaCluster cluster, String statusJson) {
-        StringWriter out = new StringWriter(statusJson.length() + 256);
-        try (JsonGenerator json = StatusJson.FACTORY.createGenerator(out)) {
+        return StatusJson.text(json -> {
             json.writeStartObject();
             json.writeStringField("apiVersion", cluster.apiVersion());
             json.writeStringField("kind", cluster.kind().kind());
@@ -53,9 +48,6 @@ public final class StatusDocument {
             json.writeFieldName("status");
             json.writeRawValue(statusJson);
             json.writeEndObject();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return out.toString();
+        });
     }
 }

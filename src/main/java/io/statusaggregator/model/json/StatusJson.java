@@ -3,6 +3,8 @@ package io.statusaggregator.model.json;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.io.SegmentedStringWriter;
+import com.fasterxml.jackson.core.util.BufferRecycler;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.KubernetesVersions;
@@ -10,6 +12,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.time.Instant;
 
 /**
  * A status as JSON text, written from the record by Jackson's streaming generator, with no tree in between: in the
@@ -29,13 +32,28 @@ public final class StatusJson {
 
     /** The status in the contract's order: {@code StatusEncoder.encode(status).toString()}. */
     public static String text(ClusterStatus status) {
-        StringWriter out = new StringWriter(1024);
-        try (JsonGenerator json = FACTORY.createGenerator(out)) {
-            write(json, status);
+        return text(json -> write(json, status));
+    }
+
+    /** What is written to a generator, as a String (in Jackson's recycled buffers, as its mappers write a String). */
+    public static String text(Written written) {
+        BufferRecycler recycler = FACTORY._getBufferRecycler();
+        try (SegmentedStringWriter out = new SegmentedStringWriter(recycler)) {
+            try (JsonGenerator json = FACTORY.createGenerator(out)) {
+                written.to(json);
+            }
+            return out.getAndClear();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            recycler.releaseToPool();
         }
-        return out.toString();
+    }
+
+    /** JSON written to a generator. */
+    @FunctionalInterface
+    public interface Written {
+        void to(JsonGenerator json) throws IOException;
     }
 
     /** The canonical text: {@code SpecHash.canonical(StatusEncoder.encode(status))}. */
@@ -70,6 +88,7 @@ public final class StatusJson {
             json.writeStringField("status", cni.status().wireName());
             json.writeEndObject();
         }
+        char[] chars = new char[TIME_CHARS];
         json.writeArrayFieldStart("conditions");
         for (Condition condition : status.conditions()) {
             json.writeStartObject();
@@ -78,7 +97,7 @@ public final class StatusJson {
             stringIfNotEmpty(json, "reason", condition.reason());
             stringIfNotEmpty(json, "message", condition.message());
             stringIfNotEmpty(json, "severity", condition.severity().wireName());
-            json.writeStringField("lastTransitionTime", condition.lastTransitionTime().toString());
+            time(json, condition.lastTransitionTime(), chars);
             json.writeEndObject();
         }
         json.writeEndArray();
@@ -114,10 +133,11 @@ public final class StatusJson {
     /** The same fields with every object's keys in {@code String} order, as {@link SpecHash#canonical} sorts them. */
     public static void writeCanonical(JsonGenerator json, ClusterStatus status) throws IOException {
         json.writeStartObject();
+        char[] chars = new char[TIME_CHARS];
         json.writeArrayFieldStart("conditions");
         for (Condition condition : status.conditions()) {
             json.writeStartObject();
-            json.writeStringField("lastTransitionTime", condition.lastTransitionTime().toString());
+            time(json, condition.lastTransitionTime(), chars);
             stringIfNotEmpty(json, "message", condition.message());
             stringIfNotEmpty(json, "reason", condition.reason());
             stringIfNotEmpty(json, "severity", condition.severity().wireName());
@@ -190,6 +210,76 @@ public final class StatusJson {
         }
         json.writeEndArray();
         json.writeEndObject();
+    }
+
+    private static final int TIME_CHARS = 32;
+
+    /** {@code lastTransitionTime}: the instant as {@link Instant#toString} writes it, without its formatter's garbage. */
+    private static void time(JsonGenerator json, Instant time, char[] chars) throws IOException {
+        json.writeFieldName("lastTransitionTime");
+        int length = iso(time, chars);
+        if (length < 0) {
+            json.writeString(time.toString());
+        } else {
+            json.writeString(chars, 0, length);
+        }
+    }
+
+    /**
+     * {@link Instant#toString} (ISO-8601, UTC, seconds always, a fraction in groups of three digits where there is
+     * one) into {@code chars}: its length, or -1 for a year outside 0000 to 9999, which it writes otherwise.
+     */
+    static int iso(Instant time, char[] chars) {
+        long seconds = time.getEpochSecond();
+        long days = Math.floorDiv(seconds, 86_400);
+        int ofDay = (int) Math.floorMod(seconds, 86_400);
+        // The civil date of a day count (H. Hinnant's days_from_civil, inverted): eras of 400 years from 0000-03-01.
+        long shifted = days + 719_468;
+        long era = Math.floorDiv(shifted, 146_097);
+        long ofEra = shifted - era * 146_097;
+        long yearOfEra = (ofEra - ofEra / 1_460 + ofEra / 36_524 - ofEra / 146_096) / 365;
+        long dayOfYear = ofEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+        long monthFromMarch = (5 * dayOfYear + 2) / 153;
+        long day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1;
+        long month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+        long year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+        if (year < 0 || year > 9_999) {
+            return -1;
+        }
+        digits(chars, 0, year, 4);
+        chars[4] = '-';
+        digits(chars, 5, month, 2);
+        chars[7] = '-';
+        digits(chars, 8, day, 2);
+        chars[10] = 'T';
+        digits(chars, 11, ofDay / 3_600, 2);
+        chars[13] = ':';
+        digits(chars, 14, ofDay / 60 % 60, 2);
+        chars[16] = ':';
+        digits(chars, 17, ofDay % 60, 2);
+        int length = 19;
+        int nano = time.getNano();
+        if (nano != 0) {
+            chars[length++] = '.';
+            if (nano % 1_000_000 == 0) {
+                length = digits(chars, length, nano / 1_000_000, 3);
+            } else if (nano % 1_000 == 0) {
+                length = digits(chars, length, nano / 1_000, 6);
+            } else {
+                length = digits(chars, length, nano, 9);
+            }
+        }
+        chars[length++] = 'Z';
+        return length;
+    }
+
+    /** {@code value} in {@code count} decimal digits, zeros in front; where they end. */
+    private static int digits(char[] chars, int at, long value, int count) {
+        for (int i = at + count - 1; i >= at; i--) {
+            chars[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
+        return at + count;
     }
 
     private static boolean hasAny(ClusterStatus.Versions versions) {

@@ -13,6 +13,10 @@ import java.util.Base64;
  */
 public final class Utf8Bytes extends Writer {
     private static final int DIGEST_CHUNK = 1024;
+    /** The largest buffer a thread keeps for its next use. */
+    private static final int KEPT = 64 * 1024;
+    /** Each thread's buffer, lent to one instance at a time (null while lent): a change's bytes are copied out once. */
+    private static final ThreadLocal<byte[]> SCRATCH = new ThreadLocal<>();
 
     private final MessageDigest digest;
     private byte[] buffer;
@@ -22,7 +26,23 @@ public final class Utf8Bytes extends Writer {
 
     private Utf8Bytes(MessageDigest digest, int capacity) {
         this.digest = digest;
-        this.buffer = new byte[Math.max(capacity, 16)];
+        byte[] lent = SCRATCH.get();
+        if (lent != null && lent.length >= capacity) {
+            SCRATCH.set(null);
+            this.buffer = lent;
+        } else {
+            this.buffer = new byte[Math.max(capacity, 16)];
+        }
+    }
+
+    /** Gives the buffer back for the thread's next instance; this one is done. */
+    private void giveBack() {
+        byte[] done = buffer;
+        buffer = null;
+        byte[] kept = SCRATCH.get();
+        if (done.length <= KEPT && (kept == null || kept.length < done.length)) {
+            SCRATCH.set(done);
+        }
     }
 
     /** Bytes kept, to be read by {@link #toByteArray}; {@code capacity} is a guess of how many. */
@@ -129,16 +149,21 @@ public final class Utf8Bytes extends Writer {
         }
     }
 
-    /** The bytes written (of {@link #array}). */
+    /** The bytes written (of {@link #array}); the end: nothing may be written after. */
     public byte[] toByteArray() {
         if (digest != null) {
             throw new IllegalStateException("the bytes went to the digest");
         }
         end();
-        return count == buffer.length ? buffer : Arrays.copyOf(buffer, count);
+        byte[] bytes = Arrays.copyOf(buffer, count);
+        giveBack();
+        return bytes;
     }
 
-    /** base64url (no padding) of the SHA-1 of the bytes written (of {@link #sha1}), as {@link SpecHash#base64urlSha1}. */
+    /**
+     * base64url (no padding) of the SHA-1 of the bytes written (of {@link #sha1}), as {@link SpecHash#base64urlSha1};
+     * the end: nothing may be written after.
+     */
     public String base64urlSha1() {
         if (digest == null) {
             throw new IllegalStateException("the bytes were kept, not hashed");
@@ -146,6 +171,7 @@ public final class Utf8Bytes extends Writer {
         end();
         digest.update(buffer, 0, count);
         count = 0;
+        giveBack();
         return Base64.getUrlEncoder().withoutPadding().encodeToString(digest.digest());
     }
 
