@@ -90,6 +90,47 @@ final class Bench {
         return used;
     }
 
+    /** The CPU time of this whole process so far (every thread, the collector's too). */
+    static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    }
+
+    /**
+     * CPU time by thread of this process, in clock ticks (user and system), from Linux's {@code /proc/self/task}: the
+     * collector's and the compiler's threads too, which Java's thread bean does not list. Names have their numbers
+     * dropped ({@code GC Thread#0} and {@code #1} count as one). Empty where there is no {@code /proc}.
+     */
+    static Map<String, Long> cpuTicksByThread() {
+        Map<String, Long> ticks = new java.util.TreeMap<>();
+        try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (java.nio.file.Path task : tasks.toList()) {
+                try {
+                    String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "N");
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks.merge(name, Long.parseLong(fields[11]) + Long.parseLong(fields[12]), Long::sum);
+                } catch (java.io.IOException | RuntimeException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (java.io.IOException e) {
+            return Map.of();
+        }
+        return ticks;
+    }
+
+    /** The CPU time of the live threads named {@code name}, summed. */
+    static long threadCpuNanos(String name) {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().equals(name)) {
+                total += Math.max(0, threads.getThreadCpuTime(info.getThreadId()));
+            }
+        }
+        return total;
+    }
+
     static double median(List<Double> values) {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();

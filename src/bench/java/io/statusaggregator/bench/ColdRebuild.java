@@ -45,6 +45,12 @@ final class ColdRebuild {
         System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
                 (assigned - jvmStart) / 1e3);
         System.out.flush();
+        // A flight recording asked for with --cold-jvm-option is written now: halt skips the JVM's own dump at exit.
+        for (jdk.jfr.Recording recording : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {
+            if (recording.getDestination() != null) {
+                recording.dump(recording.getDestination());
+            }
+        }
         Runtime.getRuntime().halt(0); // no graceful stop: only the rebuild is measured
     }
 

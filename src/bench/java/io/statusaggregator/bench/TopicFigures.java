@@ -30,7 +30,14 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * heap its state retains.
  */
 final class TopicFigures {
-    record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes) {
+    /**
+     * One aggregation pass. CPU per event: {@code processCpuMicros} is the whole process's (the aggregator's threads,
+     * the garbage collector, the in-process broker serving the fetches and taking the feeds); {@code withoutBrokerCpuMicros}
+     * the same less the broker's request and network threads (the collector's work for the broker stays in); {@code aggregatorCpuMicros}
+     * the aggregator's own two threads' (aggregation and feeds).
+     */
+    record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes,
+            double processCpuMicros, double withoutBrokerCpuMicros, double aggregatorCpuMicros) {
         double ratio() {
             return aggregatedPerSecond / barePerSecond;
         }
@@ -173,6 +180,8 @@ final class TopicFigures {
         double bare = bareConsumer();
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
                 compatibility, Duration.ofMillis(100))) {
+            long cpuBefore = Bench.processCpuNanos();
+            Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
             instance.start();
             if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
                 throw new IllegalStateException("aggregation consumed nothing within 60 s");
@@ -200,8 +209,20 @@ final class TopicFigures {
                 }
             }
             double seconds = (lastChange - first) / 1e9;
+            long cpu = Bench.processCpuNanos() - cpuBefore;
+            long aggregatorCpu = Bench.threadCpuNanos("aggregation") + Bench.threadCpuNanos("feeds");
+            long consumed = instance.aggregator.events();
+            Map<String, Long> ticks = Bench.cpuTicksByThread();
+            ticksBefore.forEach((name, before) -> ticks.computeIfPresent(name, (n, after) -> after - before));
+            // The broker runs in this process only in the harness: its request and network threads are not the aggregator's.
+            long brokerTicks = ticks.entrySet().stream().filter(e -> e.getKey().startsWith("data-plane-kaf"))
+                    .mapToLong(Map.Entry::getValue).sum();
+            Bench.log("CPU by thread over the pass (s, top 8): %s", ticks.entrySet().stream().filter(e -> e.getValue() > 0)
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
+                    .map(e -> "%s %.1f".formatted(e.getKey(), e.getValue() / 100.0)).collect(java.util.stream.Collectors.joining(", ")));
             check.verify("throughput", seed, finalClusters, instance.sink.statuses());
-            return new Throughput(instance.aggregator.events() / seconds, bare, instance.aggregator.events(), computations, writes);
+            return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
+                    (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, aggregatorCpu / 1e3 / consumed);
         }
     }
 

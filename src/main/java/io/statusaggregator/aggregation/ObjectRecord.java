@@ -11,6 +11,7 @@ import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.ClusterMemberReader;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.io.IOException;
@@ -29,6 +30,8 @@ final class ObjectRecord {
     private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final CharsetDecoder keys = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
+    /** Most records are Machines and their owners' statuses: read without a tree, the rest by {@link ObjectDecoder}. */
+    private final ClusterMemberReader members = new ClusterMemberReader();
 
     /** A record, read. */
     sealed interface Read {
@@ -74,6 +77,10 @@ final class ObjectRecord {
         if (value == null) {
             return new Deleted(objectKey);
         }
+        Optional<KubernetesObject> member = members.read(value);
+        if (member.isPresent() && member.get().kind() == objectKey.kind() && member.get().key().equals(objectKey.key())) {
+            return new Readable(objectKey, member.get());
+        }
         JsonNode json;
         try {
             json = JSON.readTree(value);
@@ -105,10 +112,23 @@ final class ObjectRecord {
         }
     }
 
+    private static boolean ascii(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
     private Optional<ObjectStateKey> keyOf(byte[] key) {
         if (key == null) {
             return Optional.empty();
+        }
+        if (ascii(key)) {
+            // What every key this application writes is (Kubernetes names are ASCII): no decoder needed.
+            return ObjectStateKey.parse(new String(key, StandardCharsets.ISO_8859_1));
         }
         try {
             return ObjectStateKey.parse(keys.decode(ByteBuffer.wrap(key)).toString());

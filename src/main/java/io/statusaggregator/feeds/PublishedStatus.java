@@ -1,23 +1,20 @@
 package io.statusaggregator.feeds;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.json.StatusEncoder;
-import io.statusaggregator.model.json.SpecHash;
+import io.statusaggregator.model.json.StatusJson;
+import java.io.Writer;
 import java.util.Objects;
 
 /**
- * A status as the feeds carry it: the status, its JSON and its canonical text (what a change's event id hashes),
- * each encoded at most once, when first asked for: the event's id and data and the status topic's record all read
- * them, and encoding the status for each was most of the work of publishing a change. Made for one change and not
- * kept after it, so that the encodings cost no memory per cluster. Equal when the statuses are equal.
- *
- * <p>The JSON is shared by every document that holds the status: nothing may modify it.
+ * A status as the feeds carry it: the status and its JSON text, encoded at most once, when first asked for: the
+ * event's data and the status topic's record both hold it, copied in as it is. Its canonical text (what a change's
+ * event id hashes) is written straight into the id's digest and not kept. Made for one change and not kept after
+ * it, so that the encodings cost no memory per cluster. Equal when the statuses are equal.
  */
 public final class PublishedStatus {
     private final ClusterStatus status;
-    private volatile ObjectNode json;
-    private volatile String canonical;
+    private volatile String json;
 
     private PublishedStatus(ClusterStatus status) {
         this.status = Objects.requireNonNull(status);
@@ -31,24 +28,22 @@ public final class PublishedStatus {
         return status;
     }
 
-    /** The status as the Cluster's {@code .status} holds it ({@link StatusEncoder}); read only. */
-    public ObjectNode json() {
-        ObjectNode encoded = json;
-        if (encoded == null) {
-            encoded = StatusEncoder.encode(status);
-            json = encoded;
-        }
-        return encoded;
-    }
-
-    /** The canonical JSON text of {@link #json()} (keys sorted, as {@link SpecHash#canonical} writes it). */
-    public String canonical() {
-        String text = canonical;
+    /**
+     * The status as the Cluster's {@code .status} holds it, as JSON text: the text of {@link StatusEncoder}'s tree
+     * ({@link StatusJson#text}).
+     */
+    public String json() {
+        String text = json;
         if (text == null) {
-            text = SpecHash.canonical(json());
-            canonical = text;
+            text = StatusJson.text(status);
+            json = text;
         }
         return text;
+    }
+
+    /** Writes the canonical JSON text (keys sorted, as {@code SpecHash.canonical} writes the tree) to {@code out}. */
+    public void writeCanonical(Writer out) {
+        StatusJson.writeCanonical(out, status);
     }
 
     @Override

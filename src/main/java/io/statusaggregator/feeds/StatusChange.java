@@ -1,8 +1,6 @@
 package io.statusaggregator.feeds;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
@@ -10,7 +8,10 @@ import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.WorkerNodeGroup;
-import io.statusaggregator.model.json.SpecHash;
+import io.statusaggregator.model.json.StatusJson;
+import io.statusaggregator.model.json.Utf8Bytes;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -22,7 +23,9 @@ import java.util.Optional;
  *
  * <p>Its id is a hash of the cluster and of both statuses, so the same change gets the same id whoever publishes it
  * and whenever: an instance that takes over after a crash and publishes a change again publishes it under the id
- * subscribers already saw.
+ * subscribers already saw. It is the base64url SHA-1 of {@code cluster + "\n" + before + "\n" + after}, each status
+ * as its canonical JSON text (keys sorted, {@code SpecHash.canonical} of {@code StatusEncoder}'s tree; empty where
+ * there is none); the texts are written into the digest as they are made, not kept.
  */
 public record StatusChange(ObjectKey cluster, long generation, Optional<PublishedStatus> before, Optional<PublishedStatus> after,
         Progress progress) {
@@ -60,16 +63,20 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
     }
 
     public String id() {
-        String text = cluster + "\n" + before.map(PublishedStatus::canonical).orElse("") + "\n" + after.map(PublishedStatus::canonical).orElse("");
-        return SpecHash.base64urlSha1(text);
+        Utf8Bytes sha1 = Utf8Bytes.sha1();
+        sha1.append(cluster.toString()).append('\n');
+        before.ifPresent(s -> s.writeCanonical(sha1));
+        sha1.append('\n');
+        after.ifPresent(s -> s.writeCanonical(sha1));
+        return sha1.base64urlSha1();
     }
 
     /** Every condition whose status, reason, message or severity differs, in the contract's order. */
     public List<Transition> transitions() {
         List<Transition> moved = new ArrayList<>();
         for (ConditionType type : ConditionType.values()) {
-            Optional<Condition> was = before.flatMap(s -> s.status().condition(type));
-            Optional<Condition> now = after.flatMap(s -> s.status().condition(type));
+            Optional<Condition> was = condition(before, type);
+            Optional<Condition> now = condition(after, type);
             if (was.isEmpty() && now.isEmpty() || was.isPresent() && now.isPresent() && sameState(was.get(), now.get())) {
                 continue;
             }
@@ -80,27 +87,77 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
         return moved;
     }
 
+    /** {@code ClusterStatus.condition} without a stream: this runs for every condition of every change published. */
+    private static Optional<Condition> condition(Optional<PublishedStatus> status, ConditionType type) {
+        if (status.isPresent()) {
+            for (Condition condition : status.get().status().conditions()) {
+                if (condition.type() == type) {
+                    return Optional.of(condition);
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     private static boolean sameState(Condition a, Condition b) {
         return a.status() == b.status() && a.reason().equals(b.reason()) && a.message().equals(b.message())
                 && Objects.equals(a.severity(), b.severity());
     }
 
-    /** The event's data (JSON): see docs/feeds.md for the schema. */
-    public ObjectNode data() {
-        ObjectNode data = JsonNodeFactory.instance.objectNode();
-        data.putObject("cluster").put("namespace", cluster.namespace()).put("name", cluster.name());
-        data.put("generation", generation);
-        after.ifPresent(s -> data.put("observedGeneration", s.status().observedGeneration()));
-        data.set("before", before.<com.fasterxml.jackson.databind.JsonNode>map(PublishedStatus::json).orElse(JsonNodeFactory.instance.nullNode()));
-        data.set("after", after.<com.fasterxml.jackson.databind.JsonNode>map(PublishedStatus::json).orElse(JsonNodeFactory.instance.nullNode()));
-        ArrayNode transitions = data.putArray("transitions");
-        for (Transition t : transitions()) {
-            transitions.addObject().put("type", t.type()).put("from", t.from()).put("to", t.to()).put("reason", t.reason())
-                    .put("message", t.message()).put("severity", t.severity());
+    /**
+     * The event's data, JSON as UTF-8 (see docs/feeds.md for the schema): written with a generator, each status's
+     * {@link PublishedStatus#json} text copied in as it is.
+     */
+    public byte[] data() {
+        int size = 512 + before.map(s -> s.json().length()).orElse(0) + after.map(s -> s.json().length()).orElse(0);
+        Utf8Bytes out = Utf8Bytes.array(size);
+        try (JsonGenerator data = StatusJson.FACTORY.createGenerator(out)) {
+            data.writeStartObject();
+            data.writeObjectFieldStart("cluster");
+            data.writeStringField("namespace", cluster.namespace());
+            data.writeStringField("name", cluster.name());
+            data.writeEndObject();
+            data.writeNumberField("generation", generation);
+            if (after.isPresent()) {
+                data.writeNumberField("observedGeneration", after.get().status().observedGeneration());
+            }
+            status(data, "before", before);
+            status(data, "after", after);
+            data.writeArrayFieldStart("transitions");
+            for (Transition t : transitions()) {
+                data.writeStartObject();
+                data.writeStringField("type", t.type());
+                data.writeStringField("from", t.from());
+                data.writeStringField("to", t.to());
+                data.writeStringField("reason", t.reason());
+                data.writeStringField("message", t.message());
+                data.writeStringField("severity", t.severity());
+                data.writeEndObject();
+            }
+            data.writeEndArray();
+            data.writeObjectFieldStart("progress");
+            data.writeObjectFieldStart("controlPlane");
+            data.writeNumberField("ready", progress.controlPlaneReady());
+            data.writeNumberField("desired", progress.controlPlaneDesired());
+            data.writeEndObject();
+            data.writeObjectFieldStart("workers");
+            data.writeNumberField("ready", progress.workersReady());
+            data.writeNumberField("desired", progress.workersDesired());
+            data.writeEndObject();
+            data.writeEndObject();
+            data.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        ObjectNode progress = data.putObject("progress");
-        progress.putObject("controlPlane").put("ready", this.progress.controlPlaneReady()).put("desired", this.progress.controlPlaneDesired());
-        progress.putObject("workers").put("ready", this.progress.workersReady()).put("desired", this.progress.workersDesired());
-        return data;
+        return out.toByteArray();
+    }
+
+    private static void status(JsonGenerator data, String field, Optional<PublishedStatus> status) throws IOException {
+        data.writeFieldName(field);
+        if (status.isPresent()) {
+            data.writeRawValue(status.get().json());
+        } else {
+            data.writeNull();
+        }
     }
 }

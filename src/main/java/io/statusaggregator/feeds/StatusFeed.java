@@ -24,7 +24,7 @@ public final class StatusFeed {
 
     /** @param done told, on the producer's thread, once the broker has the record (null) or could not take it */
     public void publish(EksaCluster cluster, PublishedStatus status, java.util.function.Consumer<Exception> done) {
-        send(cluster.key(), StatusDocument.of(cluster, status.json()).toString(), done);
+        send(cluster.key(), StatusDocument.text(cluster, status.json()), done);
     }
 
     public void tombstone(ObjectKey cluster, java.util.function.Consumer<Exception> done) {

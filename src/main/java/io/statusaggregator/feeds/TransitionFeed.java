@@ -3,7 +3,6 @@ package io.statusaggregator.feeds;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.core.builder.CloudEventBuilder;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import org.apache.kafka.clients.producer.Producer;
@@ -33,7 +32,7 @@ public final class TransitionFeed {
                 .withSubject(change.cluster().toString())
                 .withTime(time.atOffset(ZoneOffset.UTC))
                 .withDataContentType("application/json")
-                .withData(change.data().toString().getBytes(StandardCharsets.UTF_8))
+                .withData(change.data())
                 .build();
     }
 

@@ -37,6 +37,7 @@ class ObjectRecordTest {
             "not ours               | BadKey     | a/b",
             "unknown kind in key    | BadKey     | alpha/ConfigMap/eksa-system/x",
             "bad name in key        | BadKey     | alpha/Machine.cluster.x-k8s.io/eksa-system/Not_A_Name",
+            "non-ASCII name in key  | BadKey     | alpha/Machine.cluster.x-k8s.io/eksa-system/alpha-mé",
     })
     void keysThisApplicationDoesNotWriteAreRefused(String description, String expected, String key) {
         ObjectRecord.Read read = read(key, MACHINE);

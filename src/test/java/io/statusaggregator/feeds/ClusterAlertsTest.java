@@ -45,8 +45,17 @@ class ClusterAlertsTest {
         return new StatusChange(new ObjectKey("default", name), 1, Optional.empty(), Optional.ofNullable(after).map(PublishedStatus::of), StatusChange.Progress.UNKNOWN);
     }
 
+    /** The event's data as the bridge reads it off the topic. */
+    static JsonNode data(StatusChange change) {
+        try {
+            return new ObjectMapper().readTree(change.data());
+        } catch (java.io.IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     private String accept(StatusChange change, Instant time) throws ClusterAlerts.MalformedEvent {
-        return alerts.accept(change.type(), change.data(), time);
+        return alerts.accept(change.type(), data(change), time);
     }
 
     private static List<String> names(List<ClusterAlerts.Alert> list) {
@@ -197,7 +206,7 @@ class ClusterAlertsTest {
         // The bridge restarts at T0 + 9m and replays the one event (published at T0): 1 minute to go, not 10.
         ClusterAlerts restarted = new ClusterAlerts(NOT_READY_FOR);
         StatusChange event = change("alpha", status(notReady("WaitingForWorkers", "", T0)));
-        restarted.accept(event.type(), event.data(), T0);
+        restarted.accept(event.type(), data(event), T0);
         assertEquals(List.of(), restarted.evaluate(T0.plus(Duration.ofMinutes(9))).firing());
         assertEquals(1, restarted.evaluate(T0.plus(NOT_READY_FOR)).firing().size());
         assertEquals(T0.plus(NOT_READY_FOR), restarted.evaluate(T0.plus(Duration.ofMinutes(30))).firing().get(0).startsAt());
@@ -208,7 +217,7 @@ class ClusterAlertsTest {
         // Replaying below the committed offset: Alertmanager already has alpha's alert from the previous run.
         StatusChange down = change("alpha", status(notReady("ScalingUp", "", T0)));
         Instant now = T0.plus(Duration.ofMinutes(30));
-        alerts.accept(down.type(), down.data(), T0);
+        alerts.accept(down.type(), data(down), T0);
         alerts.assumeDelivered("default/alpha", now);
         // Past the committed offset: it recovered; the fresh instance still resolves the alert it never posted.
         accept(change("alpha", status(ready(now))), now);
@@ -219,7 +228,7 @@ class ClusterAlertsTest {
     void malformedEventsAreRefusedAndChangeNothing() throws Exception {
         ObjectMapper json = new ObjectMapper();
         accept(change("alpha", status(notReady("ScalingUp", "", T0))), T0);
-        JsonNode good = change("alpha", status(ready(T0))).data();
+        JsonNode good = data(change("alpha", status(ready(T0))));
         assertThrows(ClusterAlerts.MalformedEvent.class, () -> alerts.accept("com.example.other", good, T0));
         assertThrows(ClusterAlerts.MalformedEvent.class, () -> alerts.accept(StatusChange.CHANGED, null, T0));
         assertThrows(ClusterAlerts.MalformedEvent.class, () -> alerts.accept(StatusChange.CHANGED, json.readTree("[1]"), T0));

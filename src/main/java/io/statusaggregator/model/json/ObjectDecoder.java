@@ -338,7 +338,7 @@ public final class ObjectDecoder {
             }
             Instant lastTransitionTime;
             try {
-                lastTransitionTime = Instant.parse(since.get());
+                lastTransitionTime = TransitionTimes.parse(since.get());
             } catch (DateTimeParseException e) {
                 throw new MalformedObjectException(condition.pathOf("lastTransitionTime"),
                         "not an RFC 3339 time (like 2023-06-05T21:58:57Z): \"" + since.get() + "\"");

@@ -30,4 +30,24 @@ public final class StatusDocument {
         node.set("status", status);
         return node;
     }
+
+    /**
+     * The document's JSON text, {@code of(cluster, status).toString()}, written with a generator around the status
+     * as {@link StatusJson#text} wrote it (contract order), which is copied in as it is.
+     */
+    public static String text(EksaCluster cluster, String statusJson) {
+        return StatusJson.text(json -> {
+            json.writeStartObject();
+            json.writeStringField("apiVersion", cluster.apiVersion());
+            json.writeStringField("kind", cluster.kind().kind());
+            json.writeObjectFieldStart("metadata");
+            json.writeStringField("namespace", cluster.key().namespace());
+            json.writeStringField("name", cluster.key().name());
+            json.writeNumberField("generation", cluster.generation());
+            json.writeEndObject();
+            json.writeFieldName("status");
+            json.writeRawValue(statusJson);
+            json.writeEndObject();
+        });
+    }
 }
