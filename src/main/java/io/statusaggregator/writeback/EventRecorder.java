@@ -75,8 +75,16 @@ public final class EventRecorder implements AutoCloseable {
     /** The Events of a change the Cluster shows; returns at once (a full queue drops them). */
     public void record(ObjectKey cluster, Optional<ClusterStatus> before, Optional<ClusterStatus> after) {
         if (after.isEmpty()) {
-            synchronized (uids) {
-                uids.remove(cluster);
+            // In turn with the Events queued before: those belong to the old Cluster, the ones after to a new one.
+            try {
+                thread.execute(() -> {
+                    synchronized (uids) {
+                        uids.remove(cluster);
+                    }
+                    series.forgetCluster(cluster);
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing: nothing more is recorded
             }
             return;
         }

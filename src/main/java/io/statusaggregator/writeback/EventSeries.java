@@ -87,6 +87,16 @@ public final class EventSeries {
         series.remove(key);
     }
 
+    /**
+     * The Cluster is gone: its series and its budget go with it. A Cluster made again under its name is another object
+     * (another uid), and client-go keys both by the object's uid: its Events are new objects, not repeats of the old
+     * one's, which are attached to the old uid.
+     */
+    public void forgetCluster(ObjectKey cluster) {
+        series.keySet().removeIf(key -> key.cluster().equals(cluster));
+        buckets.remove(cluster);
+    }
+
     private boolean take(ObjectKey cluster, Instant now) {
         Bucket bucket = buckets.computeIfAbsent(cluster, c -> new Bucket());
         if (bucket.refilled == null) {

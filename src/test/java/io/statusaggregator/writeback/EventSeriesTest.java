@@ -45,6 +45,22 @@ class EventSeriesTest {
     }
 
     @Test
+    void aClusterMadeAgainUnderItsNameStartsItsOwnSeriesAndBudget() {
+        EventSeries series = new EventSeries();
+        Key ready = key(ALPHA, "Ready");
+        decide(series, ready, T);
+        for (int i = 0; i < EventSeries.BURST - 1; i++) {
+            decide(series, key(ALPHA, "Reason" + i), T);
+        }
+        decide(series, key(BRAVO, "Ready"), T);
+        series.forgetCluster(ALPHA);
+        assertEquals(new Create(ready), decide(series, ready, T.plusSeconds(1)),
+                "the new Cluster's Event is an object of its own, not a repeat attached to the old uid");
+        assertInstanceOf(Create.class, decide(series, key(ALPHA, "Other"), T.plusSeconds(1)), "with a budget of its own");
+        assertInstanceOf(Repeat.class, decide(series, key(BRAVO, "Ready"), T.plusSeconds(1)), "other clusters' series stay");
+    }
+
+    @Test
     void anotherReasonOrNoteOrClusterIsAnotherEvent() {
         EventSeries series = new EventSeries();
         assertInstanceOf(Create.class, decide(series, key(ALPHA, "Ready"), T));
