@@ -77,7 +77,8 @@ final class ObjectRecord {
         if (value == null) {
             return new Deleted(objectKey);
         }
-        Optional<KubernetesObject> member = members.read(value);
+        // By the key's kind: an EKS-A Cluster (each status written comes back as one) is not read twice.
+        Optional<KubernetesObject> member = ClusterMemberReader.reads(objectKey.kind()) ? members.read(value) : Optional.empty();
         if (member.isPresent() && member.get().kind() == objectKey.kind() && member.get().key().equals(objectKey.key())) {
             return new Readable(objectKey, member.get());
         }

@@ -74,6 +74,11 @@ public final class ClusterMemberReader {
         }
     }
 
+    /** Whether this reader reads objects of {@code kind} (the others go to {@link ObjectDecoder} at once). */
+    public static boolean reads(ObjectKind kind) {
+        return kind == ObjectKind.MACHINE || kind == ObjectKind.MACHINE_DEPLOYMENT || kind == ObjectKind.KUBEADM_CONTROL_PLANE;
+    }
+
     /** The object, if it is a member this reader reads and it reads it whole; empty to leave it to {@link ObjectDecoder}. */
     public Optional<KubernetesObject> read(byte[] json) {
         try (JsonParser parser = JSON.createParser(json)) {

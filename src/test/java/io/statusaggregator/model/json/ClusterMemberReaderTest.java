@@ -35,7 +35,7 @@ class ClusterMemberReaderTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** As the aggregator reads a record's value with the tree. */
     private static final ObjectReader TREE = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    private static final List<ObjectKind> FAST = List.of(ObjectKind.MACHINE, ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.KUBEADM_CONTROL_PLANE);
+    private static final List<ObjectKind> FAST = java.util.Arrays.stream(ObjectKind.values()).filter(ClusterMemberReader::reads).toList();
 
     private final ClusterMemberReader reader = new ClusterMemberReader();
 
@@ -102,6 +102,8 @@ class ClusterMemberReaderTest {
             }
         }
         assertTrue(answered >= 50, "the fixtures hold many Machines, MachineDeployments and KubeadmControlPlanes, read " + answered);
+        assertEquals(List.of(ObjectKind.KUBEADM_CONTROL_PLANE, ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE).stream().sorted().toList(), FAST,
+                "the kinds it reads are the ones it answers for");
     }
 
     @Test
