@@ -29,6 +29,14 @@ public interface AggregatorConfig {
     @WithDefault("100ms")
     Duration coalescingWindow();
 
+    /**
+     * How long the coalescing window grows at most while aggregation is behind by more records than one poll takes;
+     * the coalescing window itself (or less) turns the growth off.
+     */
+    @WithName("coalescing-window-max")
+    @WithDefault("1s")
+    Duration longestCoalescingWindow();
+
     /** How long a written status counts as shown, from the end of its write, while the Cluster does not show it yet. */
     @WithName("echo-timeout")
     @WithDefault("10s")

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.CoalescingWindow;
 import io.statusaggregator.aggregation.ClusterState;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
@@ -152,7 +153,7 @@ final class ApiServerFigures implements AutoCloseable {
         String topic = "object-states-" + run;
         Pipeline.Settings settings = new Pipeline.Settings(broker.kafka(), topic, "statuses-" + run, "transitions-" + run, "dead-letters-" + run, true, 6,
                 (short) 1, "aggregator-" + run, true, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of(), Duration.ofSeconds(30)),
-                new Aggregator.Settings(topic, Duration.ofMillis(100), Duration.ofSeconds(10)),
+                new Aggregator.Settings(topic, Duration.ofMillis(100), CoalescingWindow.DEFAULT_LONGEST, Duration.ofSeconds(10)),
                 new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)),
                 new CniObserver.Settings(FleetWorkload.CAPI, 500, Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(10)),
                 Optional.empty(), Optional.empty());

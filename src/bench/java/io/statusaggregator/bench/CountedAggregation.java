@@ -3,6 +3,7 @@ package io.statusaggregator.bench;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventSerializer;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.CoalescingWindow;
 import io.statusaggregator.aggregation.DeadLetters;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import io.statusaggregator.feeds.StatusFeed;
@@ -56,7 +57,7 @@ final class CountedAggregation implements AutoCloseable {
         broker.createTopics(true, "statuses-" + run);
         broker.createTopics(false, "transitions-" + run);
         aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
-                deadLetters, new Aggregator.Settings(topic, coalescingWindow, Duration.ofHours(1)),
+                deadLetters, new Aggregator.Settings(topic, coalescingWindow, CoalescingWindow.DEFAULT_LONGEST, Duration.ofHours(1)),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), Map::of,

@@ -57,11 +57,13 @@ public final class Aggregator implements AutoCloseable {
     private static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
 
     /**
-     * @param echoTimeout how long a written status counts as shown, from the end of its write, while the Cluster
-     *                    does not show it; after that the Cluster's own status is trusted again (another controller
-     *                    may have overwritten it)
+     * @param coalescingWindow        how long a cluster's records are gathered into one computation
+     * @param longestCoalescingWindow how long the window grows at most while the consumer is behind ({@link CoalescingWindow})
+     * @param echoTimeout             how long a written status counts as shown, from the end of its write, while the
+     *                                Cluster does not show it; after that the Cluster's own status is trusted again
+     *                                (another controller may have overwritten it)
      */
-    public record Settings(String topic, Duration coalescingWindow, Duration echoTimeout) {
+    public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout) {
     }
 
     /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
@@ -127,7 +129,9 @@ public final class Aggregator implements AutoCloseable {
         this.settings = settings;
         this.compatibility = compatibility;
         this.writer = writers.apply(outcomes::add);
-        this.book = new ClusterBook(settings.coalescingWindow(), settings.echoTimeout());
+        Object pollRecords = this.consumerSettings.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
+        this.book = new ClusterBook(new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
+                Integer.parseInt(String.valueOf(pollRecords))), settings.echoTimeout());
         this.feeds = new FeedPublication(transitions, feed, book, clock);
         this.clock = clock;
     }
@@ -298,11 +302,11 @@ public final class Aggregator implements AutoCloseable {
         }
         for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
             if (!book.live(entry.getKey()) && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= entry.getValue().rebuildUntil) {
-                carryOut(book.rebuilt(entry.getKey(), System.nanoTime()), null);
+                carryOut(book.rebuilt(entry.getKey()), null);
                 LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
             }
         }
-        carryOut(book.due(System.nanoTime(), compatibility.get(), management.get(), clock.instant()), null);
+        carryOut(book.due(System.nanoTime(), lag, compatibility.get(), management.get(), clock.instant()), null);
         computations = book.computations();
         live = book.live();
         tracked = book.tracked();

@@ -18,12 +18,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * The pure core of aggregation: the book it keeps on the clusters of its partitions. It takes what happened (a record
@@ -34,8 +31,9 @@ import java.util.Set;
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
  * latest state), then every cluster of it is computed once; from there on each record marks its cluster, and a
  * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
- * computation. A status is written only when it differs from the one the Cluster shows, counting the status written
- * and not echoed yet as shown ({@link PendingWrites}). A status the Cluster shows is published once, in order.
+ * computation; the window grows while the consumer is behind ({@link CoalescingWindow}). A status is written only
+ * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
+ * ({@link PendingWrites}). A status the Cluster shows is published once, in order.
  *
  * <p>Its {@link ClusterObserver} (the per-cluster metrics) is told what each Cluster shows after each computation and
  * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.
@@ -70,11 +68,13 @@ final class ClusterBook {
     /** How long a change the broker did not take waits before its cluster is computed and published again. */
     static final Duration REPUBLISH_AFTER = Duration.ofSeconds(1);
 
+    private final CoalescingWindow coalescing;
+    /** The window while aggregation keeps up. */
     private final long window;
     private final PendingWrites<TrackedCluster> pending;
     private final Map<Integer, Partition> partitions = new HashMap<>();
-    /** Clusters with records not computed yet, in the order they became so. */
-    private final Set<TrackedCluster> dirty = new LinkedHashSet<>();
+    /** Clusters with something not computed yet, and when each is due. */
+    private final ComputeQueue dirty = new ComputeQueue();
     /**
      * The last status on the status topic of each cluster (namespace/name) of the assigned partitions: read from the
      * topic on assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted.
@@ -87,8 +87,9 @@ final class ClusterBook {
     private long computations;
     private ClusterObserver observer = ClusterObserver.NONE;
 
-    ClusterBook(Duration coalescingWindow, Duration echoTimeout) {
-        this.window = coalescingWindow.toNanos();
+    ClusterBook(CoalescingWindow coalescing, Duration echoTimeout) {
+        this.coalescing = coalescing;
+        this.window = coalescing.window().toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
     }
 
@@ -116,13 +117,13 @@ final class ClusterBook {
      * A partition read to the end it had when assigned: every cluster of it is computed once, and a cluster with a
      * published status but no Cluster left (deleted while no instance owned the partition) is announced deleted.
      */
-    List<Action> rebuilt(int number, long now) {
+    List<Action> rebuilt(int number) {
         Partition partition = partitions.get(number);
         if (partition == null || partition.live) {
             return List.of();
         }
         partition.live = true;
-        partition.clusters.values().forEach(c -> markDirty(c, now - window));
+        partition.clusters.values().forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
         for (String key : List.copyOf(published.keySet())) {
             ObjectKey cluster = ObjectKey.parse(key).orElse(null);
@@ -214,7 +215,7 @@ final class ClusterBook {
             }
         }
         if (partition.live && cluster != null && partition.clusters.get(cluster.state.clusterName()) == cluster) {
-            markDirty(cluster, now);
+            dirty.record(cluster, now);
         }
         return actions;
     }
@@ -232,7 +233,7 @@ final class ClusterBook {
         }
         forgetIfEmpty(partition, cluster);
         if (partition.live && partition.clusters.get(cluster.state.clusterName()) == cluster) {
-            markDirty(cluster, now);
+            dirty.record(cluster, now);
         }
         return actions;
     }
@@ -248,24 +249,19 @@ final class ClusterBook {
     /**
      * What is due at {@code now}: echoes not come within their timeout (the Cluster's own status is trusted again),
      * every cluster again when the compatibility data or the management cluster changed, and the clusters whose
-     * oldest uncomputed record is a coalescing window old, computed with the rules at {@code instant}.
+     * oldest uncomputed record is a coalescing window old, computed with the rules at {@code instant}. The window is
+     * the one for {@code backlog} records waiting to be read.
      */
-    List<Action> due(long now, Compatibility inForce, ManagementCluster management, Instant instant) {
+    List<Action> due(long now, long backlog, Compatibility inForce, ManagementCluster management, Instant instant) {
+        long window = coalescing.nanos(backlog);
         if (computedWith != null && (inForce != computedWith || !management.equals(managementComputedWith))) {
-            partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(c -> markDirty(c, now - window)));
+            partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(dirty::atOnce));
         }
         computedWith = inForce;
         managementComputedWith = management;
-        pending.expire(now).forEach(cluster -> markDirty(cluster, now - window));
+        pending.expire(now).forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
-        Iterator<TrackedCluster> it = dirty.iterator();
-        while (it.hasNext()) {
-            TrackedCluster cluster = it.next();
-            if (now - cluster.dirtySince < window) {
-                continue;
-            }
-            it.remove();
-            cluster.dirtySince = TrackedCluster.CLEAN;
+        for (TrackedCluster cluster : dirty.due(now, window)) {
             compute(cluster, instant).ifPresent(actions::add);
         }
         return actions;
@@ -340,7 +336,7 @@ final class ClusterBook {
         before.ifPresentOrElse(b -> published.put(key.toString(), b), () -> published.remove(key.toString()));
         TrackedCluster cluster = find(key);
         if (cluster != null) {
-            markDirty(cluster, now + REPUBLISH_AFTER.toNanos() - window);
+            dirty.asOf(cluster, now + REPUBLISH_AFTER.toNanos() - window);
         }
         return true;
     }
@@ -383,13 +379,6 @@ final class ClusterBook {
     private void leftUnlessHeld(Optional<EksaCluster> before, TrackedCluster cluster) {
         Optional<ObjectKey> held = cluster == null ? Optional.empty() : cluster.state.cluster().map(EksaCluster::key);
         before.map(EksaCluster::key).filter(key -> !held.equals(Optional.of(key))).ifPresent(observer::left);
-    }
-
-    private void markDirty(TrackedCluster cluster, long since) {
-        if (cluster.dirtySince == TrackedCluster.CLEAN) {
-            cluster.dirtySince = since;
-            dirty.add(cluster);
-        }
     }
 
     private TrackedCluster find(ObjectKey eksaCluster) {

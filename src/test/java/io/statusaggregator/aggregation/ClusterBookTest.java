@@ -44,6 +44,9 @@ import org.junit.jupiter.api.Test;
 class ClusterBookTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration WINDOW = Duration.ofMillis(100);
+    private static final Duration LONGEST = Duration.ofSeconds(1);
+    /** The records one poll takes: a backlog larger than this grows the window. */
+    private static final int POLL = 2_000;
     private static final Duration ECHO = Duration.ofSeconds(10);
     private static final long MS = 1_000_000L;
     private static final Compatibility COMPATIBILITY = CompatibilityReader.builtIn();
@@ -61,7 +64,7 @@ class ClusterBookTest {
         JsonNode scenario = new YAMLMapper().readTree(Path.of("src/test/resources/scenarios/examples/4-cluster-is-ready.yaml").toFile());
         objects = new ArrayList<>();
         scenario.get("objects").forEach(o -> objects.add((ObjectNode) o.deepCopy()));
-        book = new ClusterBook(WINDOW, ECHO);
+        book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO);
         book.observedBy(new ClusterObserver() {
             @Override
             public void shows(Shown cluster) {
@@ -90,7 +93,7 @@ class ClusterBookTest {
         assertEquals(List.of(), due(WINDOW.toMillis() * 10), "nothing computed while rebuilding");
         assertFalse(book.live());
 
-        assertEquals(List.of(), book.rebuilt(0, now));
+        assertEquals(List.of(), book.rebuilt(0));
         List<Action> actions = due(0);
         assertTrue(book.live());
         assertEquals(1, book.computations());
@@ -113,6 +116,43 @@ class ClusterBookTest {
         assertEquals(List.of(), due(60), "due, computed, and the status is the one shown: nothing to do");
         assertEquals(computations + 1, book.computations());
         assertTrue(book.settled());
+    }
+
+    @Test
+    void behindABacklogRecordsAreGatheredLongerAndComputedAtOnceWhenCaughtUp() {
+        ClusterStatus ready = settledOnReady();
+        long computations = book.computations();
+        ObjectNode kcp = object("KubeadmControlPlane");
+        int readyReplicas = kcp.path("status").path("readyReplicas").intValue();
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        assertEquals(List.of(), due(WINDOW.toMillis(), 10 * POLL), "ten polls behind: the window is 1 s");
+        assertEquals(List.of(), due(300, 5 * POLL), "five polls behind, 400 ms: the window is 500 ms");
+        assertEquals(computations, book.computations());
+        WriteStatus write = assertInstanceOf(WriteStatus.class, due(100, 5 * POLL).get(0), "500 ms: due");
+        assertEquals(computations + 1, book.computations());
+        assertNotEquals(ready, write.status());
+
+        book.written(CLUSTER, write.status(), now);
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), write.status()));
+        assertEquals(List.of(), due(WINDOW.toMillis(), 100 * POLL), "far behind, 100 ms: not due");
+        assertEquals(List.of(), due(899, 100 * POLL), "999 ms: not due");
+        assertEquals(List.of(), due(1, 100 * POLL), "1 s, the longest window: due (the echo: nothing to do)");
+        assertEquals(computations + 2, book.computations());
+
+        kcp.with("status").put("readyReplicas", readyReplicas);
+        put(kcp);
+        assertEquals(List.of(), due(WINDOW.toMillis() / 2, 100 * POLL));
+        assertEquals(List.of(), due(WINDOW.toMillis() / 2 - 1, POLL), "caught up, 99 ms: the window is 100 ms again");
+        assertEquals(new WriteStatus(CLUSTER, ready), due(1, POLL).get(0), "100 ms: due, and Ready again");
+    }
+
+    @Test
+    void aRebuiltPartitionIsComputedAtOnceHoweverFarBehindTheConsumerIs() {
+        book.assigned(List.of(0), 1, Map.of());
+        objects.forEach(this::put);
+        book.rebuilt(0);
+        assertInstanceOf(WriteStatus.class, due(0, 100 * POLL).get(0));
     }
 
     // --- read-your-own-writes
@@ -208,7 +248,7 @@ class ClusterBookTest {
         book.revoked(List.of(0));
         book.assigned(List.of(0), 1, Map.of(CLUSTER.toString(), last, gone.toString(), last));
         objects.forEach(this::put);
-        List<Action> actions = book.rebuilt(0, now);
+        List<Action> actions = book.rebuilt(0);
         assertEquals(1, actions.size(), "test-cluster is there: only the other is announced: " + actions);
         assertEquals(gone, assertInstanceOf(AnnounceDeletion.class, actions.get(0)).cluster());
     }
@@ -234,7 +274,8 @@ class ClusterBookTest {
     void newCompatibilityDataComputesEveryClusterAgain() {
         settledOnReady();
         long computations = book.computations();
-        assertEquals(List.of(), book.due(now, CompatibilityReader.builtIn(), ManagementCluster.UNKNOWN, INSTANT));
+        assertEquals(List.of(), book.due(now, 100 * POLL, CompatibilityReader.builtIn(), ManagementCluster.UNKNOWN, INSTANT),
+                "at once, however far behind the consumer is");
         assertEquals(computations + 1, book.computations());
     }
 
@@ -244,7 +285,7 @@ class ClusterBookTest {
     void theObserverHearsNothingWhileRebuildingThenWhatTheClusterShowsAtEachComputationAndWrite() {
         book.assigned(List.of(0), 1, Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0, now);
+        book.rebuilt(0);
         assertEquals(List.of(), told, "nothing while rebuilding");
 
         ClusterStatus ready = assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
@@ -348,7 +389,7 @@ class ClusterBookTest {
         book.assigned(List.of(0), 1, Map.of(CLUSTER.toString(), ready));
         objects.forEach(o -> put(o.path("kind").asText().equals("Cluster") && o.path("apiVersion").asText().startsWith("anywhere")
                 ? showing(o, ready) : o));
-        book.rebuilt(0, now);
+        book.rebuilt(0);
         due(0);
         assertEquals(ready, ((ClusterObserver.Shown) told.get(1)).status(), "shown again by the partition's new owner");
     }
@@ -379,7 +420,7 @@ class ClusterBookTest {
     private ClusterStatus firstWrite() {
         book.assigned(List.of(0), 1, Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0, now);
+        book.rebuilt(0);
         return assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
     }
 
@@ -394,8 +435,13 @@ class ClusterBookTest {
     }
 
     private List<Action> due(long afterMillis) {
+        return due(afterMillis, 0);
+    }
+
+    /** What is due {@code afterMillis} later, with {@code backlog} records waiting to be read. */
+    private List<Action> due(long afterMillis, long backlog) {
         now += afterMillis * MS;
-        return book.due(now, COMPATIBILITY, ManagementCluster.UNKNOWN, INSTANT);
+        return book.due(now, backlog, COMPATIBILITY, ManagementCluster.UNKNOWN, INSTANT);
     }
 
     private ObjectNode object(String kind) {

@@ -234,6 +234,41 @@ class FeedEncodingTest {
         assertEquals(SpecHash.base64urlSha1(long_), big.base64urlSha1(), "more than the digest's buffer");
     }
 
+    @Test
+    void longRunsOfAsciiAcrossTheBuffersEndsAreWhatStringGetBytesGives() {
+        Random random = new Random(11);
+        char[] other = {'\u00e9', '\u0800', '\ud800', '\udc00', '\ud83d', '\ude80'};
+        for (int n = 0; n < 300; n++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = random.nextInt(5_000); i > 0; i--) {
+                text.append(random.nextInt(50) == 0 ? other[random.nextInt(other.length)] : (char) (32 + random.nextInt(95)));
+            }
+            String s = text.toString();
+            Utf8Bytes array = Utf8Bytes.array(random.nextInt(2_000));
+            Utf8Bytes sha1 = Utf8Bytes.sha1();
+            for (int at = 0; at < s.length(); ) {
+                int next = Math.min(s.length(), at + 1 + random.nextInt(1_500));
+                switch (random.nextInt(3)) { // the three ways a generator or a caller writes text
+                    case 0 -> {
+                        array.write(s.toCharArray(), at, next - at);
+                        sha1.write(s.toCharArray(), at, next - at);
+                    }
+                    case 1 -> {
+                        array.write(s, at, next - at);
+                        sha1.write(s, at, next - at);
+                    }
+                    default -> {
+                        array.append(s.substring(at, next));
+                        sha1.append(new StringBuilder(s.substring(at, next)));
+                    }
+                }
+                at = next;
+            }
+            assertArrayEquals(s.getBytes(StandardCharsets.UTF_8), array.toByteArray(), "text " + n);
+            assertEquals(SpecHash.base64urlSha1(s), sha1.base64urlSha1(), "text " + n);
+        }
+    }
+
     private static int sameValue(JsonNode a, JsonNode b) {
         if (a.isNumber() && b.isNumber()) {
             return a.bigIntegerValue().compareTo(b.bigIntegerValue());
