@@ -74,7 +74,6 @@ public final class Aggregator implements AutoCloseable {
     private long committedAt = System.nanoTime();
     private final Settings settings;
     private final ClusterBook book;
-    private final ObjectRecord records = new ObjectRecord();
     private final java.util.function.Supplier<Compatibility> compatibility;
     /** What the management cluster holds for every cluster. */
     private final java.util.function.Supplier<ManagementCluster> management;
@@ -295,18 +294,18 @@ public final class Aggregator implements AutoCloseable {
         feeds.handBack();
         for (ConsumerRecord<byte[], byte[]> record : polled) {
             events.incrementAndGet();
-            carryOut(book.apply(record.partition(), records.read(record.key(), record.value()), System.nanoTime()), record);
+            carryOut(book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime()));
         }
         if (System.nanoTime() - committedAt >= COMMIT_INTERVAL.toNanos()) {
             commit(partitions.keySet(), false);
         }
         for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
             if (!book.live(entry.getKey()) && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= entry.getValue().rebuildUntil) {
-                carryOut(book.rebuilt(entry.getKey()), null);
+                carryOut(book.rebuilt(entry.getKey()));
                 LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
             }
         }
-        carryOut(book.due(System.nanoTime(), lag, compatibility.get(), management.get(), clock.instant()), null);
+        carryOut(book.due(System.nanoTime(), lag, compatibility.get(), management.get(), clock.instant()));
         computations = book.computations();
         live = book.live();
         tracked = book.tracked();
@@ -319,17 +318,17 @@ public final class Aggregator implements AutoCloseable {
         StatusWriter.Outcome outcome;
         while ((outcome = outcomes.poll()) != null) {
             if (outcome instanceof StatusWriter.Written written) {
-                carryOut(book.written(written.cluster(), written.status(), System.nanoTime()), null);
+                carryOut(book.written(written.cluster(), written.status(), System.nanoTime()));
             } else if (outcome instanceof StatusWriter.Gone gone) {
-                carryOut(book.gone(gone.cluster()), null);
+                carryOut(book.gone(gone.cluster()));
             } else {
                 book.refused(outcome.cluster());
             }
         }
     }
 
-    /** Does what the book decided; {@code record} is the record it decided on, if any (for a dead letter). */
-    private void carryOut(List<Action> actions, ConsumerRecord<byte[], byte[]> record) {
+    /** Does what the book decided. */
+    private void carryOut(List<Action> actions) {
         for (Action action : actions) {
             if (action instanceof ClusterBook.WriteStatus write) {
                 submitted.incrementAndGet();
@@ -338,7 +337,9 @@ public final class Aggregator implements AutoCloseable {
                 feeds.publish(change);
             } else if (action instanceof ClusterBook.AnnounceDeletion deletion) {
                 feeds.announce(deletion);
-            } else if (action instanceof ClusterBook.DeadLetter letter && record != null) {
+            } else if (action instanceof ClusterBook.DeadLetter letter) {
+                @SuppressWarnings("unchecked") // what process() gave the book with the record
+                ConsumerRecord<byte[], byte[]> record = (ConsumerRecord<byte[], byte[]>) letter.origin();
                 deadLetter(record, letter);
             }
         }
@@ -355,8 +356,9 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /**
-     * Commits, for each partition, how far it has been handled: its read position, but not past a record whose dead
-     * letter is still on its way, and never back (a rebuild reads again what was committed before).
+     * Commits, for each partition, how far it has been handled: its read position, but not past a record not read yet
+     * (see {@link UnreadRecords}) nor one whose dead letter is still on its way, and never back (a rebuild reads again
+     * what was committed before).
      */
     private void commit(Collection<Integer> which, boolean sync) {
         committedAt = System.nanoTime();
@@ -368,9 +370,10 @@ public final class Aggregator implements AutoCloseable {
             }
             TopicPartition tp = new TopicPartition(settings.topic(), number);
             long handled = consumer.position(tp);
-            OptionalLong sending = deadLetters.oldestInFlight(tp);
-            if (sending.isPresent()) {
-                handled = Math.min(handled, sending.getAsLong());
+            for (OptionalLong before : List.of(deadLetters.oldestInFlight(tp), book.unreadFrom(number))) {
+                if (before.isPresent()) {
+                    handled = Math.min(handled, before.getAsLong());
+                }
             }
             if (handled > partition.committed) {
                 offsets.put(tp, new OffsetAndMetadata(handled));

@@ -31,7 +31,8 @@ import java.util.Optional;
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
  * latest state), then every cluster of it is computed once; from there on each record marks its cluster, and a
  * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
- * computation; the window grows while the consumer is behind ({@link CoalescingWindow}). A status is written only
+ * computation; the window grows while the consumer is behind ({@link CoalescingWindow}). Most records are read only
+ * then, and only each object's latest ({@link UnreadRecords}). A status is written only
  * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
  * ({@link PendingWrites}). A status the Cluster shows is published once, in order.
  *
@@ -57,12 +58,17 @@ final class ClusterBook {
     }
 
     /** The record just applied cannot be used, or names an object newly unreadable: to the dead-letter topic. */
-    record DeadLetter(Reason reason, String error) implements Action {
+    record DeadLetter(Reason reason, String error, Object origin) implements Action {
     }
 
     private static final class Partition {
+        final int number;
         boolean live;
         final Map<String, TrackedCluster> clusters = new HashMap<>();
+
+        Partition(int number) {
+            this.number = number;
+        }
     }
 
     /** How long a change the broker did not take waits before its cluster is computed and published again. */
@@ -75,6 +81,8 @@ final class ClusterBook {
     private final Map<Integer, Partition> partitions = new HashMap<>();
     /** Clusters with something not computed yet, and when each is due. */
     private final ComputeQueue dirty = new ComputeQueue();
+    private final ObjectRecord records = new ObjectRecord();
+    private final UnreadRecords unread = new UnreadRecords();
     /**
      * The last status on the status topic of each cluster (namespace/name) of the assigned partitions: read from the
      * topic on assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted.
@@ -110,7 +118,7 @@ final class ClusterBook {
                 published.put(key, status);
             }
         });
-        numbers.forEach(number -> partitions.put(number, new Partition()));
+        numbers.forEach(number -> partitions.put(number, new Partition(number)));
     }
 
     /**
@@ -142,6 +150,7 @@ final class ClusterBook {
     void revoked(Collection<Integer> numbers) {
         for (Integer number : numbers) {
             Partition partition = partitions.remove(number);
+            unread.revoked(number);
             if (partition != null) {
                 // One by one: removeAll would look each member of the set up in the map's values, a linear search.
                 partition.clusters.values().forEach(c -> {
@@ -153,74 +162,99 @@ final class ClusterBook {
         }
     }
 
-    /** A record of partition {@code number}, read. */
-    List<Action> apply(int number, ObjectRecord.Read read, long now) {
+    /**
+     * A record of partition {@code number} at {@code offset}: its key and value bytes, and {@code origin}, what the
+     * shell makes a dead letter of it from (handed back in a {@link DeadLetter}). Once the partition is rebuilt, the
+     * value of a Machine, MachineDeployment or KubeadmControlPlane is read when its cluster is computed, and only if it
+     * is its object's latest ({@link UnreadRecords}).
+     */
+    List<Action> apply(int number, long offset, byte[] key, byte[] value, Object origin, long now) {
         Partition partition = partitions.get(number);
         if (partition == null) {
             return List.of(); // revoked while the batch was in flight
         }
-        Optional<ObjectStateKey> eksaKey = eksaClusterKeyOf(read);
-        if (eksaKey.isEmpty()) {
-            return applyTo(partition, read, now);
+        ObjectRecord.Read read = partition.live ? records.readLater(key, value) : records.read(key, value);
+        if (read instanceof ObjectRecord.Unread later) {
+            TrackedCluster cluster = partition.clusters.computeIfAbsent(later.key().clusterName(), name -> new TrackedCluster(name, number));
+            unread.add(number, cluster, new UnreadRecords.Unread(later, offset, origin));
+            dirty.record(cluster, now);
+            return List.of();
         }
-        // A record of an EKS-A Cluster may take it away (deleted, not JSON) or put another in its place.
-        String name = eksaKey.get().clusterName();
-        Optional<EksaCluster> before = Optional.ofNullable(partition.clusters.get(name)).flatMap(c -> c.state.cluster());
-        List<Action> actions = applyTo(partition, read, now);
-        leftUnlessHeld(before, partition.clusters.get(name));
-        return actions;
-    }
-
-    private static Optional<ObjectStateKey> eksaClusterKeyOf(ObjectRecord.Read read) {
-        ObjectStateKey key = read instanceof ObjectRecord.Readable r ? r.key()
-                : read instanceof ObjectRecord.Deleted d ? d.key()
-                : read instanceof ObjectRecord.NotJson n ? n.key()
-                : read instanceof ObjectRecord.Unreadable u ? u.key() : null;
-        return Optional.ofNullable(key).filter(k -> k.kind() == ObjectKind.EKSA_CLUSTER);
-    }
-
-    private List<Action> applyTo(Partition partition, ObjectRecord.Read read, long now) {
-        if (read instanceof ObjectRecord.BadKey bad) {
-            return List.of(new DeadLetter(Reason.UNKNOWN_KEY, bad.error()));
-        } else if (read instanceof ObjectRecord.OtherKind other) {
-            return List.of(new DeadLetter(Reason.UNKNOWN_KIND, other.error()));
-        } else if (read instanceof ObjectRecord.Deleted deleted) {
-            TrackedCluster cluster = partition.clusters.get(deleted.key().clusterName());
-            return cluster == null ? List.of() : removed(partition, cluster, deleted.key(), now);
+        Optional<ObjectStateKey> named = keyOf(read);
+        if (read instanceof ObjectRecord.Deleted deleted) {
+            Optional.ofNullable(partition.clusters.get(deleted.key().clusterName())).ifPresent(c -> unread.deleted(c, deleted.key()));
         }
-        List<Action> actions = List.of();
-        TrackedCluster cluster;
-        if (read instanceof ObjectRecord.Readable readable) {
-            cluster = partition.clusters.computeIfAbsent(readable.key().clusterName(), TrackedCluster::new);
-            if (readable.object() instanceof EksaCluster eksa) {
-                pending.shown(cluster, eksa.status());
-            }
-            cluster.state.put(readable.object());
-        } else if (read instanceof ObjectRecord.NotJson notJson) {
-            cluster = partition.clusters.get(notJson.key().clusterName());
-            if (cluster != null) {
-                cluster.state.remove(notJson.key().kind(), notJson.key().key()); // what it held before no longer holds
-                forgetIfEmpty(partition, cluster);
-            }
-            actions = List.of(new DeadLetter(Reason.NOT_JSON, notJson.error()));
-        } else {
-            ObjectRecord.Unreadable unreadable = (ObjectRecord.Unreadable) read;
-            cluster = partition.clusters.computeIfAbsent(unreadable.key().clusterName(), TrackedCluster::new);
-            unreadable.standIn().ifPresent(eksa -> pending.shown(cluster, eksa.status()));
-            Optional<?> before = cluster.state.putMalformed(unreadable.problem(), unreadable.standIn());
-            // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
-            // written about it) say nothing new: its cluster's status keeps saying it.
-            if (!before.equals(Optional.of(unreadable.problem()))) {
-                actions = List.of(new DeadLetter(Reason.MALFORMED_OBJECT, unreadable.problem().describe()));
-            }
-        }
-        if (partition.live && cluster != null && partition.clusters.get(cluster.state.clusterName()) == cluster) {
+        List<Action> actions = applyRead(partition, read, origin);
+        TrackedCluster cluster = named.map(k -> partition.clusters.get(k.clusterName())).orElse(null);
+        if (partition.live && cluster != null) {
             dirty.record(cluster, now);
         }
         return actions;
     }
 
-    private List<Action> removed(Partition partition, TrackedCluster cluster, ObjectStateKey key, long now) {
+    /** The object a record is of, unless it cannot be about one (a key not ours, a value of another kind). */
+    private static Optional<ObjectStateKey> keyOf(ObjectRecord.Read read) {
+        return Optional.ofNullable(read instanceof ObjectRecord.Readable r ? r.key()
+                : read instanceof ObjectRecord.Deleted d ? d.key()
+                : read instanceof ObjectRecord.NotJson n ? n.key()
+                : read instanceof ObjectRecord.Unreadable u ? u.key() : null);
+    }
+
+    private List<Action> applyRead(Partition partition, ObjectRecord.Read read, Object origin) {
+        Optional<ObjectStateKey> eksaKey = keyOf(read).filter(k -> k.kind() == ObjectKind.EKSA_CLUSTER);
+        if (eksaKey.isEmpty()) {
+            return applyTo(partition, read, origin);
+        }
+        // A record of an EKS-A Cluster may take it away (deleted, not JSON) or put another in its place.
+        String name = eksaKey.get().clusterName();
+        Optional<EksaCluster> before = Optional.ofNullable(partition.clusters.get(name)).flatMap(c -> c.state.cluster());
+        List<Action> actions = applyTo(partition, read, origin);
+        leftUnlessHeld(before, partition.clusters.get(name));
+        return actions;
+    }
+
+    private List<Action> applyTo(Partition partition, ObjectRecord.Read read, Object origin) {
+        if (read instanceof ObjectRecord.BadKey bad) {
+            return List.of(new DeadLetter(Reason.UNKNOWN_KEY, bad.error(), origin));
+        } else if (read instanceof ObjectRecord.OtherKind other) {
+            return List.of(new DeadLetter(Reason.UNKNOWN_KIND, other.error(), origin));
+        } else if (read instanceof ObjectRecord.Deleted deleted) {
+            TrackedCluster cluster = partition.clusters.get(deleted.key().clusterName());
+            return cluster == null ? List.of() : removed(partition, cluster, deleted.key());
+        }
+        List<Action> actions = List.of();
+        if (read instanceof ObjectRecord.Readable readable) {
+            TrackedCluster cluster = tracked(partition, readable.key().clusterName());
+            if (readable.object() instanceof EksaCluster eksa) {
+                pending.shown(cluster, eksa.status());
+            }
+            cluster.state.put(readable.object());
+        } else if (read instanceof ObjectRecord.NotJson notJson) {
+            TrackedCluster cluster = partition.clusters.get(notJson.key().clusterName());
+            if (cluster != null) {
+                cluster.state.remove(notJson.key().kind(), notJson.key().key()); // what it held before no longer holds
+                forgetIfEmpty(partition, cluster);
+            }
+            actions = List.of(new DeadLetter(Reason.NOT_JSON, notJson.error(), origin));
+        } else {
+            ObjectRecord.Unreadable unreadable = (ObjectRecord.Unreadable) read;
+            TrackedCluster cluster = tracked(partition, unreadable.key().clusterName());
+            unreadable.standIn().ifPresent(eksa -> pending.shown(cluster, eksa.status()));
+            Optional<?> before = cluster.state.putMalformed(unreadable.problem(), unreadable.standIn());
+            // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
+            // written about it) say nothing new: its cluster's status keeps saying it.
+            if (!before.equals(Optional.of(unreadable.problem()))) {
+                actions = List.of(new DeadLetter(Reason.MALFORMED_OBJECT, unreadable.problem().describe(), origin));
+            }
+        }
+        return actions;
+    }
+
+    private static TrackedCluster tracked(Partition partition, String clusterName) {
+        return partition.clusters.computeIfAbsent(clusterName, name -> new TrackedCluster(name, partition.number));
+    }
+
+    private List<Action> removed(Partition partition, TrackedCluster cluster, ObjectStateKey key) {
         Optional<EksaCluster> before = cluster.state.cluster();
         cluster.state.remove(key.kind(), key.key());
         List<Action> actions = List.of();
@@ -232,14 +266,11 @@ final class ClusterBook {
             }
         }
         forgetIfEmpty(partition, cluster);
-        if (partition.live && partition.clusters.get(cluster.state.clusterName()) == cluster) {
-            dirty.record(cluster, now);
-        }
         return actions;
     }
 
     private void forgetIfEmpty(Partition partition, TrackedCluster cluster) {
-        if (cluster.state.isEmpty()) {
+        if (cluster.state.isEmpty() && !UnreadRecords.any(cluster)) {
             partition.clusters.remove(cluster.state.clusterName());
             dirty.remove(cluster);
             pending.forget(cluster);
@@ -262,9 +293,21 @@ final class ClusterBook {
         pending.expire(now).forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
         for (TrackedCluster cluster : dirty.due(now, window)) {
-            compute(cluster, instant).ifPresent(actions::add);
+            Partition partition = partitions.get(cluster.partition);
+            // Its records left unread first, in the order they came: one may take the cluster away (not JSON).
+            for (Optional<UnreadRecords.Taken> next; (next = unread.next(cluster)).isPresent(); ) {
+                actions.addAll(applyRead(partition, records.read(next.get().record()), next.get().origin()));
+            }
+            if (partition.clusters.get(cluster.state.clusterName()) == cluster) {
+                compute(cluster, instant).ifPresent(actions::add);
+            }
         }
         return actions;
+    }
+
+    /** The offset of partition {@code number}'s oldest record not read yet (its cluster not computed yet), if any. */
+    java.util.OptionalLong unreadFrom(int number) {
+        return unread.oldest(number);
     }
 
     private Optional<Action> compute(TrackedCluster cluster, Instant instant) {
@@ -429,7 +472,7 @@ final class ClusterBook {
     /** Where the book stands, in words. */
     String progress() {
         return "partitions " + partitions.keySet() + (live() ? " rebuilt" : " rebuilding") + ", " + tracked() + " clusters, "
-                + dirty.size() + " to compute, " + pending.beingWritten() + " writes under way, " + pending.awaitingEcho()
+                + dirty.size() + " to compute (" + unread.size() + " records not read yet), " + pending.beingWritten() + " writes under way, " + pending.awaitingEcho()
                 + " writes awaiting their echo";
     }
 }

@@ -67,7 +67,21 @@ final class ObjectRecord {
     record Unreadable(ObjectStateKey key, MalformedObject problem, Optional<EksaCluster> standIn) implements Read {
     }
 
+    /**
+     * A record of a Machine, MachineDeployment or KubeadmControlPlane (most records) whose value is not read yet: see
+     * {@link #readLater}. Never given by {@link #read(byte[], byte[])}.
+     */
+    record Unread(ObjectStateKey key, byte[] value) implements Read {
+    }
+
+    /** The record, read. */
     Read read(byte[] key, byte[] value) {
+        Read read = readLater(key, value);
+        return read instanceof Unread unread ? read(unread) : read;
+    }
+
+    /** The record, except that the value of a Machine, MachineDeployment or KubeadmControlPlane is left {@link Unread}. */
+    Read readLater(byte[] key, byte[] value) {
         Optional<ObjectStateKey> parsed = keyOf(key);
         if (parsed.isEmpty()) {
             return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
@@ -77,6 +91,15 @@ final class ObjectRecord {
         if (value == null) {
             return new Deleted(objectKey);
         }
+        return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, value);
+    }
+
+    /** A record left unread, read now. */
+    Read read(Unread unread) {
+        return readValue(unread.key(), unread.value());
+    }
+
+    private Read readValue(ObjectStateKey objectKey, byte[] value) {
         // By the key's kind: an EKS-A Cluster (each status written comes back as one) is not read twice.
         Optional<KubernetesObject> member = ClusterMemberReader.reads(objectKey.kind()) ? members.read(value) : Optional.empty();
         if (member.isPresent() && member.get().kind() == objectKey.kind() && member.get().key().equals(objectKey.key())) {

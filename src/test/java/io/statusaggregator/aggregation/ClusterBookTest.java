@@ -53,7 +53,8 @@ class ClusterBookTest {
     private static final Instant INSTANT = Instant.parse("2023-06-05T21:58:57Z");
     private static final ObjectKey CLUSTER = new ObjectKey("default", "test-cluster");
 
-    private final ObjectRecord records = new ObjectRecord();
+    /** The offset of the next record applied. */
+    private long offset;
     private ClusterBook book;
     private List<ObjectNode> objects;
     /** The time in the test, in nanoseconds; it only moves forward. */
@@ -372,8 +373,7 @@ class ClusterBookTest {
         ObjectNode other = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1").deepCopy();
         other.with("metadata").put("namespace", "other");
         ObjectKey otherKey = new ObjectKey("other", "test-cluster");
-        book.apply(0, records.read(new ObjectStateKey("test-cluster", ObjectKind.EKSA_CLUSTER, otherKey).encode()
-                .getBytes(StandardCharsets.UTF_8), other.toString().getBytes(StandardCharsets.UTF_8)), now);
+        apply(new ObjectStateKey("test-cluster", ObjectKind.EKSA_CLUSTER, otherKey).encode(), other.toString());
         assertEquals(List.of(new Left(CLUSTER)), told);
         due(WINDOW.toMillis());
         assertEquals(otherKey, ((ClusterObserver.Shown) told.get(1)).cluster());
@@ -399,19 +399,77 @@ class ClusterBookTest {
     @Test
     void unusableRecordsAreDeadLetteredAndAnUnreadableObjectOnlyWhenItsProblemIsNew() {
         settledOnReady();
-        assertEquals(Reason.UNKNOWN_KEY, letter(book.apply(0, records.read("no key of ours".getBytes(StandardCharsets.UTF_8), new byte[] {'{', '}'}), now)));
+        assertEquals(Reason.UNKNOWN_KEY, letter(apply("no key of ours", "{}")));
         ObjectNode configMap = object("Machine").deepCopy();
         configMap.put("apiVersion", "v1").put("kind", "ConfigMap");
-        assertEquals(Reason.UNKNOWN_KIND, letter(apply(keyOf(object("Machine")), configMap.toString())));
+        assertEquals(List.of(), apply(keyOf(object("Machine")), configMap.toString()), "a Machine's record is read when computed");
+        assertEquals(Reason.UNKNOWN_KIND, letter(due(WINDOW.toMillis())));
 
         ObjectNode broken = object("MachineDeployment");
         broken.with("status").put("readyReplicas", "many");
-        assertEquals(Reason.MALFORMED_OBJECT, letter(put(broken)));
-        assertEquals(List.of(), put(broken), "the same problem again: no second dead letter");
-        ClusterStatus computed = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
+        put(broken);
+        List<Action> actions = due(WINDOW.toMillis());
+        assertEquals(Reason.MALFORMED_OBJECT, letter(actions));
+        ClusterStatus computed = assertInstanceOf(WriteStatus.class, actions.get(1)).status();
         assertEquals(io.statusaggregator.rules.MalformedInputs.REASON, computed.condition(ConditionType.READY).orElseThrow().reason());
+        put(broken);
+        assertEquals(List.of(), due(WINDOW.toMillis()), "the same problem again: no second dead letter");
 
-        assertEquals(Reason.NOT_JSON, letter(apply(keyOf(object("Machine")), "{not json")));
+        assertEquals(Reason.UNKNOWN_KEY, letter(apply("no key of ours", "{}")), "a key is read at once");
+        apply(keyOf(object("Machine")), "{not json");
+        assertEquals(Reason.NOT_JSON, letter(due(WINDOW.toMillis())));
+    }
+
+    @Test
+    void aMachinesRecordIsReadWhenItsClusterIsComputedAndOnlyIfItIsItsObjectsLatest() {
+        settledOnReady();
+        long computations = book.computations();
+        ObjectNode machine = object("Machine");
+        String good = machine.toString();
+        apply(keyOf(machine), "{not json");
+        ObjectNode broken = machine.deepCopy();
+        broken.with("status").put("phase", 7);
+        apply(keyOf(machine), broken.toString());
+        assertEquals(List.of(), apply(keyOf(machine), good), "nothing read yet");
+        assertEquals(List.of(), due(WINDOW.toMillis()), "only the latest was read, as compaction would leave it: no dead "
+                + "letter for the two it replaced, and the cluster is Ready as before");
+        assertEquals(computations + 1, book.computations());
+        assertTrue(book.settled(), book.progress());
+    }
+
+    @Test
+    void theCommittedOffsetStopsAtTheOldestRecordNotReadYet() {
+        settledOnReady();
+        assertTrue(book.unreadFrom(0).isEmpty());
+        long first = offset;
+        put(object("Machine"));
+        put(object("MachineDeployment"));
+        put(object("Machine")); // replaces the first: that one will never be read
+        assertEquals(first + 1, book.unreadFrom(0).getAsLong());
+        tombstone("MachineDeployment");
+        assertEquals(first + 2, book.unreadFrom(0).getAsLong(), "a deletion: its object's record will not be read");
+        due(WINDOW.toMillis());
+        assertTrue(book.unreadFrom(0).isEmpty(), "read when computed");
+    }
+
+    @Test
+    void aDeadLetterCarriesTheRecordItIsAbout() {
+        settledOnReady();
+        apply(keyOf(object("Machine")), "{not json");
+        long at = offset - 1;
+        DeadLetter letter = assertInstanceOf(DeadLetter.class, due(WINDOW.toMillis()).get(0));
+        assertEquals("record@" + at, letter.origin());
+    }
+
+    @Test
+    void aClusterWhoseOnlyRecordsAreUnreadableIsForgottenWhenComputed() {
+        settledOnReady();
+        String key = new ObjectStateKey("other-cluster", ObjectKind.MACHINE, new ObjectKey("eksa-system", "m-1")).encode();
+        apply(key, "{not json");
+        assertEquals(2, book.tracked(), "its record is not read yet");
+        assertEquals(Reason.NOT_JSON, letter(due(WINDOW.toMillis())));
+        assertEquals(1, book.tracked());
+        assertTrue(book.settled(), book.progress());
     }
 
     // --- helpers
@@ -468,11 +526,14 @@ class ClusterBookTest {
     }
 
     private List<Action> tombstone(String kind, String apiVersion) {
-        return book.apply(0, records.read(keyOf(object(kind, apiVersion)).getBytes(StandardCharsets.UTF_8), null), now);
+        return apply(keyOf(object(kind, apiVersion)), null);
     }
 
+    /** The next record of partition 0; its origin, what a dead letter hands back, names its offset. */
     private List<Action> apply(String key, String value) {
-        return book.apply(0, records.read(key.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8)), now);
+        long at = offset++;
+        return book.apply(0, at, key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8),
+                "record@" + at, now);
     }
 
     private static String keyOf(JsonNode object) {

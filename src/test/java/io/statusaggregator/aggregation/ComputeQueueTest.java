@@ -11,9 +11,9 @@ class ComputeQueueTest {
     private static final long WINDOW = 100 * MS;
 
     private final ComputeQueue queue = new ComputeQueue();
-    private final TrackedCluster a = new TrackedCluster("a");
-    private final TrackedCluster b = new TrackedCluster("b");
-    private final TrackedCluster c = new TrackedCluster("c");
+    private final TrackedCluster a = new TrackedCluster("a", 0);
+    private final TrackedCluster b = new TrackedCluster("b", 0);
+    private final TrackedCluster c = new TrackedCluster("c", 0);
 
     @Test
     void aClusterIsDueOneWindowAfterItsOldestUncomputedRecord() {

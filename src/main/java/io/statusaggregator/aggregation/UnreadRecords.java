@@ -1,0 +1,136 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.ingest.ObjectStateKey;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * The records of rebuilt partitions kept as bytes until their cluster is computed: those of Machines,
+ * MachineDeployments and KubeadmControlPlanes, most records, whose reading was half of the aggregation thread's work.
+ * Then only each object's latest record is read. One it replaced is never read, as compaction would have removed it
+ * from the topic (which keeps only each key's latest record): it is neither computed nor dead-lettered. In a
+ * fleet-wide upgrade a MachineDeployment's status changes several times within one coalescing window.
+ *
+ * <p>Per partition it knows the offset of the oldest record not read yet: the group's committed offset stops there, so
+ * that a record not judged yet is judged by the next owner of the partition. Pure; on the aggregation thread only.
+ */
+final class UnreadRecords {
+    /** A record not read yet, at {@code offset}; {@code origin} is what a dead letter of it is made from. */
+    static final class Unread {
+        private ObjectRecord.Unread record;
+        private Object origin;
+        private final long offset;
+
+        Unread(ObjectRecord.Unread record, long offset, Object origin) {
+            this.record = record;
+            this.offset = offset;
+            this.origin = origin;
+        }
+
+        ObjectRecord.Unread record() {
+            return record;
+        }
+
+        Object origin() {
+            return origin;
+        }
+
+        boolean pending() {
+            return record != null;
+        }
+
+        /** Read, replaced or forgotten: its bytes need not be kept. */
+        private void done(UnreadRecords records) {
+            if (record != null) {
+                record = null;
+                origin = null;
+                records.pending--;
+            }
+        }
+    }
+
+    /** A record taken to be read now, and what a dead letter of it is made from. */
+    record Taken(ObjectRecord.Unread record, Object origin) {
+    }
+
+    private int pending;
+
+    /** Each partition's unread records in offset order; the ones done are taken off the front as it is read. */
+    private final Map<Integer, ArrayDeque<Unread>> byPartition = new HashMap<>();
+
+    /** A record of {@code cluster} in partition {@code partition}; it replaces the unread one of its object, if any. */
+    void add(int partition, TrackedCluster cluster, Unread unread) {
+        if (cluster.unread == null) {
+            cluster.unread = new LinkedHashMap<>(4);
+        }
+        Unread replaced = cluster.unread.put(unread.record().key(), unread);
+        if (replaced != null) {
+            replaced.done(this);
+        }
+        ArrayDeque<Unread> records = byPartition.computeIfAbsent(partition, p -> new ArrayDeque<>());
+        dropDone(records);
+        records.add(unread);
+        pending++;
+    }
+
+    /** The object's deletion: its unread record, if any, will not be read. */
+    void deleted(TrackedCluster cluster, ObjectStateKey key) {
+        Unread unread = cluster.unread == null ? null : cluster.unread.remove(key);
+        if (unread != null) {
+            unread.done(this);
+        }
+    }
+
+    /** Takes the next of {@code cluster}'s records to read, in the order they came; empty when none is left. */
+    Optional<Taken> next(TrackedCluster cluster) {
+        if (cluster.unread == null || cluster.unread.isEmpty()) {
+            cluster.unread = null;
+            return Optional.empty();
+        }
+        Iterator<Unread> it = cluster.unread.values().iterator();
+        Unread next = it.next();
+        it.remove();
+        Taken taken = new Taken(next.record, next.origin);
+        next.done(this);
+        return Optional.of(taken);
+    }
+
+    /** Whether {@code cluster} has records not read yet. */
+    static boolean any(TrackedCluster cluster) {
+        return cluster.unread != null && !cluster.unread.isEmpty();
+    }
+
+    /** The offset of partition {@code partition}'s oldest record not read yet, if any. */
+    OptionalLong oldest(int partition) {
+        ArrayDeque<Unread> records = byPartition.get(partition);
+        if (records == null) {
+            return OptionalLong.empty();
+        }
+        dropDone(records);
+        return records.isEmpty() ? OptionalLong.empty() : OptionalLong.of(records.peekFirst().offset);
+    }
+
+    /** The partition is revoked: its records are forgotten with its clusters. */
+    void revoked(int partition) {
+        ArrayDeque<Unread> records = byPartition.remove(partition);
+        if (records != null) {
+            records.forEach(unread -> unread.done(this));
+        }
+    }
+
+    private static void dropDone(ArrayDeque<Unread> records) {
+        while (!records.isEmpty() && !records.peekFirst().pending()) {
+            records.pollFirst();
+        }
+    }
+
+    /** Records not read yet, in every partition. */
+    int size() {
+        return pending;
+    }
+}
