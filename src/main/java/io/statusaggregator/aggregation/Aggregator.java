@@ -57,11 +57,9 @@ public final class Aggregator implements AutoCloseable {
     private static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
 
     /**
-     * @param coalescingWindow        how long a cluster's records are gathered into one computation
-     * @param longestCoalescingWindow how long the window grows at most while the consumer is behind ({@link CoalescingWindow})
-     * @param echoTimeout             how long a written status counts as shown, from the end of its write, while the
-     *                                Cluster does not show it; after that the Cluster's own status is trusted again
-     *                                (another controller may have overwritten it)
+     * @param longestCoalescingWindow how long the coalescing window grows at most ({@link CoalescingWindow})
+     * @param echoTimeout how long a written status counts as shown, from the end of its write, while the Cluster does
+     *                    not show it; then its own status is trusted again (another controller may have overwritten it)
      */
     public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout) {
     }
@@ -338,14 +336,14 @@ public final class Aggregator implements AutoCloseable {
             } else if (action instanceof ClusterBook.AnnounceDeletion deletion) {
                 feeds.announce(deletion);
             } else if (action instanceof ClusterBook.DeadLetter letter) {
-                @SuppressWarnings("unchecked") // what process() gave the book with the record
-                ConsumerRecord<byte[], byte[]> record = (ConsumerRecord<byte[], byte[]>) letter.origin();
-                deadLetter(record, letter);
+                deadLetter(letter);
             }
         }
     }
 
-    private void deadLetter(ConsumerRecord<byte[], byte[]> record, ClusterBook.DeadLetter letter) {
+    @SuppressWarnings("unchecked") // its origin is the record process() gave the book
+    private void deadLetter(ClusterBook.DeadLetter letter) {
+        ConsumerRecord<byte[], byte[]> record = (ConsumerRecord<byte[], byte[]>) letter.origin();
         PartitionState partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {
             deadLetters.send(record, letter.reason(), letter.error());
