@@ -195,6 +195,13 @@ public final class Benchmarks implements Callable<Integer> {
                         "%,d objects; partitions read to their end in %.2f s, then every cluster computed; %d runs"
                                 .formatted(topic.objects(), Bench.median(live), repetitions));
                 coldRebuild(topic);
+                if (topic.events() > topic.objects()) {
+                    TopicFigures.Rebuild history = topic.rebuildUncompacted();
+                    row("5 Rebuild from a topic not compacted yet (warm JVM)", "%.2f s".formatted(history.seconds()), "", null,
+                            ("%,d records of %,d objects (the throughput topic: a fleet's history, as the segments not compacted "
+                                    + "yet hold it); read to their end in %.2f s, then every cluster computed; 1 run")
+                                    .formatted(topic.events(), history.objects(), history.liveSeconds()));
+                }
             }
             if (figures.contains(Figure.memory)) {
                 double bytes = Bench.median(perObject);

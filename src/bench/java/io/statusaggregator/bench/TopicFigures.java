@@ -232,10 +232,21 @@ final class TopicFigures {
      * the harness's own (the statuses its sink kept for the check) left in the first reading.
      */
     Rebuild rebuild(int repetition) throws Exception {
+        return rebuild(compacted, seed + "-rebuild-" + repetition);
+    }
+
+    /**
+     * Figure 5 from the throughput topic instead: every record of the fleet's history, as the part of a compacted topic
+     * not compacted yet holds it (Kafka compacts only closed segments; ours close after a day).
+     */
+    Rebuild rebuildUncompacted() throws Exception {
+        return rebuild(topic, seed + "-rebuild-uncompacted");
+    }
+
+    private Rebuild rebuild(String from, String run) throws Exception {
         // The heap before the instance exists: what the harness holds (the fleet it checks against) is in both readings.
         long before = Bench.retainedHeap();
-        CountedAggregation instance = new CountedAggregation(broker, compacted, seed + "-rebuild-" + repetition, false,
-                compatibility, Duration.ofMillis(100));
+        CountedAggregation instance = new CountedAggregation(broker, from, run, false, compatibility, Duration.ofMillis(100));
         long start = System.nanoTime();
         instance.start();
         instance.awaitRebuilt();

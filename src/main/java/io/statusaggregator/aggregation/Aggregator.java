@@ -3,7 +3,6 @@ package io.statusaggregator.aggregation;
 import io.statusaggregator.threads.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
-import io.statusaggregator.aggregation.ClusterBook.Action;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.model.ClusterStatus;
@@ -328,21 +327,21 @@ public final class Aggregator implements AutoCloseable {
     /** Does what the book decided. */
     private void carryOut(List<Action> actions) {
         for (Action action : actions) {
-            if (action instanceof ClusterBook.WriteStatus write) {
+            if (action instanceof Action.WriteStatus write) {
                 submitted.incrementAndGet();
                 writer.submit(write.cluster(), write.status());
-            } else if (action instanceof ClusterBook.PublishChange change) {
+            } else if (action instanceof Action.PublishChange change) {
                 feeds.publish(change);
-            } else if (action instanceof ClusterBook.AnnounceDeletion deletion) {
+            } else if (action instanceof Action.AnnounceDeletion deletion) {
                 feeds.announce(deletion);
-            } else if (action instanceof ClusterBook.DeadLetter letter) {
+            } else if (action instanceof Action.DeadLetter letter) {
                 deadLetter(letter);
             }
         }
     }
 
     @SuppressWarnings("unchecked") // its origin is the record process() gave the book
-    private void deadLetter(ClusterBook.DeadLetter letter) {
+    private void deadLetter(Action.DeadLetter letter) {
         ConsumerRecord<byte[], byte[]> record = (ConsumerRecord<byte[], byte[]>) letter.origin();
         PartitionState partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {

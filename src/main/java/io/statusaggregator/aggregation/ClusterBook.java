@@ -1,5 +1,9 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.aggregation.Action.AnnounceDeletion;
+import io.statusaggregator.aggregation.Action.DeadLetter;
+import io.statusaggregator.aggregation.Action.PublishChange;
+import io.statusaggregator.aggregation.Action.WriteStatus;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.ingest.ClusterPartitioner;
@@ -40,27 +44,6 @@ import java.util.Optional;
  * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.
  */
 final class ClusterBook {
-    /** What the book asks of its shell. */
-    sealed interface Action {
-    }
-
-    /** Hand {@code status} to write-back for the Cluster {@code cluster}. */
-    record WriteStatus(ObjectKey cluster, ClusterStatus status) implements Action {
-    }
-
-    /** The Cluster shows a status the feeds do not have yet: its change event, then its status record. */
-    record PublishChange(EksaCluster cluster, Optional<ClusterStatus> before, ClusterStatus after, StatusChange.Progress progress)
-            implements Action {
-    }
-
-    /** A Cluster is gone: its deletion event (with its last published status), then the tombstone of its status. */
-    record AnnounceDeletion(ObjectKey cluster, long generation, ClusterStatus last) implements Action {
-    }
-
-    /** The record just applied cannot be used, or names an object newly unreadable: to the dead-letter topic. */
-    record DeadLetter(Reason reason, String error, Object origin) implements Action {
-    }
-
     private static final class Partition {
         final int number;
         boolean live;
@@ -70,6 +53,12 @@ final class ClusterBook {
             this.number = number;
         }
     }
+
+    /**
+     * How many records may wait unread while partitions are rebuilt: each an object's latest, its bytes kept (about a
+     * kilobyte) until the partition is rebuilt and its cluster computed.
+     */
+    static final int UNREAD_WHILE_REBUILDING = 50_000;
 
     /** How long a change the broker did not take waits before its cluster is computed and published again. */
     static final Duration REPUBLISH_AFTER = Duration.ofSeconds(1);
@@ -118,7 +107,10 @@ final class ClusterBook {
                 published.put(key, status);
             }
         });
-        numbers.forEach(number -> partitions.put(number, new Partition(number)));
+        numbers.forEach(number -> {
+            unread.revoked(number); // read again from its beginning: nothing of an earlier assignment is left unread
+            partitions.put(number, new Partition(number));
+        });
     }
 
     /**
@@ -164,21 +156,24 @@ final class ClusterBook {
 
     /**
      * A record of partition {@code number} at {@code offset}: its key and value bytes, and {@code origin}, what the
-     * shell makes a dead letter of it from (handed back in a {@link DeadLetter}). Once the partition is rebuilt, the
-     * value of a Machine, MachineDeployment or KubeadmControlPlane is read when its cluster is computed, and only if it
-     * is its object's latest ({@link UnreadRecords}).
+     * shell makes a dead letter of it from (handed back in a {@link DeadLetter}). The value of a Machine,
+     * MachineDeployment or KubeadmControlPlane is read when its cluster is computed, and only if it is its object's
+     * latest ({@link UnreadRecords}); while a partition is rebuilt, at most {@link #UNREAD_WHILE_REBUILDING} wait so.
      */
     List<Action> apply(int number, long offset, byte[] key, byte[] value, Object origin, long now) {
         Partition partition = partitions.get(number);
         if (partition == null) {
             return List.of(); // revoked while the batch was in flight
         }
-        ObjectRecord.Read read = partition.live ? records.readLater(key, value) : records.read(key, value);
+        ObjectRecord.Read read = records.readLater(key, value);
         if (read instanceof ObjectRecord.Unread later) {
-            TrackedCluster cluster = partition.clusters.computeIfAbsent(later.key().clusterName(), name -> new TrackedCluster(name, number));
+            TrackedCluster cluster = tracked(partition, later.key().clusterName());
             unread.add(number, cluster, new UnreadRecords.Unread(later, offset, origin));
-            dirty.record(cluster, now);
-            return List.of();
+            if (partition.live) {
+                dirty.record(cluster, now);
+                return List.of();
+            }
+            return unread.size() > UNREAD_WHILE_REBUILDING ? readOldest(partition) : List.of();
         }
         Optional<ObjectStateKey> named = keyOf(read);
         if (read instanceof ObjectRecord.Deleted deleted) {
@@ -188,6 +183,31 @@ final class ClusterBook {
         TrackedCluster cluster = named.map(k -> partition.clusters.get(k.clusterName())).orElse(null);
         if (partition.live && cluster != null) {
             dirty.record(cluster, now);
+        }
+        return actions;
+    }
+
+    /**
+     * While rebuilding, too many records wait to be read (each object's latest, kept as bytes until the partition is
+     * rebuilt): the oldest clusters' are read now, without computing, until half as many wait.
+     */
+    private List<Action> readOldest(Partition partition) {
+        List<Action> actions = new ArrayList<>();
+        while (unread.size() > UNREAD_WHILE_REBUILDING / 2) {
+            TrackedCluster oldest = unread.oldestCluster(partition.number).orElse(null);
+            if (oldest == null) {
+                break; // the rest are other partitions': they read theirs
+            }
+            actions.addAll(readUnread(partition, oldest));
+        }
+        return actions;
+    }
+
+    /** Reads {@code cluster}'s records left unread, in the order they came; one may take the cluster away (not JSON). */
+    private List<Action> readUnread(Partition partition, TrackedCluster cluster) {
+        List<Action> actions = new ArrayList<>(0);
+        for (Optional<UnreadRecords.Taken> next; (next = unread.next(cluster)).isPresent(); ) {
+            actions.addAll(applyRead(partition, records.read(next.get().record()), next.get().origin()));
         }
         return actions;
     }
@@ -294,10 +314,10 @@ final class ClusterBook {
         List<Action> actions = new ArrayList<>();
         for (TrackedCluster cluster : dirty.due(now, window)) {
             Partition partition = partitions.get(cluster.partition);
-            // Its records left unread first, in the order they came: one may take the cluster away (not JSON).
-            for (Optional<UnreadRecords.Taken> next; (next = unread.next(cluster)).isPresent(); ) {
-                actions.addAll(applyRead(partition, records.read(next.get().record()), next.get().origin()));
+            if (partition == null) {
+                continue; // revoked: forgotten
             }
+            actions.addAll(readUnread(partition, cluster));
             if (partition.clusters.get(cluster.state.clusterName()) == cluster) {
                 compute(cluster, instant).ifPresent(actions::add);
             }

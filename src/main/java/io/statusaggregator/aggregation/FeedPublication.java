@@ -74,7 +74,7 @@ final class FeedPublication implements AutoCloseable {
     }
 
     /** A status the Cluster shows: its change event, then its status record. */
-    void publish(ClusterBook.PublishChange publication) {
+    void publish(Action.PublishChange publication) {
         ObjectKey key = publication.cluster().key();
         // Encoded once, for the event and the status record; not kept (memory per cluster).
         PublishedStatus after = PublishedStatus.of(publication.after());
@@ -100,14 +100,14 @@ final class FeedPublication implements AutoCloseable {
         published = listener;
     }
 
-    private void unpublished(ClusterBook.PublishChange publication, Exception error) {
+    private void unpublished(Action.PublishChange publication, Exception error) {
         if (book.unpublished(publication.cluster().key(), publication.before(), publication.after(), System.nanoTime())) {
             LOG.warnf("could not publish the status change of %s (%s); trying again", publication.cluster().key(), error.toString());
         }
     }
 
     /** A deleted Cluster: its deletion event, then the tombstone of its status; tried until taken, unless it is back. */
-    void announce(ClusterBook.AnnounceDeletion deletion) {
+    void announce(Action.AnnounceDeletion deletion) {
         sendDeletion(deletion.cluster(), new StatusChange(deletion.cluster(), deletion.generation(),
                 Optional.of(PublishedStatus.of(deletion.last())), Optional.empty(), StatusChange.Progress.UNKNOWN));
     }

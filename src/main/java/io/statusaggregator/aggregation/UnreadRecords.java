@@ -10,11 +10,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The records of rebuilt partitions kept as bytes until their cluster is computed: those of Machines,
- * MachineDeployments and KubeadmControlPlanes, most records, whose reading was half of the aggregation thread's work.
- * Then only each object's latest record is read. One it replaced is never read, as compaction would have removed it
- * from the topic (which keeps only each key's latest record): it is neither computed nor dead-lettered. In a
- * fleet-wide upgrade a MachineDeployment's status changes several times within one coalescing window.
+ * The records kept as bytes until their cluster is computed: those of Machines, MachineDeployments and
+ * KubeadmControlPlanes, most records, whose reading was half of the aggregation thread's work. Then only each
+ * object's latest record is read. One it replaced is never read, as compaction would have removed it from the topic
+ * (which keeps only each key's latest record): it is neither computed nor dead-lettered. In a fleet-wide upgrade a
+ * MachineDeployment's status changes several times within one coalescing window; and a rebuild reads the part of the
+ * topic not compacted yet (up to a day of it, {@code segment.ms}), where an object can have many records.
  *
  * <p>Per partition it knows the offset of the oldest record not read yet: the group's committed offset stops there, so
  * that a record not judged yet is judged by the next owner of the partition. Pure; on the aggregation thread only.
@@ -25,6 +26,7 @@ final class UnreadRecords {
         private ObjectRecord.Unread record;
         private Object origin;
         private final long offset;
+        private TrackedCluster cluster;
 
         Unread(ObjectRecord.Unread record, long offset, Object origin) {
             this.record = record;
@@ -49,6 +51,7 @@ final class UnreadRecords {
             if (record != null) {
                 record = null;
                 origin = null;
+                cluster = null;
                 records.pending--;
             }
         }
@@ -68,6 +71,7 @@ final class UnreadRecords {
         if (cluster.unread == null) {
             cluster.unread = new LinkedHashMap<>(4);
         }
+        unread.cluster = cluster;
         Unread replaced = cluster.unread.put(unread.record().key(), unread);
         if (replaced != null) {
             replaced.done(this);
@@ -113,6 +117,16 @@ final class UnreadRecords {
         }
         dropDone(records);
         return records.isEmpty() ? OptionalLong.empty() : OptionalLong.of(records.peekFirst().offset);
+    }
+
+    /** The cluster of partition {@code partition}'s oldest record not read yet, if any. */
+    Optional<TrackedCluster> oldestCluster(int partition) {
+        ArrayDeque<Unread> records = byPartition.get(partition);
+        if (records == null) {
+            return Optional.empty();
+        }
+        dropDone(records);
+        return records.isEmpty() ? Optional.empty() : Optional.of(records.peekFirst().cluster);
     }
 
     /** The partition is revoked: its records are forgotten with its clusters. */

@@ -10,11 +10,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
-import io.statusaggregator.aggregation.ClusterBook.Action;
-import io.statusaggregator.aggregation.ClusterBook.AnnounceDeletion;
-import io.statusaggregator.aggregation.ClusterBook.DeadLetter;
-import io.statusaggregator.aggregation.ClusterBook.PublishChange;
-import io.statusaggregator.aggregation.ClusterBook.WriteStatus;
+import io.statusaggregator.aggregation.Action;
+import io.statusaggregator.aggregation.Action.AnnounceDeletion;
+import io.statusaggregator.aggregation.Action.DeadLetter;
+import io.statusaggregator.aggregation.Action.PublishChange;
+import io.statusaggregator.aggregation.Action.WriteStatus;
 import io.statusaggregator.aggregation.ClusterObserver.Shown;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.ingest.ObjectStateKey;
@@ -435,6 +435,32 @@ class ClusterBookTest {
                 + "letter for the two it replaced, and the cluster is Ready as before");
         assertEquals(computations + 1, book.computations());
         assertTrue(book.settled(), book.progress());
+    }
+
+    @Test
+    void aRebuildReadsOnlyEachObjectsLatestRecordAndAtMostSoManyWaitUnread() {
+        book.assigned(List.of(0), 1, Map.of());
+        ObjectNode machine = object("Machine");
+        apply(keyOf(machine), "{not json"); // replaced below before it is read: no dead letter
+        objects.forEach(this::put);
+        long oldest = book.unreadFrom(0).getAsLong();
+        assertTrue(oldest > 0, "the record replaced is not waited for");
+        int machines = ClusterBook.UNREAD_WHILE_REBUILDING;
+        List<Action> read = List.of();
+        for (int i = 0; i < machines; i++) {
+            ObjectNode other = machine.deepCopy();
+            other.with("metadata").put("name", "m-" + i);
+            read = apply(new ObjectStateKey("cluster-" + i / 10, ObjectKind.MACHINE, new ObjectKey("eksa-system", "m-" + i)).encode(),
+                    other.toString());
+        }
+        assertEquals(List.of(), read, "the oldest read: nothing to say about them");
+        assertTrue(book.unreadFrom(0).getAsLong() > oldest, "the oldest clusters' records were read");
+        assertEquals(1 + machines / 10, book.tracked());
+        assertEquals(List.of(), book.rebuilt(0));
+        List<Action> actions = due(0);
+        assertEquals(1, actions.size(), "the cluster's status, and no dead letter: " + actions);
+        assertInstanceOf(WriteStatus.class, actions.get(0));
+        assertTrue(book.unreadFrom(0).isEmpty());
     }
 
     @Test

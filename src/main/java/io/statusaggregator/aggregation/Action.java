@@ -1,0 +1,31 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.ObjectKey;
+import java.util.Optional;
+
+/** What the {@link ClusterBook} asks of its shell, the {@link Aggregator}. */
+sealed interface Action {
+    /** Hand {@code status} to write-back for the Cluster {@code cluster}. */
+    record WriteStatus(ObjectKey cluster, ClusterStatus status) implements Action {
+    }
+
+    /** The Cluster shows a status the feeds do not have yet: its change event, then its status record. */
+    record PublishChange(EksaCluster cluster, Optional<ClusterStatus> before, ClusterStatus after, StatusChange.Progress progress)
+            implements Action {
+    }
+
+    /** A Cluster is gone: its deletion event (with its last published status), then the tombstone of its status. */
+    record AnnounceDeletion(ObjectKey cluster, long generation, ClusterStatus last) implements Action {
+    }
+
+    /**
+     * A record cannot be used, or names an object newly unreadable: to the dead-letter topic. {@code origin} is what
+     * the shell gave the book with the record, to make the dead letter from.
+     */
+    record DeadLetter(Reason reason, String error, Object origin) implements Action {
+    }
+}
