@@ -1,0 +1,149 @@
+package io.statusaggregator.aggregation;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.statusaggregator.aggregation.Action.DeadLetter;
+import io.statusaggregator.aggregation.Action.PublishChange;
+import io.statusaggregator.aggregation.Action.WriteStatus;
+import io.statusaggregator.aggregation.ClusterObserver.Shown;
+import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.StatusEncoder;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.json.CompatibilityReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * What the tests of the aggregation core share: a book without a broker, the proposal's "cluster is ready" example
+ * (rules scenario examples/4), whose objects make a Ready status, and records, outcomes and instants to give it.
+ */
+abstract class BookTestBase {
+    static final Duration WINDOW = Duration.ofMillis(100);
+    static final Duration LONGEST = Duration.ofSeconds(1);
+    /** The records one poll takes: a backlog larger than this grows the window. */
+    static final int POLL = 2_000;
+    static final Duration ECHO = Duration.ofSeconds(10);
+    static final long MS = 1_000_000L;
+    static final Compatibility COMPATIBILITY = CompatibilityReader.builtIn();
+    static final Instant INSTANT = Instant.parse("2023-06-05T21:58:57Z");
+    static final ObjectKey CLUSTER = new ObjectKey("default", "test-cluster");
+
+    /** The offset of the next record applied. */
+    long offset;
+    ClusterBook book;
+    List<ObjectNode> objects;
+    /** The time in the test, in nanoseconds; it only moves forward. */
+    long now = 1_000_000_000L;
+
+    @BeforeEach
+    void load() throws Exception {
+        JsonNode scenario = new YAMLMapper().readTree(Path.of("src/test/resources/scenarios/examples/4-cluster-is-ready.yaml").toFile());
+        objects = new ArrayList<>();
+        scenario.get("objects").forEach(o -> objects.add((ObjectNode) o.deepCopy()));
+        book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO);
+        book.observedBy(new ClusterObserver() {
+            @Override
+            public void shows(Shown cluster) {
+                told.add(cluster);
+            }
+
+            @Override
+            public void left(ObjectKey cluster) {
+                told.add(new Left(cluster));
+            }
+        });
+    }
+
+    /** What the book told its observer, in order: {@link ClusterObserver.Shown} and {@link Left}. */
+    final List<Object> told = new ArrayList<>();
+
+    record Left(ObjectKey cluster) {
+    }
+
+    /** Assigned and rebuilt: the status of the Cluster, which shows none, is handed to write-back. */
+    ClusterStatus firstWrite() {
+        book.assigned(List.of(0), 1, Map.of());
+        objects.forEach(this::put);
+        book.rebuilt(0);
+        return assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
+    }
+
+    /** Rebuilt, written and echoed, published: the cluster shows Ready and nothing is in flight. */
+    ClusterStatus settledOnReady() {
+        ClusterStatus ready = firstWrite();
+        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, now).get(0));
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready));
+        due(WINDOW.toMillis());
+        assertTrue(book.settled(), book.progress());
+        return ready;
+    }
+
+    List<Action> due(long afterMillis) {
+        return due(afterMillis, 0);
+    }
+
+    /** What is due {@code afterMillis} later, with {@code backlog} records waiting to be read. */
+    List<Action> due(long afterMillis, long backlog) {
+        now += afterMillis * MS;
+        return book.due(now, backlog, COMPATIBILITY, ManagementCluster.UNKNOWN, INSTANT);
+    }
+
+    ObjectNode object(String kind) {
+        return object(kind, null);
+    }
+
+    ObjectNode object(String kind, String apiVersion) {
+        return objects.stream().filter(o -> o.path("kind").asText().equals(kind)
+                && (apiVersion == null || o.path("apiVersion").asText().equals(apiVersion))).findFirst().orElseThrow();
+    }
+
+    static ObjectNode showing(ObjectNode eksaCluster, ClusterStatus status) {
+        ObjectNode copy = eksaCluster.deepCopy();
+        copy.set("status", StatusEncoder.encode(status));
+        return copy;
+    }
+
+    List<Action> put(ObjectNode object) {
+        return apply(keyOf(object), object.toString());
+    }
+
+    List<Action> tombstone(String kind) {
+        return tombstone(kind, null);
+    }
+
+    List<Action> tombstone(String kind, String apiVersion) {
+        return apply(keyOf(object(kind, apiVersion)), null);
+    }
+
+    /** The next record of partition 0; its origin, what a dead letter hands back, names its offset. */
+    List<Action> apply(String key, String value) {
+        long at = offset++;
+        return book.apply(0, at, key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8),
+                "record@" + at, now);
+    }
+
+    static String keyOf(JsonNode object) {
+        ObjectKind kind = ObjectKind.of(object.path("apiVersion").asText(), object.path("kind").asText()).orElseThrow();
+        JsonNode metadata = object.path("metadata");
+        return new ObjectStateKey("test-cluster", kind, new ObjectKey(metadata.path("namespace").asText(), metadata.path("name").asText())).encode();
+    }
+
+    static Reason letter(List<Action> actions) {
+        return actions.stream().filter(DeadLetter.class::isInstance).map(a -> ((DeadLetter) a).reason()).findFirst().orElse(null);
+    }
+}
