@@ -69,15 +69,9 @@ final class ObjectRecord {
 
     /**
      * A record of a Machine, MachineDeployment or KubeadmControlPlane (most records) whose value is not read yet: see
-     * {@link #readLater}. Never given by {@link #read(byte[], byte[])}.
+     * {@link #readLater}.
      */
     record Unread(ObjectStateKey key, byte[] value) implements Read {
-    }
-
-    /** The record, read. */
-    Read read(byte[] key, byte[] value) {
-        Read read = readLater(key, value);
-        return read instanceof Unread unread ? read(unread) : read;
     }
 
     /** The record, except that the value of a Machine, MachineDeployment or KubeadmControlPlane is left {@link Unread}. */
