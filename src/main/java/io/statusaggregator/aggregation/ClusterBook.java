@@ -25,6 +25,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The pure core of aggregation: the book it keeps on the clusters of its partitions. It takes what happened (a record
@@ -36,9 +37,9 @@ import java.util.Optional;
  * latest state), then every cluster of it is computed once; from there on each record marks its cluster, and a
  * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
  * computation; the window grows while the consumer is behind ({@link CoalescingWindow}). Most records are read only
- * then, and only each object's latest ({@link UnreadRecords}). A status is written only
- * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
- * ({@link PendingWrites}). A status the Cluster shows is published once, in order.
+ * then, and only each object's latest ({@link UnreadRecords}). A status is written only when it differs from the one
+ * the Cluster shows, counting the status written and not echoed yet as shown ({@link PendingWrites}). A status the
+ * Cluster shows is published once, in order.
  *
  * <p>Its {@link ClusterObserver} (the per-cluster metrics) is told what each Cluster shows after each computation and
  * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.
@@ -64,8 +65,6 @@ final class ClusterBook {
     static final Duration REPUBLISH_AFTER = Duration.ofSeconds(1);
 
     private final CoalescingWindow coalescing;
-    /** The window while aggregation keeps up. */
-    private final long window;
     private final PendingWrites<TrackedCluster> pending;
     private final Map<Integer, Partition> partitions = new HashMap<>();
     /** Clusters with something not computed yet, and when each is due. */
@@ -86,7 +85,6 @@ final class ClusterBook {
 
     ClusterBook(CoalescingWindow coalescing, Duration echoTimeout) {
         this.coalescing = coalescing;
-        this.window = coalescing.window().toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
     }
 
@@ -176,9 +174,6 @@ final class ClusterBook {
             return unread.size() > UNREAD_WHILE_REBUILDING ? readOldest(partition) : List.of();
         }
         Optional<ObjectStateKey> named = keyOf(read);
-        if (read instanceof ObjectRecord.Deleted deleted) {
-            Optional.ofNullable(partition.clusters.get(deleted.key().clusterName())).ifPresent(c -> unread.deleted(c, deleted.key()));
-        }
         List<Action> actions = applyRead(partition, read, origin);
         TrackedCluster cluster = named.map(k -> partition.clusters.get(k.clusterName())).orElse(null);
         if (partition.live && cluster != null) {
@@ -275,6 +270,7 @@ final class ClusterBook {
     }
 
     private List<Action> removed(Partition partition, TrackedCluster cluster, ObjectStateKey key) {
+        unread.deleted(cluster, key); // its record not read yet, if any, never will be
         Optional<EksaCluster> before = cluster.state.cluster();
         cluster.state.remove(key.kind(), key.key());
         List<Action> actions = List.of();
@@ -326,7 +322,7 @@ final class ClusterBook {
     }
 
     /** The offset of partition {@code number}'s oldest record not read yet (its cluster not computed yet), if any. */
-    java.util.OptionalLong unreadFrom(int number) {
+    OptionalLong unreadFrom(int number) {
         return unread.oldest(number);
     }
 
@@ -399,7 +395,7 @@ final class ClusterBook {
         before.ifPresentOrElse(b -> published.put(key.toString(), b), () -> published.remove(key.toString()));
         TrackedCluster cluster = find(key);
         if (cluster != null) {
-            dirty.asOf(cluster, now + REPUBLISH_AFTER.toNanos() - window);
+            dirty.asOf(cluster, now + REPUBLISH_AFTER.toNanos() - coalescing.window().toNanos());
         }
         return true;
     }
@@ -492,7 +488,7 @@ final class ClusterBook {
     /** Where the book stands, in words. */
     String progress() {
         return "partitions " + partitions.keySet() + (live() ? " rebuilt" : " rebuilding") + ", " + tracked() + " clusters, "
-                + dirty.size() + " to compute (" + unread.size() + " records not read yet), " + pending.beingWritten() + " writes under way, " + pending.awaitingEcho()
-                + " writes awaiting their echo";
+                + dirty.size() + " to compute (" + unread.size() + " records not read yet), " + pending.beingWritten()
+                + " writes under way, " + pending.awaitingEcho() + " writes awaiting their echo";
     }
 }
