@@ -71,7 +71,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** A broker with {@code settings} over this class's (tests: a broker as Kafka's defaults make it). */
     public static EmbeddedKafka start(Map<String, String> settings) throws Exception {
         Path directory = Files.createTempDirectory("status-aggregator-kafka");
-        EmbeddedKafka kafka = new EmbeddedKafka(directory, freePort(), freePort(), settings);
+        int[] ports = freePorts();
+        EmbeddedKafka kafka = new EmbeddedKafka(directory, ports[0], ports[1], settings);
         try {
             kafka.format();
             kafka.startBroker();
@@ -82,9 +83,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+    /**
+     * Two free ports, for the broker and the controller: both held open while the second is chosen, since a port
+     * just closed may be handed out again at once (the broker then refuses two listeners on one port).
+     */
+    private static int[] freePorts() throws IOException {
+        try (ServerSocket broker = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                ServerSocket controller = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new int[] {broker.getLocalPort(), controller.getLocalPort()};
         }
     }
 

@@ -48,20 +48,17 @@ class HttpsTest {
                 Files.createDirectories(CERTIFICATES);
                 PemCertificateFiles files = (PemCertificateFiles) new CertificateGenerator(CERTIFICATES, true).generate(new CertificateRequest()
                         .withName("preflight").withFormat(Format.PEM).withCN("localhost").withDuration(Duration.ofDays(2))).get(0);
-                return Map.of(
-                        "quarkus.tls.key-store.pem.0.cert", files.certFile().toString(),
-                        "quarkus.tls.key-store.pem.0.key", files.keyFile().toString(),
-                        "quarkus.http.insecure-requests", "disabled",
-                        "quarkus.http.test-port", Integer.toString(freePort()),
-                        "quarkus.http.test-ssl-port", Integer.toString(freePort()));
+                // Both ports held open while the second is chosen: a port just closed may be handed out again.
+                try (ServerSocket http = new ServerSocket(0); ServerSocket https = new ServerSocket(0)) {
+                    return Map.of(
+                            "quarkus.tls.key-store.pem.0.cert", files.certFile().toString(),
+                            "quarkus.tls.key-store.pem.0.key", files.keyFile().toString(),
+                            "quarkus.http.insecure-requests", "disabled",
+                            "quarkus.http.test-port", Integer.toString(http.getLocalPort()),
+                            "quarkus.http.test-ssl-port", Integer.toString(https.getLocalPort()));
+                }
             } catch (Exception e) {
                 throw new IllegalStateException("cannot make the test's certificate", e);
-            }
-        }
-
-        private static int freePort() throws IOException {
-            try (ServerSocket socket = new ServerSocket(0)) {
-                return socket.getLocalPort();
             }
         }
     }
