@@ -1,12 +1,14 @@
 package io.statusaggregator.model;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /** The CNIs EKS Anywhere manages, by the name used in {@code spec.clusterNetwork.cniConfig} and {@code status.defaultCNI}. */
 public enum Cni {
     CILIUM("cilium"),
     KINDNETD("kindnetd");
+
+    /** Read on every record: no array copied, no stream, per lookup. */
+    private static final Cni[] VALUES = values();
 
     private final String wireName;
 
@@ -19,6 +21,11 @@ public enum Cni {
     }
 
     public static Optional<Cni> of(String wireName) {
-        return Arrays.stream(values()).filter(c -> c.wireName.equals(wireName)).findFirst();
+        for (Cni candidate : VALUES) {
+            if (candidate.wireName.equals(wireName)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
     }
 }

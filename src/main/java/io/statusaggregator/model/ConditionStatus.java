@@ -1,12 +1,14 @@
 package io.statusaggregator.model;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 public enum ConditionStatus {
     TRUE("True"),
     FALSE("False"),
     UNKNOWN("Unknown");
+
+    /** Read on every record: no array copied, no stream, per lookup. */
+    private static final ConditionStatus[] VALUES = values();
 
     private final String wireName;
 
@@ -19,6 +21,11 @@ public enum ConditionStatus {
     }
 
     public static Optional<ConditionStatus> of(String wireName) {
-        return Arrays.stream(values()).filter(s -> s.wireName.equals(wireName)).findFirst();
+        for (ConditionStatus candidate : VALUES) {
+            if (candidate.wireName.equals(wireName)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
     }
 }

@@ -1,6 +1,5 @@
 package io.statusaggregator.model;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /** The conditions this aggregator owns, in the order the contract writes them. */
@@ -10,6 +9,9 @@ public enum ConditionType {
     WORKERS_READY("WorkersReady"),
     DEFAULT_CNI_CONFIGURED("DefaultCNIConfigured"),
     READY("Ready");
+
+    /** Read on every record: no array copied, no stream, per lookup. */
+    private static final ConditionType[] VALUES = values();
 
     private final String wireName;
 
@@ -22,6 +24,11 @@ public enum ConditionType {
     }
 
     public static Optional<ConditionType> of(String wireName) {
-        return Arrays.stream(values()).filter(t -> t.wireName.equals(wireName)).findFirst();
+        for (ConditionType candidate : VALUES) {
+            if (candidate.wireName.equals(wireName)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
     }
 }

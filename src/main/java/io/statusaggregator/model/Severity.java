@@ -1,6 +1,5 @@
 package io.statusaggregator.model;
 
-import java.util.Arrays;
 import java.util.Optional;
 
 /** A condition's severity; {@link #NONE} (written as empty) on a True condition. */
@@ -9,6 +8,9 @@ public enum Severity {
     WARNING("Warning"),
     INFO("Info"),
     NONE("");
+
+    /** Read on every record: no array copied, no stream, per lookup. */
+    private static final Severity[] VALUES = values();
 
     private final String wireName;
 
@@ -21,6 +23,11 @@ public enum Severity {
     }
 
     public static Optional<Severity> of(String wireName) {
-        return Arrays.stream(values()).filter(s -> s.wireName.equals(wireName)).findFirst();
+        for (Severity candidate : VALUES) {
+            if (candidate.wireName.equals(wireName)) {
+                return Optional.of(candidate);
+            }
+        }
+        return Optional.empty();
     }
 }
