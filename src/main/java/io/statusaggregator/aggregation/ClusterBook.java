@@ -146,7 +146,10 @@ final class ClusterBook {
                 partition.clusters.values().forEach(c -> {
                     dirty.remove(c);
                     pending.forget(c);
-                    c.state.cluster().ifPresent(eksa -> observer.left(eksa.key()));
+                    c.state.cluster().ifPresent(eksa -> {
+                        observer.left(eksa.key());
+                        records.forget(eksa.key());
+                    });
                 });
             }
         }

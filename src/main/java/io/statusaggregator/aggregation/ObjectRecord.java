@@ -10,8 +10,10 @@ import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.MalformedObject;
+import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ClusterMemberReader;
+import io.statusaggregator.model.json.EksaClusterReader;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.io.IOException;
@@ -20,6 +22,8 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -32,6 +36,12 @@ final class ObjectRecord {
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     /** Most records are Machines and their owners' statuses: read without a tree, the rest by {@link ObjectDecoder}. */
     private final ClusterMemberReader members = new ClusterMemberReader();
+    private final EksaClusterReader clusters = new EksaClusterReader();
+    /**
+     * Each EKS-A Cluster's spec as last read fast: the next record of a Cluster (most often the echo of a status
+     * written) has the same spec bytes, and is not read through a tree again. Dropped with the Cluster.
+     */
+    private final Map<ObjectKey, EksaClusterReader.KnownSpec> specs = new HashMap<>();
 
     /** A record, read. */
     sealed interface Read {
@@ -83,6 +93,7 @@ final class ObjectRecord {
         }
         ObjectStateKey objectKey = parsed.get();
         if (value == null) {
+            forget(objectKey);
             return new Deleted(objectKey);
         }
         return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, value);
@@ -93,12 +104,33 @@ final class ObjectRecord {
         return readValue(unread.key(), unread.value());
     }
 
-    private Read readValue(ObjectStateKey objectKey, byte[] value) {
-        // By the key's kind: an EKS-A Cluster (each status written comes back as one) is not read twice.
-        Optional<KubernetesObject> member = ClusterMemberReader.reads(objectKey.kind()) ? members.read(value) : Optional.empty();
-        if (member.isPresent() && member.get().kind() == objectKey.kind() && member.get().key().equals(objectKey.key())) {
-            return new Readable(objectKey, member.get());
+    /** The Cluster {@code key} names is gone from this reader's concern (deleted, or its partition revoked). */
+    void forget(ObjectKey key) {
+        specs.remove(key);
+    }
+
+    private void forget(ObjectStateKey key) {
+        if (key.kind() == ObjectKind.EKSA_CLUSTER) {
+            specs.remove(key.key());
         }
+    }
+
+    private Read readValue(ObjectStateKey objectKey, byte[] value) {
+        Optional<KubernetesObject> fast = Optional.empty();
+        if (ClusterMemberReader.reads(objectKey.kind())) {
+            fast = members.read(value);
+        } else if (objectKey.kind() == ObjectKind.EKSA_CLUSTER) {
+            Optional<EksaClusterReader.Read> cluster = clusters.read(value, Optional.ofNullable(specs.get(objectKey.key())));
+            if (cluster.isPresent() && cluster.get().cluster().key().equals(objectKey.key())) {
+                specs.remove(objectKey.key()); // then put: the key kept is the one the Cluster held now holds
+                specs.put(cluster.get().cluster().key(), cluster.get().spec());
+            }
+            fast = cluster.map(EksaClusterReader.Read::cluster);
+        }
+        if (fast.isPresent() && fast.get().kind() == objectKey.kind() && fast.get().key().equals(objectKey.key())) {
+            return new Readable(objectKey, fast.get());
+        }
+        forget(objectKey); // read by the tree below, or not at all
         JsonNode json;
         try {
             json = JSON.readTree(value);

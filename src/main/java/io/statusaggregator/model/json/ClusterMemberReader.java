@@ -1,6 +1,13 @@
 package io.statusaggregator.model.json;
 
-import com.fasterxml.jackson.core.JsonFactory;
+import static io.statusaggregator.model.json.StrictTokens.array;
+import static io.statusaggregator.model.json.StrictTokens.bool;
+import static io.statusaggregator.model.json.StrictTokens.count;
+import static io.statusaggregator.model.json.StrictTokens.generation;
+import static io.statusaggregator.model.json.StrictTokens.nextObject;
+import static io.statusaggregator.model.json.StrictTokens.object;
+import static io.statusaggregator.model.json.StrictTokens.text;
+
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.statusaggregator.model.KubeadmControlPlane;
@@ -12,6 +19,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ObservedCondition;
 import io.statusaggregator.model.ObservedConditions;
+import io.statusaggregator.model.json.StrictTokens.GiveUp;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,31 +36,14 @@ import java.util.Optional;
  * it). Not thread-safe: one per reading thread.
  */
 public final class ClusterMemberReader {
-    private static final JsonFactory JSON = new JsonFactory();
-    /** Bits of {@link Fields#seen}: a field read twice (JSON allows it; the tree keeps the last) is left to the tree. */
-    private static final int API_VERSION = 1, KIND = 1 << 1, METADATA = 1 << 2, SPEC = 1 << 3, STATUS = 1 << 4,
-            NAMESPACE = 1 << 5, NAME = 1 << 6, GENERATION = 1 << 7, LABELS = 1 << 8, CLUSTER_NAME = 1 << 9,
-            VERSION = 1 << 10, OBSERVED_GENERATION = 1 << 11, REPLICAS = 1 << 12, READY_REPLICAS = 1 << 13,
-            UPDATED_REPLICAS = 1 << 14, UNAVAILABLE_REPLICAS = 1 << 15, INITIALIZED = 1 << 16, INITIALIZATION = 1 << 17,
-            CONDITIONS = 1 << 18, LABEL_CLUSTER = 1 << 19, LABEL_DEPLOYMENT = 1 << 20;
-
-    /** Gives up: the object is left to {@link ObjectDecoder}. Thrown without a stack trace; it is not an error. */
-    private static final class GiveUp extends Exception {
-        static final GiveUp INSTANCE = new GiveUp();
-
-        private GiveUp() {
-            super(null, null, false, false);
-        }
-    }
+    /** Bits of {@link ObjectFields#once} for this reader's own fields. */
+    private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, LABELS = SPEC << 2, CLUSTER_NAME = SPEC << 3,
+            VERSION = SPEC << 4, OBSERVED_GENERATION = SPEC << 5, REPLICAS = SPEC << 6, READY_REPLICAS = SPEC << 7,
+            UPDATED_REPLICAS = SPEC << 8, UNAVAILABLE_REPLICAS = SPEC << 9, INITIALIZED = SPEC << 10, INITIALIZATION = SPEC << 11,
+            CONDITIONS = SPEC << 12, LABEL_CLUSTER = SPEC << 13, LABEL_DEPLOYMENT = SPEC << 14;
 
     /** What was read of one object, in whatever order its fields came. */
-    private static final class Fields {
-        int seen;
-        String apiVersion;
-        String kind;
-        String namespace;
-        String name;
-        long generation = -1;
+    private static final class Fields extends ObjectFields {
         String labelCluster;
         String labelDeployment;
         String specClusterName;
@@ -66,11 +57,35 @@ public final class ClusterMemberReader {
         boolean controlPlaneInitialized;
         List<ObservedCondition> conditions = List.of();
 
-        void once(int bit) throws GiveUp {
-            if ((seen & bit) != 0) {
-                throw GiveUp.INSTANCE;
+        @Override
+        void metadataField(JsonParser parser, String field, JsonToken value) throws IOException, GiveUp {
+            if (field.equals("labels")) {
+                once(LABELS);
+                if (object(value)) {
+                    labels(parser, this);
+                }
+            } else {
+                parser.skipChildren();
             }
-            seen |= bit;
+        }
+
+        @Override
+        void bodyField(JsonParser parser, String field, JsonToken value) throws IOException, GiveUp {
+            switch (field) {
+                case "spec" -> {
+                    once(SPEC);
+                    if (object(value)) {
+                        spec(parser, this);
+                    }
+                }
+                case "status" -> {
+                    once(STATUS);
+                    if (object(value)) {
+                        status(parser, this);
+                    }
+                }
+                default -> parser.skipChildren();
+            }
         }
     }
 
@@ -81,82 +96,11 @@ public final class ClusterMemberReader {
 
     /** The object, if it is a member this reader reads and it reads it whole; empty to leave it to {@link ObjectDecoder}. */
     public Optional<KubernetesObject> read(byte[] json) {
-        try (JsonParser parser = JSON.createParser(json)) {
+        try (JsonParser parser = ObjectFields.parser(json)) {
             Fields fields = new Fields();
-            if (parser.nextToken() != JsonToken.START_OBJECT) {
-                return Optional.empty();
-            }
-            root(parser, fields);
-            if (parser.nextToken() != null) {
-                return Optional.empty(); // trailing content: the tree refuses it as not JSON
-            }
-            return Optional.ofNullable(build(fields));
+            return fields.read(parser) ? Optional.ofNullable(build(fields)) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {
             return Optional.empty();
-        }
-    }
-
-    private static void root(JsonParser parser, Fields fields) throws IOException, GiveUp {
-        String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
-            switch (field) {
-                case "apiVersion" -> {
-                    fields.once(API_VERSION);
-                    fields.apiVersion = text(parser, value);
-                }
-                case "kind" -> {
-                    fields.once(KIND);
-                    fields.kind = text(parser, value);
-                }
-                case "metadata" -> {
-                    fields.once(METADATA);
-                    if (object(value)) {
-                        metadata(parser, fields);
-                    }
-                }
-                case "spec" -> {
-                    fields.once(SPEC);
-                    if (object(value)) {
-                        spec(parser, fields);
-                    }
-                }
-                case "status" -> {
-                    fields.once(STATUS);
-                    if (object(value)) {
-                        status(parser, fields);
-                    }
-                }
-                default -> parser.skipChildren();
-            }
-        }
-    }
-
-    private static void metadata(JsonParser parser, Fields fields) throws IOException, GiveUp {
-        String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
-            switch (field) {
-                case "namespace" -> {
-                    fields.once(NAMESPACE);
-                    fields.namespace = text(parser, value);
-                }
-                case "name" -> {
-                    fields.once(NAME);
-                    fields.name = text(parser, value);
-                }
-                case "generation" -> {
-                    fields.once(GENERATION);
-                    fields.generation = value == JsonToken.VALUE_NULL ? -1 : generation(parser, value);
-                }
-                case "labels" -> {
-                    fields.once(LABELS);
-                    if (object(value)) {
-                        labels(parser, fields);
-                    }
-                }
-                default -> parser.skipChildren();
-            }
         }
     }
 
@@ -201,7 +145,7 @@ public final class ClusterMemberReader {
             switch (field) {
                 case "observedGeneration" -> {
                     fields.once(OBSERVED_GENERATION);
-                    fields.observedGeneration = value == JsonToken.VALUE_NULL ? -1 : generation(parser, value);
+                    fields.observedGeneration = generation(parser, value);
                 }
                 case "replicas" -> {
                     fields.once(REPLICAS);
@@ -256,18 +200,11 @@ public final class ClusterMemberReader {
     }
 
     private static List<ObservedCondition> conditions(JsonParser parser, JsonToken value) throws IOException, GiveUp {
-        if (value == JsonToken.VALUE_NULL) {
+        if (!array(value)) {
             return List.of();
         }
-        if (value != JsonToken.START_ARRAY) {
-            throw GiveUp.INSTANCE;
-        }
         List<ObservedCondition> conditions = new ArrayList<>(4);
-        JsonToken item;
-        while ((item = parser.nextToken()) != JsonToken.END_ARRAY) {
-            if (item != JsonToken.START_OBJECT) {
-                throw GiveUp.INSTANCE;
-            }
+        while (nextObject(parser)) {
             conditions.add(condition(parser));
         }
         return conditions;
@@ -306,55 +243,6 @@ public final class ClusterMemberReader {
             throw GiveUp.INSTANCE; // required
         }
         return new ObservedCondition(type, status == null ? "" : status, reason == null ? "" : reason, message == null ? "" : message);
-    }
-
-    /** A string, or null for an explicit null; anything else gives up. */
-    private static String text(JsonParser parser, JsonToken value) throws IOException, GiveUp {
-        if (value == JsonToken.VALUE_STRING) {
-            return parser.getText();
-        }
-        if (value == JsonToken.VALUE_NULL) {
-            return null;
-        }
-        throw GiveUp.INSTANCE;
-    }
-
-    /** Whether the value is an object to read (false for null); anything else gives up. */
-    private static boolean object(JsonToken value) throws GiveUp {
-        if (value == JsonToken.START_OBJECT) {
-            return true;
-        }
-        if (value == JsonToken.VALUE_NULL) {
-            return false;
-        }
-        throw GiveUp.INSTANCE;
-    }
-
-    private static boolean bool(JsonToken value) throws GiveUp {
-        return switch (value) {
-            case VALUE_TRUE -> true;
-            case VALUE_FALSE, VALUE_NULL -> false;
-            default -> throw GiveUp.INSTANCE;
-        };
-    }
-
-    /** A count: a whole number in an int, not negative; null is 0. */
-    private static int count(JsonParser parser, JsonToken value) throws IOException, GiveUp {
-        if (value == JsonToken.VALUE_NULL) {
-            return 0;
-        }
-        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() != JsonParser.NumberType.INT || parser.getIntValue() < 0) {
-            throw GiveUp.INSTANCE;
-        }
-        return parser.getIntValue();
-    }
-
-    private static long generation(JsonParser parser, JsonToken value) throws IOException, GiveUp {
-        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                || parser.getLongValue() < 0) {
-            throw GiveUp.INSTANCE;
-        }
-        return parser.getLongValue();
     }
 
     /** The model record, as {@link ObjectDecoder#decode} makes it; null (give up) for any other kind or a missing part. */

@@ -30,7 +30,6 @@ import io.statusaggregator.model.ObservedConditions;
 import io.statusaggregator.model.Severity;
 import io.statusaggregator.model.WorkerNodeGroup;
 import io.statusaggregator.model.KubernetesVersion;
-import io.statusaggregator.model.json.SpecHash;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -138,7 +137,20 @@ public final class ObjectDecoder {
 
     private static EksaCluster eksaCluster(JsonNode node, JsonFields root, JsonFields metadata, ObjectKey key)
             throws MalformedObjectException {
-        JsonFields spec = root.object("spec");
+        EksaClusterSpec clusterSpec = eksaClusterSpec(root.object("spec"));
+        JsonNode rawSpec = node.get("spec");
+        return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
+                metadata.stringMap("annotations"), clusterSpec,
+                SpecHash.of(rawSpec == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : rawSpec),
+                status(root.object("status")));
+    }
+
+    /** An EKS-A Cluster's {@code spec} object, as {@link #decode} reads it (for {@link EksaClusterReader}). */
+    static EksaClusterSpec eksaClusterSpec(JsonNode spec) throws MalformedObjectException {
+        return eksaClusterSpec(JsonFields.at(spec, "spec"));
+    }
+
+    private static EksaClusterSpec eksaClusterSpec(JsonFields spec) throws MalformedObjectException {
         List<WorkerNodeGroup> groups = new ArrayList<>();
         for (JsonFields group : spec.objects("workerNodeGroupConfigurations")) {
             groups.add(workerNodeGroup(group));
@@ -150,7 +162,7 @@ public final class ObjectDecoder {
         if (externalEtcd) {
             spec.object("externalEtcdConfiguration").count("count");
         }
-        EksaClusterSpec clusterSpec = new EksaClusterSpec(
+        return new EksaClusterSpec(
                 controlPlaneCount,
                 groups,
                 specVersion(spec, "kubernetesVersion"),
@@ -159,11 +171,6 @@ public final class ObjectDecoder {
                 externalEtcd,
                 cniConfig(spec.object("clusterNetwork")),
                 spec.object("managementCluster").string("name").filter(name -> !name.isEmpty()));
-        JsonNode rawSpec = node.get("spec");
-        return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
-                metadata.stringMap("annotations"), clusterSpec,
-                SpecHash.of(rawSpec == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : rawSpec),
-                status(root.object("status")));
     }
 
     private static WorkerNodeGroup workerNodeGroup(JsonFields group) throws MalformedObjectException {

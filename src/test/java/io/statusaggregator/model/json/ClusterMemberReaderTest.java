@@ -3,27 +3,14 @@ package io.statusaggregator.model.json;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,67 +19,29 @@ import org.junit.jupiter.api.Test;
  * does answer for the well-formed members it is there for.
  */
 class ClusterMemberReaderTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-    /** As the aggregator reads a record's value with the tree. */
-    private static final ObjectReader TREE = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private static final List<ObjectKind> FAST = java.util.Arrays.stream(ObjectKind.values()).filter(ClusterMemberReader::reads).toList();
 
-    private final ClusterMemberReader reader = new ClusterMemberReader();
+    /** The field names the reader looks for: the mutations add fields of these names. */
+    private static final List<String> KNOWN = List.of("apiVersion", "kind", "metadata", "name", "namespace", "generation", "labels",
+            "spec", "status", "clusterName", "version", "observedGeneration", "replicas", "readyReplicas", "updatedReplicas",
+            "unavailableReplicas", "initialized", "initialization", "controlPlaneInitialized", "conditions", "type", "reason",
+            "message", "cluster.x-k8s.io/cluster-name", "cluster.x-k8s.io/deployment-name");
 
-    /** What the tree reading makes of the bytes: the object, or empty when it is not JSON, not ours or malformed. */
-    private static Optional<KubernetesObject> tree(byte[] value) {
-        try {
-            JsonNode json = TREE.readTree(value);
-            if (json == null || json.isMissingNode()) {
-                return Optional.empty();
-            }
-            return ObjectDecoder.decode(json);
-        } catch (IOException | MalformedObjectException e) {
-            return Optional.empty();
-        }
-    }
+    private final ClusterMemberReader reader = new ClusterMemberReader();
 
     private void assertSameAsTree(byte[] value, String what) {
         Optional<KubernetesObject> fast = reader.read(value);
         if (fast.isPresent()) {
-            assertEquals(tree(value), fast, what + ": " + new String(value, StandardCharsets.UTF_8));
+            assertEquals(JsonMutations.tree(value), fast, what + ": " + new String(value, StandardCharsets.UTF_8));
         }
-    }
-
-    /** Every object of every fixture (scenarios, describe, ...) that is JSON-able. */
-    private static List<ObjectNode> fixtures() throws IOException {
-        YAMLMapper yaml = new YAMLMapper();
-        List<ObjectNode> objects = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(Path.of("src/test/resources"))) {
-            for (Path file : files.filter(f -> f.toString().endsWith(".yaml")).toList()) {
-                JsonNode root;
-                try {
-                    root = yaml.readTree(file.toFile());
-                } catch (IOException e) {
-                    continue; // several documents in a file: not a fixture of objects
-                }
-                collect(root, objects);
-            }
-        }
-        return objects;
-    }
-
-    private static void collect(JsonNode node, List<ObjectNode> into) {
-        if (node == null) {
-            return;
-        }
-        if (node.isObject() && node.has("apiVersion") && node.has("kind")) {
-            into.add((ObjectNode) node);
-        }
-        node.forEach(child -> collect(child, into));
     }
 
     @Test
     void readsEveryWellFormedMemberOfTheFixturesAsTheTreeDoes() throws IOException {
         int answered = 0;
-        for (ObjectNode object : fixtures()) {
-            byte[] value = JSON.writeValueAsBytes(object);
-            Optional<KubernetesObject> tree = tree(value);
+        for (ObjectNode object : JsonMutations.fixtureObjects()) {
+            byte[] value = JsonMutations.bytes(object);
+            Optional<KubernetesObject> tree = JsonMutations.tree(value);
             Optional<KubernetesObject> fast = reader.read(value);
             if (tree.isPresent() && FAST.contains(tree.get().kind())) {
                 assertEquals(tree, fast, "a well-formed member must be read by the fast path: " + object);
@@ -108,20 +57,13 @@ class ClusterMemberReaderTest {
 
     @Test
     void neverAnswersOtherwiseThanTheTreeOnMutatedObjects() throws IOException {
-        List<ObjectNode> fixtures = fixtures().stream()
-                .filter(o -> tree(bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
+        List<ObjectNode> fixtures = JsonMutations.fixtureObjects().stream()
+                .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
         Random random = new Random(20261125);
         int answered = 0;
         for (int i = 0; i < 30_000; i++) {
-            ObjectNode object = fixtures.get(random.nextInt(fixtures.size())).deepCopy();
-            int mutations = 1 + random.nextInt(3);
-            for (int m = 0; m < mutations; m++) {
-                mutate(object, random);
-            }
-            byte[] value = bytes(object);
-            if (random.nextInt(10) == 0) {
-                value = textually(value, random);
-            }
+            byte[] value = JsonMutations.mutated(fixtures.get(random.nextInt(fixtures.size())), random, KNOWN,
+                    "\"spec\":{\"clusterName\":\"zeta\"}");
             assertSameAsTree(value, "mutation " + i);
             if (reader.read(value).isPresent()) {
                 answered++;
@@ -149,82 +91,5 @@ class ClusterMemberReaderTest {
         byte[] notUtf8 = machine.replace("eksa-system", "eksa-\u00e9system").getBytes(StandardCharsets.UTF_8);
         notUtf8[machine.indexOf("eksa-system") + 5] = (byte) 0xff;
         assertSameAsTree(notUtf8, "invalid UTF-8");
-    }
-
-    private static byte[] bytes(JsonNode node) {
-        try {
-            return JSON.writeValueAsBytes(node);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** Replaces, removes or adds a value somewhere in the object, with a value of any JSON type. */
-    private static void mutate(ObjectNode root, Random random) {
-        List<JsonNode> containers = new ArrayList<>();
-        collectContainers(root, containers);
-        JsonNode container = containers.get(random.nextInt(containers.size()));
-        JsonNode value = randomValue(random);
-        if (container instanceof ObjectNode object) {
-            List<String> names = new ArrayList<>();
-            object.fieldNames().forEachRemaining(names::add);
-            String[] known = {"apiVersion", "kind", "metadata", "name", "namespace", "generation", "labels", "spec", "status",
-                    "clusterName", "version", "observedGeneration", "replicas", "readyReplicas", "updatedReplicas",
-                    "unavailableReplicas", "initialized", "initialization", "controlPlaneInitialized", "conditions", "type",
-                    "reason", "message", "cluster.x-k8s.io/cluster-name", "cluster.x-k8s.io/deployment-name"};
-            int choice = random.nextInt(3);
-            if (choice == 0 && !names.isEmpty()) {
-                object.remove(names.get(random.nextInt(names.size())));
-            } else if (choice == 1 && !names.isEmpty()) {
-                object.set(names.get(random.nextInt(names.size())), value);
-            } else {
-                object.set(known[random.nextInt(known.length)], value);
-            }
-        } else if (container instanceof ArrayNode array) {
-            if (array.isEmpty() || random.nextBoolean()) {
-                array.add(value);
-            } else {
-                array.set(random.nextInt(array.size()), value);
-            }
-        }
-    }
-
-    private static void collectContainers(JsonNode node, List<JsonNode> into) {
-        if (node.isContainerNode()) {
-            into.add(node);
-            node.forEach(child -> collectContainers(child, into));
-        }
-    }
-
-    private static JsonNode randomValue(Random random) {
-        JsonNodeFactory nodes = JsonNodeFactory.instance;
-        return switch (random.nextInt(14)) {
-            case 0 -> nodes.nullNode();
-            case 1 -> nodes.booleanNode(random.nextBoolean());
-            case 2 -> nodes.numberNode(random.nextInt(5) - 1);
-            case 3 -> nodes.numberNode(-1L - random.nextInt(3));
-            case 4 -> nodes.numberNode(1L << 40);
-            case 5 -> nodes.numberNode(BigInteger.ONE.shiftLeft(70));
-            case 6 -> nodes.numberNode(1.5);
-            case 7 -> nodes.textNode("");
-            case 8 -> nodes.textNode("v1.2" + random.nextInt(10) + ".1");
-            case 9 -> nodes.textNode("alpha");
-            case 10 -> nodes.textNode("True");
-            case 11 -> nodes.arrayNode().add(nodes.objectNode().put("type", "Ready").put("status", "False"));
-            case 12 -> nodes.objectNode().put("cluster.x-k8s.io/cluster-name", "beta");
-            default -> nodes.objectNode();
-        };
-    }
-
-    /** A change JSON's tree cannot show: a field repeated, content after the object, a cut. */
-    private static byte[] textually(byte[] value, Random random) {
-        String text = new String(value, StandardCharsets.UTF_8);
-        String changed = switch (random.nextInt(4)) {
-            case 0 -> text.replaceFirst("\\{", "{\"spec\":{\"clusterName\":\"zeta\"},");
-            case 1 -> text.replaceFirst("\"metadata\":\\{", "\"metadata\":{\"name\":\"zeta\",");
-            case 2 -> text + " {}";
-            default -> text.substring(0, random.nextInt(text.length()));
-        };
-        return changed.getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -1,0 +1,103 @@
+package io.statusaggregator.model.json;
+
+import static io.statusaggregator.model.json.StrictTokens.generation;
+import static io.statusaggregator.model.json.StrictTokens.object;
+import static io.statusaggregator.model.json.StrictTokens.text;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.statusaggregator.model.json.StrictTokens.GiveUp;
+import java.io.IOException;
+
+/**
+ * What a streaming reader reads of any object, in whatever order its fields come: {@code apiVersion}, {@code kind},
+ * and {@code metadata}'s {@code namespace}, {@code name} and {@code generation}. A reader's own fields extend it and
+ * read the rest ({@link #metadataField}, {@link #bodyField}). A field read twice (JSON allows it; the tree keeps the
+ * last) gives up, leaving the object to {@link ObjectDecoder}.
+ */
+abstract class ObjectFields {
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final int API_VERSION = 1, KIND = 1 << 1, METADATA = 1 << 2, NAMESPACE = 1 << 3, NAME = 1 << 4,
+            GENERATION = 1 << 5;
+    /** The first bit of {@link #once} free for a reader's own fields. */
+    static final int FIRST_OWN_BIT = 1 << 6;
+
+    private int seen;
+    String apiVersion;
+    String kind;
+    String namespace;
+    String name;
+    /** -1 when absent or null. */
+    long generation = -1;
+
+    /** Marks the field of {@code bit} read; a second time gives up. */
+    final void once(int bit) throws GiveUp {
+        if ((seen & bit) != 0) {
+            throw GiveUp.INSTANCE;
+        }
+        seen |= bit;
+    }
+
+    /** A parser of {@code json}, to {@link #read} with. */
+    static JsonParser parser(byte[] json) throws IOException {
+        return JSON.createParser(json);
+    }
+
+    /** Reads the whole object; false when {@code json} is not an object, or content follows it (the tree refuses that). */
+    final boolean read(JsonParser parser) throws IOException, GiveUp {
+        if (parser.nextToken() != JsonToken.START_OBJECT) {
+            return false;
+        }
+        String field;
+        while ((field = parser.nextFieldName()) != null) {
+            JsonToken value = parser.nextToken();
+            switch (field) {
+                case "apiVersion" -> {
+                    once(API_VERSION);
+                    apiVersion = text(parser, value);
+                }
+                case "kind" -> {
+                    once(KIND);
+                    kind = text(parser, value);
+                }
+                case "metadata" -> {
+                    once(METADATA);
+                    if (object(value)) {
+                        metadata(parser);
+                    }
+                }
+                default -> bodyField(parser, field, value);
+            }
+        }
+        return parser.nextToken() == null;
+    }
+
+    private void metadata(JsonParser parser) throws IOException, GiveUp {
+        String field;
+        while ((field = parser.nextFieldName()) != null) {
+            JsonToken value = parser.nextToken();
+            switch (field) {
+                case "namespace" -> {
+                    once(NAMESPACE);
+                    namespace = text(parser, value);
+                }
+                case "name" -> {
+                    once(NAME);
+                    name = text(parser, value);
+                }
+                case "generation" -> {
+                    once(GENERATION);
+                    generation = generation(parser, value);
+                }
+                default -> metadataField(parser, field, value);
+            }
+        }
+    }
+
+    /** A field of {@code metadata} other than these: read it, or skip it ({@code parser.skipChildren()}). */
+    abstract void metadataField(JsonParser parser, String field, JsonToken value) throws IOException, GiveUp;
+
+    /** A field of the object other than these ({@code spec}, {@code status}, ...): read it, or skip it. */
+    abstract void bodyField(JsonParser parser, String field, JsonToken value) throws IOException, GiveUp;
+}

@@ -1,0 +1,163 @@
+package io.statusaggregator.model.json;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.ObjectKind;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The EKS-A Cluster reader is a fast path, never a second opinion: whenever it answers, {@link ObjectDecoder} gives the
+ * same Cluster, whether it read the spec anew or took the one it was told the Cluster had; and it does answer for the
+ * well-formed Clusters it is there for, with the statuses this aggregator writes.
+ */
+class EksaClusterReaderTest {
+    /** The field names the reader looks for: the mutations add fields of these names. */
+    private static final List<String> KNOWN = List.of("apiVersion", "kind", "metadata", "name", "namespace", "generation",
+            "annotations", "spec", "status", "observedGeneration", "failureReason", "failureMessage", "defaultCNI", "version",
+            "conditions", "type", "reason", "message", "severity", "lastTransitionTime", "workerNodeGroups", "kubernetesVersion",
+            "replicas", "readyReplicas", "upToDateReplicas", "versions", "next", "current", "last", "currentKubernetes",
+            "controlPlaneConfiguration", "count", "workerNodeGroupConfigurations", "clusterNetwork", "cniConfig", "cilium");
+
+    private final EksaClusterReader reader = new EksaClusterReader();
+
+    private static boolean isCluster(KubernetesObject object) {
+        return object.kind() == ObjectKind.EKSA_CLUSTER;
+    }
+
+    /**
+     * The fixtures' EKS-A Clusters, each as it is and with each status the scenarios expect (the statuses this
+     * aggregator writes, which come back on the Clusters).
+     */
+    private static List<ObjectNode> clusters() throws IOException {
+        List<ObjectNode> clusters = JsonMutations.fixtureObjects().stream()
+                .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(EksaClusterReaderTest::isCluster).orElse(false)).toList();
+        List<ObjectNode> statuses = JsonMutations.fixtureNodes(node -> node.has("expect") && node.get("expect").isObject())
+                .stream().map(scenario -> (ObjectNode) scenario.get("expect")).toList();
+        List<ObjectNode> all = new ArrayList<>(clusters);
+        for (int i = 0; i < statuses.size(); i++) {
+            ObjectNode cluster = clusters.get(i % clusters.size()).deepCopy();
+            cluster.set("status", statuses.get(i));
+            all.add(cluster);
+        }
+        return all;
+    }
+
+    private Optional<EksaCluster> read(byte[] value, Optional<EksaClusterReader.KnownSpec> known) {
+        return reader.read(value, known).map(EksaClusterReader.Read::cluster);
+    }
+
+    private void assertSameAsTree(byte[] value, Optional<EksaClusterReader.KnownSpec> known, String what) {
+        Optional<EksaCluster> fast = read(value, known);
+        if (fast.isPresent()) {
+            assertEquals(JsonMutations.tree(value), fast.map(KubernetesObject.class::cast), what + ": " + new String(value, StandardCharsets.UTF_8));
+        }
+    }
+
+    @Test
+    void readsEveryWellFormedClusterOfTheFixturesAsTheTreeDoes() throws IOException {
+        int answered = 0;
+        int withConditions = 0;
+        for (ObjectNode object : clusters()) {
+            byte[] value = JsonMutations.bytes(object);
+            Optional<KubernetesObject> tree = JsonMutations.tree(value);
+            Optional<EksaCluster> fast = read(value, Optional.empty());
+            if (tree.isPresent()) {
+                assertEquals(tree, fast.map(KubernetesObject.class::cast), "a well-formed Cluster must be read by the fast path: " + object);
+                answered++;
+                withConditions += fast.get().status().conditions().isEmpty() ? 0 : 1;
+            } else {
+                assertEquals(Optional.empty(), fast, "answered for a Cluster the tree refuses: " + object);
+            }
+        }
+        assertTrue(answered >= 100, "the fixtures hold many Clusters and statuses, read " + answered);
+        assertTrue(withConditions >= 50, "most show conditions, as the echo of a status written does: " + withConditions);
+    }
+
+    @Test
+    void neverAnswersOtherwiseThanTheTreeOnMutatedClustersWithOrWithoutTheSpecReadBefore() throws IOException {
+        List<ObjectNode> clusters = clusters().stream().filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).isPresent()).toList();
+        Random random = new Random(20261126);
+        int answered = 0;
+        for (int i = 0; i < 30_000; i++) {
+            ObjectNode original = clusters.get(random.nextInt(clusters.size()));
+            // The spec read from the Cluster's previous record: most mutations leave its bytes, some change them.
+            Optional<EksaClusterReader.KnownSpec> known = random.nextBoolean()
+                    ? reader.read(JsonMutations.bytes(original), Optional.empty()).map(EksaClusterReader.Read::spec) : Optional.empty();
+            byte[] value = JsonMutations.mutated(original, random, KNOWN, "\"status\":{\"observedGeneration\":9}");
+            assertSameAsTree(value, known, "mutation " + i);
+            if (read(value, known).isPresent()) {
+                answered++;
+            }
+        }
+        assertTrue(answered > 5_000, "mutations that leave a readable Cluster are still read fast: " + answered);
+    }
+
+    @Test
+    void anEchoWithTheSameSpecTakesTheSpecReadBeforeAndAChangedSpecIsReadAnew() {
+        String cluster = """
+                {"apiVersion":"anywhere.eks.amazonaws.com/v1alpha1","kind":"Cluster",
+                 "metadata":{"namespace":"default","name":"a","generation":2},
+                 "spec":{"kubernetesVersion":"1.27","controlPlaneConfiguration":{"count":3},
+                         "workerNodeGroupConfigurations":[{"name":"md-0","count":2}]},
+                 "status":%s}""";
+        String shown = """
+                {"observedGeneration":2,"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2023-06-05T20:12:00Z"}]}""";
+        EksaClusterReader.Read first = reader.read(bytes(cluster.formatted("{}")), Optional.empty()).orElseThrow();
+        EksaClusterReader.Read echo = reader.read(bytes(cluster.formatted(shown)), Optional.of(first.spec())).orElseThrow();
+        assertSame(first.spec(), echo.spec(), "the echo's spec bytes are the ones read before: not read again");
+        assertEquals(ConditionType.READY, echo.cluster().status().conditions().get(0).type());
+        assertEquals(JsonMutations.tree(bytes(cluster.formatted(shown))), Optional.of(echo.cluster()));
+
+        String scaled = cluster.formatted(shown).replace("\"count\":3", "\"count\":5");
+        EksaClusterReader.Read edited = reader.read(bytes(scaled), Optional.of(first.spec())).orElseThrow();
+        assertEquals(5, edited.cluster().spec().controlPlaneCount(), "a spec whose bytes changed is read anew");
+        assertNotEquals(first.cluster().specHash(), edited.cluster().specHash());
+        assertEquals(JsonMutations.tree(bytes(scaled)), Optional.of(edited.cluster()));
+        // The same spec with its fields in another order: other bytes, read anew, and the same hash (keys sorted).
+        String reordered = cluster.formatted(shown).replace("\"kubernetesVersion\":\"1.27\",\"controlPlaneConfiguration\":{\"count\":3}",
+                "\"controlPlaneConfiguration\":{\"count\":3},\"kubernetesVersion\":\"1.27\"");
+        EksaClusterReader.Read other = reader.read(bytes(reordered), Optional.of(first.spec())).orElseThrow();
+        assertNotEquals(first.spec(), other.spec());
+        assertEquals(first.cluster().specHash(), other.cluster().specHash());
+    }
+
+    @Test
+    void givesUpOnWhatOnlyTheTreeCanJudge() {
+        String cluster = """
+                {"apiVersion":"anywhere.eks.amazonaws.com/v1alpha1","kind":"Cluster","metadata":{"name":"a"},
+                 "spec":{"controlPlaneConfiguration":{"count":1}},
+                 "status":{"conditions":[{"type":"Ready","status":"False","lastTransitionTime":"2023-06-05T20:12:00Z"}]}}""";
+        assertTrue(read(bytes(cluster), Optional.empty()).isPresent());
+        for (String bad : List.of(
+                cluster + " {}",                                                         // trailing content
+                cluster.replace("\"status\"", "\"status\":{},\"status\""),               // a repeated field
+                cluster.replace("2023-06-05T20:12:00Z", "yesterday"),                    // not a time
+                cluster.replace("{\"count\":1}", "{\"count\":-1}"),                      // a negative count in the spec
+                cluster.replace("\"spec\":{\"controlPlaneConfiguration\":{\"count\":1}}", "\"spec\":null"), // no spec
+                cluster.replace("\"a\"", "7"),                                           // a name that is a number
+                cluster.replace("\"kind\":\"Cluster\"", "\"kind\":\"Machine\""))) {      // another kind
+            assertEquals(Optional.empty(), read(bytes(bad), Optional.empty()), bad);
+            assertSameAsTree(bytes(bad), Optional.empty(), bad);
+        }
+        byte[] notUtf8 = cluster.replace("\"False\"", "\"Fals\u00e9\"").getBytes(StandardCharsets.UTF_8);
+        notUtf8[cluster.indexOf("\"False\"") + 5] = (byte) 0xff;
+        assertEquals(Optional.empty(), read(notUtf8, Optional.empty()), "invalid UTF-8 in the status");
+    }
+
+    private static byte[] bytes(String json) {
+        return json.getBytes(StandardCharsets.UTF_8);
+    }
+}
