@@ -11,11 +11,8 @@ import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.feeds.TransitionFeed;
-import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.model.ClusterStatus;
-import io.statusaggregator.model.json.ObjectDecoder;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventSerializer;
 import io.statusaggregator.feeds.StatusFeed;
@@ -393,21 +390,8 @@ public final class Pipeline implements AutoCloseable {
      * change whose status a crash kept from the topic is published again (with the same event id).
      */
     private Map<String, ClusterStatus> publishedStatuses(Duration timeout) throws TimeoutException {
-        Map<String, String> latest = CompactedTopic.latest(settings.kafka(), settings.statusesTopic(), timeout)
+        return StatusFeed.latest(settings.kafka(), settings.statusesTopic(), timeout)
                 .orElseThrow(() -> new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
-        Map<String, ClusterStatus> published = new HashMap<>();
-        ObjectMapper json = new ObjectMapper();
-        latest.forEach((cluster, document) -> {
-            if (document == null) {
-                return;
-            }
-            try {
-                published.put(cluster, ObjectDecoder.statusOf(json.readTree(document)));
-            } catch (Exception e) {
-                LOG.warnf("skipped the status of %s on topic %s: %s", cluster, settings.statusesTopic(), e.getMessage());
-            }
-        });
-        return published;
     }
 
     /**

@@ -169,6 +169,21 @@ final class Bench {
         return true;
     }
 
+    /** The JVM's log manager, as the harness's and the cold rebuild's command lines name it (Quarkus's, as in production). */
+    static final String LOG_MANAGER = "-Djava.util.logging.manager=org.jboss.logmanager.LogManager";
+
+    /**
+     * Warnings only, the clients' errors only, as in production where Quarkus sets the levels. Without levels set, the
+     * log manager has every level enabled and the Kafka clients format their trace messages (a record's
+     * {@code toString} for every send), work a running aggregator never does.
+     */
+    static void quietLogging() {
+        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
+        for (String quiet : List.of("org.apache.kafka", "kafka", "state.change.logger", "io.fabric8", "io.vertx", "io.netty")) {
+            java.util.logging.Logger.getLogger(quiet).setLevel(java.util.logging.Level.SEVERE);
+        }
+    }
+
     static void log(String format, Object... args) {
         System.err.printf("[bench] " + format + "%n", args);
     }

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.logging.Level;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
@@ -29,7 +28,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs the benchmarks and prints one table of figures with the machine's description.")
 public final class Benchmarks implements Callable<Integer> {
-    enum Figure { throughput, freshness, amplification, memory, rebuild, rules, failover }
+    enum Figure { throughput, freshness, amplification, memory, rebuild, rules, reading, failover }
 
     @Option(names = "--seed", description = "seed of every workload (default ${DEFAULT-VALUE})")
     long seed = 7;
@@ -94,10 +93,7 @@ public final class Benchmarks implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        java.util.logging.Logger.getLogger("").setLevel(Level.WARNING);
-        for (String quiet : List.of("org.apache.kafka", "kafka", "state.change.logger", "io.fabric8", "io.vertx", "io.netty")) {
-            java.util.logging.Logger.getLogger(quiet).setLevel(Level.SEVERE);
-        }
+        Bench.quietLogging();
         System.exit(new CommandLine(new Benchmarks()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
     }
 
@@ -129,6 +125,9 @@ public final class Benchmarks implements Callable<Integer> {
             if (figures.contains(Figure.memory)) {
                 informerMemory(broker);
             }
+        }
+        if (figures.contains(Figure.reading)) {
+            reading();
         }
         if (figures.contains(Figure.rules)) {
             rules();
@@ -265,8 +264,9 @@ public final class Benchmarks implements Callable<Integer> {
         List<Double> assigned = new ArrayList<>();
         for (int i = 0; i < repetitions; i++) {
             ColdRebuild.Run run = topic.coldRebuild("cold-" + i, coldJvmOptions);
-            Bench.log("rebuild in a fresh JVM %d, seconds after the JVM started: main %.2f, partitions assigned %.2f, rebuilt %.2f, "
-                    + "every cluster computed %.2f", i + 1, run.mainSeconds(), run.assignedSeconds(), run.liveSeconds(), run.computedSeconds());
+            Bench.log("rebuild in a fresh JVM %d, seconds after the JVM started: main %.2f, status topic read %.2f, partitions "
+                    + "assigned %.2f, rebuilt %.2f, every cluster computed %.2f; CPU seconds by thread: %s", i + 1, run.mainSeconds(),
+                    run.statusesSeconds(), run.assignedSeconds(), run.liveSeconds(), run.computedSeconds(), run.cpuByThread());
             assigned.add(run.assignedSeconds());
             cold.add(run.computedSeconds());
             coldLive.add(run.liveSeconds());
@@ -331,18 +331,27 @@ public final class Benchmarks implements Callable<Integer> {
     }
 
     private void rules() throws Exception {
-        var options = new OptionsBuilder().include(RulesBenchmark.class.getName()).forks(1)
+        jmh(RulesBenchmark.class, "cluster", "6 Rules: one cluster's status (%s)", "10-Machine cluster");
+    }
+
+    private void reading() throws Exception {
+        jmh(ClusterRecordBenchmark.class, "reading", "7 Reading an EKS-A Cluster's record (%s)",
+                "the reduced Cluster of a 10-Machine cluster in a rolling upgrade, with the status the rules give it");
+    }
+
+    /** Runs a JMH benchmark, a row for each value of its parameter {@code param}. */
+    private void jmh(Class<?> benchmark, String param, String figure, String what) throws Exception {
+        var options = new OptionsBuilder().include(benchmark.getName()).forks(1)
                 .warmupIterations(3).warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
                 .measurementIterations(5).measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
                 .addProfiler(GCProfiler.class).jvmArgs("-Xmx512m").build();
         for (RunResult result : new Runner(options).run()) {
-            String cluster = result.getParams().getParam("cluster");
             double ns = result.getPrimaryResult().getScore();
             double error = result.getPrimaryResult().getScoreError();
             double bytes = result.getSecondaryResults().entrySet().stream().filter(e -> e.getKey().endsWith("alloc.rate.norm"))
                     .mapToDouble(e -> e.getValue().getScore()).findFirst().orElse(Double.NaN);
-            row("6 Rules: one cluster's status (" + cluster + ")", "%,.0f ns, %,.0f B allocated".formatted(ns, bytes), "", null,
-                    "JMH, 1 fork, 5 × 1 s after 3 × 1 s warm-up, ± %.0f ns (99.9%%); 10-Machine cluster".formatted(error));
+            row(figure.formatted(result.getParams().getParam(param)), "%,.0f ns, %,.0f B allocated".formatted(ns, bytes), "", null,
+                    "JMH, 1 fork, 5 × 1 s after 3 × 1 s warm-up, ± %.0f ns (99.9%%); %s".formatted(error, what));
         }
     }
 

@@ -16,9 +16,11 @@ import java.util.concurrent.TimeUnit;
 final class ColdRebuild {
     /**
      * What one child run measured, in seconds from the JVM's start: to the partitions rebuilt, to every cluster
-     * computed, to the harness's main method, and to the partitions assigned by the group.
+     * computed, to the harness's main method, to the partitions assigned by the group, and to the status topic read
+     * (before the aggregator is made, as the pipeline does); and the CPU each thread used.
      */
-    record Run(double liveSeconds, double computedSeconds, double mainSeconds, double assignedSeconds) {
+    record Run(double liveSeconds, double computedSeconds, double mainSeconds, double assignedSeconds, double statusesSeconds,
+            String cpuByThread) {
     }
 
     private ColdRebuild() {
@@ -27,11 +29,16 @@ final class ColdRebuild {
     /** The child: {@code bootstrap topic clusters run}. */
     public static void main(String[] args) throws Exception {
         long jvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
+        Bench.quietLogging();
         Bench.Broker broker = new Bench.Broker(args[0]);
         int clusters = Integer.parseInt(args[2]);
-        CountedAggregation instance = new CountedAggregation(broker, args[1], args[3], false, CompatibilityReader.builtIn(),
-                Duration.ofMillis(100));
         long main = System.currentTimeMillis();
+        // As the pipeline starts: the status topic read first, then aggregation.
+        java.util.Map<String, io.statusaggregator.model.ClusterStatus> published = TopicFigures.published(broker, args[1]);
+        long statuses = System.currentTimeMillis();
+        CountedAggregation instance = new CountedAggregation(broker, args[1], args[3], false, CompatibilityReader.builtIn(),
+                Duration.ofMillis(100), published);
+        published = null; // the aggregator holds what it keeps of it
         instance.start();
         // When the group gave this consumer its partitions: what the JVM's start, the group join and the rebuild each take.
         if (!Bench.await(120_000, 10, () -> instance.aggregator.progress().startsWith("partitions [") && !instance.aggregator.progress().startsWith("partitions []"))) {
@@ -42,8 +49,15 @@ final class ColdRebuild {
         long live = System.currentTimeMillis();
         instance.awaitComputed(clusters);
         long computed = System.currentTimeMillis();
-        System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
-                (assigned - jvmStart) / 1e3);
+        System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
+                (assigned - jvmStart) / 1e3, (statuses - jvmStart) / 1e3);
+        // Where the fresh JVM's CPU went, thread by thread (the compiler's and the collector's too), in seconds.
+        StringBuilder threads = new StringBuilder();
+        Bench.cpuTicksByThread().entrySet().stream().filter(e -> e.getValue() >= 5)
+                .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                .forEach(e -> threads.append(threads.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
+                        .append("%.2f".formatted(e.getValue() / 100.0)));
+        System.out.println("cold-rebuild-cpu " + threads);
         System.out.flush();
         // A flight recording asked for with --cold-jvm-option is written now: halt skips the JVM's own dump at exit.
         for (jdk.jfr.Recording recording : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {
@@ -56,7 +70,8 @@ final class ColdRebuild {
 
     /** Runs the child with {@code jvmOptions}; returns what it measured. */
     static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g"));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
+                Bench.LOG_MANAGER));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), ColdRebuild.class.getName(), bootstrap, topic,
                 String.valueOf(clusters), run));
@@ -66,11 +81,13 @@ final class ColdRebuild {
             child.destroyForcibly();
             throw new IllegalStateException("the cold rebuild did not finish within 5 minutes: " + Files.readString(output));
         }
-        for (String line : Files.readAllLines(output)) {
+        List<String> lines = Files.readAllLines(output);
+        String cpu = lines.stream().filter(l -> l.startsWith("cold-rebuild-cpu ")).findFirst().map(l -> l.substring(17)).orElse("");
+        for (String line : lines) {
             if (line.startsWith("cold-rebuild ")) {
                 String[] figures = line.split(" ");
                 return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
-                        Double.parseDouble(figures[4]));
+                        Double.parseDouble(figures[4]), Double.parseDouble(figures[5]), cpu);
             }
         }
         throw new IllegalStateException("the cold rebuild printed no figure (exit " + child.exitValue() + "): " + Files.readString(output));

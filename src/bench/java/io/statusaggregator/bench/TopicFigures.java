@@ -5,7 +5,10 @@ import io.statusaggregator.aggregation.ClusterState;
 import io.statusaggregator.ingest.ObjectReduction;
 import io.statusaggregator.ingest.ObjectStateKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.feeds.PublishedStatus;
+import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.StatusEncoder;
@@ -103,7 +106,17 @@ final class TopicFigures {
             Map<String, ClusterState> objects = StatusCheck.clusters(latest.values());
             latest.replaceAll((key, value) -> withStatus(key, value, objects));
             latest.forEach((key, value) -> producer.send(new ProducerRecord<>(compacted, key, value.toString())));
+            // And the status topic as it leaves it: each cluster's status, which a restarted instance reads first.
+            broker.createTopics(true, statuses());
+            StatusFeed feed = new StatusFeed(producer, statuses());
+            for (JsonNode value : latest.values()) {
+                if (ObjectDecoder.decode(value).orElse(null) instanceof EksaCluster eksa) {
+                    feed.publish(eksa, PublishedStatus.of(eksa.status()), error -> { });
+                }
+            }
             producer.flush();
+        } catch (MalformedObjectException e) {
+            throw new IllegalStateException("the harness made a Cluster it cannot read", e);
         }
         finalClusters = StatusCheck.clusters(latest.values());
     }
@@ -179,7 +192,7 @@ final class TopicFigures {
     Throughput throughput(int repetition) throws Exception {
         double bare = bareConsumer();
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
-                compatibility, Duration.ofMillis(100))) {
+                compatibility, Duration.ofMillis(100), Map.of())) {
             long cpuBefore = Bench.processCpuNanos();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
             instance.start();
@@ -243,10 +256,22 @@ final class TopicFigures {
         return rebuild(topic, seed + "-rebuild-uncompacted");
     }
 
+    /** The status topic a running pipeline leaves beside the compacted topic: every cluster's status. */
+    private String statuses() {
+        return compacted + "-statuses";
+    }
+
+    /** The status topic's statuses, read as the pipeline reads them when it starts. */
+    static Map<String, ClusterStatus> published(Bench.Broker broker, String compacted) {
+        return StatusFeed.latest(broker.kafka(), compacted + "-statuses", Duration.ofMinutes(1))
+                .orElseThrow(() -> new IllegalStateException("could not read the status topic of " + compacted));
+    }
+
     private Rebuild rebuild(String from, String run) throws Exception {
         // The heap before the instance exists: what the harness holds (the fleet it checks against) is in both readings.
         long before = Bench.retainedHeap();
-        CountedAggregation instance = new CountedAggregation(broker, from, run, false, compatibility, Duration.ofMillis(100));
+        CountedAggregation instance = new CountedAggregation(broker, from, run, false, compatibility, Duration.ofMillis(100),
+                published(broker, compacted));
         long start = System.nanoTime();
         instance.start();
         instance.awaitRebuilt();

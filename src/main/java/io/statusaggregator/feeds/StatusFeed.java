@@ -1,8 +1,18 @@
 package io.statusaggregator.feeds;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.json.EksaClusterReader;
+import io.statusaggregator.model.json.ObjectDecoder;
+import java.nio.charset.StandardCharsets;
 import io.statusaggregator.model.json.StatusDocument;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
@@ -43,6 +53,31 @@ public final class StatusFeed {
             LOG.warnf("could not publish the status of %s: %s", cluster, e.toString());
             done.accept(e); // refused at once (no metadata in time, closed, interrupted): the same as failing later
         }
+    }
+
+    /**
+     * The last status of every cluster on {@code topic} (namespace/name), read to the topic's end; empty if that took
+     * longer than {@code timeout}. A value that is not a status document is skipped, with a warning.
+     */
+    public static Optional<Map<String, ClusterStatus>> latest(Map<String, Object> kafka, String topic, Duration timeout) {
+        Optional<Map<String, String>> latest = CompactedTopic.latest(kafka, topic, timeout);
+        if (latest.isEmpty()) {
+            return Optional.empty();
+        }
+        Map<String, ClusterStatus> published = new HashMap<>();
+        ObjectMapper json = new ObjectMapper();
+        latest.get().forEach((cluster, document) -> {
+            if (document == null) {
+                return;
+            }
+            try {
+                Optional<ClusterStatus> streamed = EksaClusterReader.statusOf(document.getBytes(StandardCharsets.UTF_8));
+                published.put(cluster, streamed.isPresent() ? streamed.get() : ObjectDecoder.statusOf(json.readTree(document)));
+            } catch (Exception e) {
+                LOG.warnf("skipped the status of %s on topic %s: %s", cluster, topic, e.getMessage());
+            }
+        });
+        return Optional.of(published);
     }
 
     /** Waits until the broker has answered every record sent so far; their {@code done} callbacks have run. */

@@ -134,6 +134,20 @@ public final class EksaClusterReader {
         }
     }
 
+    /**
+     * The status of a status document (the status topic's values: a Cluster's identity and status, no spec), as
+     * {@link ObjectDecoder#statusOf} reads it; empty to leave it to {@link ObjectDecoder}. A restarted instance reads
+     * one per cluster before it starts.
+     */
+    public static Optional<ClusterStatus> statusOf(byte[] document) {
+        try (JsonParser parser = ObjectFields.parser(document)) {
+            Fields fields = new Fields();
+            return fields.read(parser) ? Optional.of(fields.status) : Optional.empty();
+        } catch (GiveUp | IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
     private Read build(byte[] json, Fields f, Optional<KnownSpec> known) throws GiveUp, IOException {
         if (f.apiVersion == null || f.kind == null || ObjectKind.of(f.apiVersion, f.kind).orElse(null) != ObjectKind.EKSA_CLUSTER
                 || f.name == null || f.name.isEmpty() || f.specStart < 0) {

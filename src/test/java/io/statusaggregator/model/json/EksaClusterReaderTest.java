@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;
@@ -132,6 +135,43 @@ class EksaClusterReaderTest {
         EksaClusterReader.Read other = reader.read(bytes(reordered), Optional.of(first.spec())).orElseThrow();
         assertNotEquals(first.spec(), other.spec());
         assertEquals(first.cluster().specHash(), other.cluster().specHash());
+    }
+
+    /** What the tree reading makes of a status document: its status, or empty when it is not JSON or malformed. */
+    private static Optional<ClusterStatus> statusByTree(byte[] document) {
+        try {
+            JsonNode json = JsonMutations.JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(document);
+            return json == null || json.isMissingNode() ? Optional.empty() : Optional.of(ObjectDecoder.statusOf(json));
+        } catch (IOException | MalformedObjectException e) {
+            return Optional.empty();
+        }
+    }
+
+    @Test
+    void readsTheStatusTopicsDocumentsAsTheTreeDoes() throws IOException {
+        List<byte[]> documents = new ArrayList<>();
+        for (ObjectNode object : clusters()) {
+            Optional<KubernetesObject> cluster = JsonMutations.tree(JsonMutations.bytes(object));
+            if (cluster.isPresent() && cluster.get() instanceof EksaCluster eksa) {
+                documents.add(bytes(StatusDocument.text(eksa, StatusJson.text(eksa.status()))));
+            }
+        }
+        assertTrue(documents.size() >= 100, "a document per readable Cluster: " + documents.size());
+        for (byte[] document : documents) {
+            assertEquals(statusByTree(document), EksaClusterReader.statusOf(document), new String(document, StandardCharsets.UTF_8));
+        }
+        Random random = new Random(20261127);
+        int answered = 0;
+        for (int i = 0; i < 10_000; i++) {
+            ObjectNode document = (ObjectNode) JsonMutations.JSON.readTree(documents.get(random.nextInt(documents.size())));
+            byte[] value = JsonMutations.mutated(document, random, KNOWN, "\"status\":{\"observedGeneration\":9}");
+            Optional<ClusterStatus> fast = EksaClusterReader.statusOf(value);
+            if (fast.isPresent()) {
+                assertEquals(statusByTree(value), fast, "mutation " + i + ": " + new String(value, StandardCharsets.UTF_8));
+                answered++;
+            }
+        }
+        assertTrue(answered > 2_000, "mutated documents still read fast: " + answered);
     }
 
     @Test
