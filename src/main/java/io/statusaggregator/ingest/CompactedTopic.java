@@ -26,6 +26,10 @@ public final class CompactedTopic {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        // Read whole, at start: fetches as large as aggregation's (Kafka's 500 records a poll, 1 MiB a partition, made
+        // a fresh JVM's read of 10,000 statuses a round trip per 500), unless the kafka.* settings say otherwise.
+        props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
+        props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
         Map<String, String> latest = new HashMap<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()

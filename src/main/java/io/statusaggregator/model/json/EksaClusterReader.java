@@ -81,10 +81,17 @@ public final class EksaClusterReader {
 
     /** What was read of one Cluster, in whatever order its fields came. */
     private static final class Fields extends ObjectFields {
+        /** Whether to read the spec as a tree at once: no spec is known to compare its bytes with. */
+        final boolean specAsTree;
         Map<String, String> annotations = Map.of();
         int specStart = -1;
         int specEnd;
+        JsonNode specTree;
         ClusterStatus status = ClusterStatus.NONE;
+
+        Fields(boolean specAsTree) {
+            this.specAsTree = specAsTree;
+        }
 
         @Override
         void metadataField(JsonParser parser, String field, JsonToken value) throws IOException, GiveUp {
@@ -107,7 +114,11 @@ public final class EksaClusterReader {
                         throw GiveUp.INSTANCE; // no spec: the tree names what is missing
                     }
                     specStart = Math.toIntExact(parser.currentTokenLocation().getByteOffset());
-                    parser.skipChildren();
+                    if (specAsTree) {
+                        specTree = TREE.readTree(parser); // read once, not skipped and read again from its bytes
+                    } else {
+                        parser.skipChildren();
+                    }
                     specEnd = Math.toIntExact(parser.currentTokenLocation().getByteOffset()) + 1;
                 }
                 case "status" -> {
@@ -127,7 +138,7 @@ public final class EksaClusterReader {
      */
     public Optional<Read> read(byte[] json, Optional<KnownSpec> known) {
         try (JsonParser parser = ObjectFields.parser(json)) {
-            Fields fields = new Fields();
+            Fields fields = new Fields(known.isEmpty());
             return fields.read(parser) ? Optional.of(build(json, fields, known)) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {
             return Optional.empty();
@@ -141,7 +152,7 @@ public final class EksaClusterReader {
      */
     public static Optional<ClusterStatus> statusOf(byte[] document) {
         try (JsonParser parser = ObjectFields.parser(document)) {
-            Fields fields = new Fields();
+            Fields fields = new Fields(false);
             return fields.read(parser) ? Optional.of(fields.status) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {
             return Optional.empty();
@@ -153,22 +164,25 @@ public final class EksaClusterReader {
                 || f.name == null || f.name.isEmpty() || f.specStart < 0) {
             throw GiveUp.INSTANCE;
         }
-        KnownSpec spec = spec(json, f.specStart, f.specEnd, known);
+        KnownSpec spec = spec(json, f, known);
         ObjectKey key = new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
         return new Read(new EksaCluster(key, f.apiVersion, f.generation < 0 ? 1L : f.generation, f.annotations, spec.spec(),
                 spec.hash(), f.status), spec);
     }
 
-    /** The spec in {@code json[start, end)}: the known one if its bytes are the same, else read through a tree. */
-    private KnownSpec spec(byte[] json, int start, int end, Optional<KnownSpec> known) throws GiveUp, IOException {
-        sha256.update(json, start, end - start);
+    /**
+     * The spec in {@code json[f.specStart, f.specEnd)}: the known one if its bytes are the same, else read through a tree
+     * (read already if none was known).
+     */
+    private KnownSpec spec(byte[] json, Fields f, Optional<KnownSpec> known) throws GiveUp, IOException {
+        sha256.update(json, f.specStart, f.specEnd - f.specStart);
         ByteBuffer digest = ByteBuffer.wrap(sha256.digest());
         long high = digest.getLong();
         long low = digest.getLong();
         if (known.isPresent() && known.get().digestHigh() == high && known.get().digestLow() == low) {
             return known.get();
         }
-        JsonNode tree = TREE.readTree(json, start, end - start);
+        JsonNode tree = f.specTree != null ? f.specTree : TREE.readTree(json, f.specStart, f.specEnd - f.specStart);
         try {
             return new KnownSpec(high, low, ObjectDecoder.eksaClusterSpec(tree), SpecHash.of(tree));
         } catch (MalformedObjectException e) {
