@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -95,7 +96,7 @@ public final class Pipeline implements AutoCloseable {
     /** This replica's informers, standing by or leading, and their producer, in the order they stop; guarded by this. */
     private ObjectIngest informers;
     private List<AutoCloseable> informerParts = List.of();
-    private java.util.concurrent.CompletableFuture<Void> informersListed;
+    private CompletableFuture<Void> informersListed;
     /** The CNI observer, while this replica leads. */
     private CniObserver cni;
     private IngestLeadership leadership;
@@ -134,17 +135,28 @@ public final class Pipeline implements AutoCloseable {
         started.add(events);
         kafkaClients.created(events);
         TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
-        // Read once now (the broker answers, or the start fails), then again on each later assignment of partitions.
-        java.util.concurrent.atomic.AtomicReference<Map<String, ClusterStatus>> readAtStart = new java.util.concurrent.atomic.AtomicReference<>(publishedStatuses(timeout));
-        java.util.function.Supplier<Map<String, ClusterStatus>> published = () -> {
-            Map<String, ClusterStatus> first = readAtStart.getAndSet(null);
-            if (first != null) {
-                return first;
-            }
+        // Read once at start, while the aggregator joins its group (the broker holds a new group's first rebalance 3 s
+        // by default), and waited for by its first assignment and by this start (the broker answers, or the start
+        // fails); then read again on each later assignment of partitions.
+        java.util.concurrent.ExecutorService statusReader = java.util.concurrent.Executors.newSingleThreadExecutor(
+                DaemonThreads.named("status-topic"));
+        CompletableFuture<Map<String, ClusterStatus>> readingAtStart = CompletableFuture.supplyAsync(() -> {
             try {
                 return publishedStatuses(timeout);
             } catch (TimeoutException e) {
-                LOG.warnf("%s; deletions while these partitions were elsewhere may go unannounced", e.getMessage());
+                throw new CompletionException(e);
+            }
+        }, statusReader);
+        statusReader.shutdown(); // its one task still runs
+        java.util.concurrent.atomic.AtomicReference<CompletableFuture<Map<String, ClusterStatus>>> readAtStart =
+                new java.util.concurrent.atomic.AtomicReference<>(readingAtStart);
+        java.util.function.Supplier<Map<String, ClusterStatus>> published = () -> {
+            CompletableFuture<Map<String, ClusterStatus>> first = readAtStart.getAndSet(null);
+            try {
+                return first != null ? first.join() : publishedStatuses(timeout);
+            } catch (TimeoutException | CompletionException e) {
+                LOG.warnf("%s; deletions while these partitions were elsewhere may go unannounced",
+                        e instanceof CompletionException && e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
                 return Map.of();
             }
         };
@@ -185,6 +197,17 @@ public final class Pipeline implements AutoCloseable {
                 change.after().map(PublishedStatus::status)));
         aggregator.observedBy(clusterObserver);
         aggregator.start();
+        try {
+            // Longer than the read's own timeout, whose error says more.
+            readingAtStart.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("could not read topic " + settings.statusesTopic() + " within " + timeout.toSeconds() + " s");
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TimeoutException timedOut) {
+                throw timedOut;
+            }
+            throw e;
+        }
 
         // The API server answers (and lets this account read) before anything waits on an election.
         management.synced().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -390,8 +413,12 @@ public final class Pipeline implements AutoCloseable {
      * change whose status a crash kept from the topic is published again (with the same event id).
      */
     private Map<String, ClusterStatus> publishedStatuses(Duration timeout) throws TimeoutException {
-        return StatusFeed.latest(settings.kafka(), settings.statusesTopic(), timeout)
-                .orElseThrow(() -> new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
+        try {
+            return StatusFeed.latest(settings.kafka(), settings.statusesTopic(), timeout)
+                    .orElseThrow(() -> new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new TimeoutException("could not read topic " + settings.statusesTopic() + ": " + e.getMessage());
+        }
     }
 
     /**

@@ -39,10 +39,10 @@ final class CountedAggregation implements AutoCloseable {
     /**
      * @param liveFromStart every record is computed as it comes, as if it arrived after the instance had rebuilt:
      *                      the consumer reports the partitions' ends as their beginnings, so nothing is rebuilt
-     * @param published     the status topic's last statuses, as the pipeline reads them before it starts aggregation
+     * @param published     the status topic's last statuses, asked for at each assignment as the pipeline's are
      */
     CountedAggregation(Bench.Broker broker, String topic, String run, boolean liveFromStart, Compatibility compatibility,
-            Duration coalescingWindow, Map<String, ClusterStatus> published) {
+            Duration coalescingWindow, java.util.function.Supplier<Map<String, ClusterStatus>> published) {
         Map<String, Object> consumer = Aggregator.consumerProperties(broker.kafka(), "bench-" + run);
         Map<String, Object> producer = new HashMap<>(broker.kafka());
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
@@ -62,17 +62,8 @@ final class CountedAggregation implements AutoCloseable {
                 deadLetters, new Aggregator.Settings(topic, coalescingWindow, CoalescingWindow.DEFAULT_LONGEST, Duration.ofHours(1)),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
-                new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), readOnce(published),
+                new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), published,
                 Clock.fixed(TopicFigures.STATUS_TIME, java.time.ZoneOffset.UTC));
-    }
-
-    /** Hands {@code published} to the first assignment only, and keeps no reference to it, as the pipeline does. */
-    private static java.util.function.Supplier<Map<String, ClusterStatus>> readOnce(Map<String, ClusterStatus> published) {
-        java.util.concurrent.atomic.AtomicReference<Map<String, ClusterStatus>> first = new java.util.concurrent.atomic.AtomicReference<>(published);
-        return () -> {
-            Map<String, ClusterStatus> statuses = first.getAndSet(null);
-            return statuses == null ? Map.of() : statuses;
-        };
     }
 
     void start() {

@@ -192,7 +192,7 @@ final class TopicFigures {
     Throughput throughput(int repetition) throws Exception {
         double bare = bareConsumer();
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
-                compatibility, Duration.ofMillis(100), Map.of())) {
+                compatibility, Duration.ofMillis(100), Map::of)) {
             long cpuBefore = Bench.processCpuNanos();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
             instance.start();
@@ -261,10 +261,19 @@ final class TopicFigures {
         return compacted + "-statuses";
     }
 
-    /** The status topic's statuses, read as the pipeline reads them when it starts. */
-    static Map<String, ClusterStatus> published(Bench.Broker broker, String compacted) {
-        return StatusFeed.latest(broker.kafka(), compacted + "-statuses", Duration.ofMinutes(1))
-                .orElseThrow(() -> new IllegalStateException("could not read the status topic of " + compacted));
+    /**
+     * The status topic's statuses as the pipeline reads them when it starts: from now, in the background, while the
+     * instance joins its group; its first assignment waits for them, and keeps no reference after.
+     */
+    static java.util.function.Supplier<Map<String, ClusterStatus>> published(Bench.Broker broker, String compacted) {
+        java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CompletableFuture<Map<String, ClusterStatus>>> first =
+                new java.util.concurrent.atomic.AtomicReference<>(java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> StatusFeed.latest(broker.kafka(), compacted + "-statuses", Duration.ofMinutes(1))
+                                .orElseThrow(() -> new IllegalStateException("could not read the status topic of " + compacted))));
+        return () -> {
+            java.util.concurrent.CompletableFuture<Map<String, ClusterStatus>> statuses = first.getAndSet(null);
+            return statuses == null ? Map.of() : statuses.join();
+        };
     }
 
     private Rebuild rebuild(String from, String run) throws Exception {

@@ -4,14 +4,20 @@ import static io.statusaggregator.pipeline.Fleet.CAPI;
 import static io.statusaggregator.pipeline.Fleet.DEADLINE;
 import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.versions.json.CompatibilityReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -115,6 +121,27 @@ class PipelineTest {
             return statuses.containsKey("default/bravo") && statuses.get("default/bravo") == null;
         }, () -> "the status topic ends with a tombstone for the deleted cluster: " + latestValues("statuses-" + pipelineRun.id()).keySet());
         assertTrue(latestValues("statuses-" + pipelineRun.id()).get("default/keep") != null, "and holds the status of the other");
+    }
+
+    @Test
+    void aStartWhoseStatusTopicCannotBeReadFailsNamingIt() throws Exception {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closed = socket.getLocalPort(); // no broker answers there once it is closed
+        }
+        Pipeline.Settings fleet = Fleet.settings("127.0.0.1:" + closed, pipelineRun.id(), false);
+        // The topics are not created here (as with aggregator.create-topics=false): the status topic is the first read.
+        Pipeline.Settings settings = new Pipeline.Settings(fleet.kafka(), fleet.objectStatesTopic(), fleet.statusesTopic(),
+                fleet.transitionsTopic(), fleet.deadLettersTopic(), false, fleet.partitions(), fleet.replicationFactor(),
+                fleet.groupId(), false, fleet.ingestSettings(), fleet.aggregatorSettings(), fleet.writerSettings(),
+                fleet.cniSettings(), fleet.compatibilityConfigMap(), fleet.leadership());
+        Pipeline pipeline = new Pipeline(settings, pipelineRun.kubernetes().newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
+        try {
+            TimeoutException failed = assertThrows(TimeoutException.class, () -> pipeline.start(Duration.ofSeconds(3)));
+            assertTrue(failed.getMessage().contains("could not read topic " + settings.statusesTopic()), failed.getMessage());
+        } finally {
+            pipeline.close();
+        }
     }
 
     @Test
