@@ -4,6 +4,7 @@ import io.statusaggregator.threads.DaemonThreads;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.ObjectStateConsumer;
 import io.statusaggregator.writeback.EventRecorder;
 import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.aggregation.ClusterObserver;
@@ -161,7 +162,7 @@ public final class Pipeline implements AutoCloseable {
             }
         };
 
-        Map<String, Object> consumer = Aggregator.consumerProperties(settings.kafka(), settings.groupId());
+        Map<String, Object> consumer = ObjectStateConsumer.properties(settings.kafka(), settings.groupId());
         consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + ProcessHandle.current().pid());
         CompatibilityConfigMap compatibilityData = new CompatibilityConfigMap(compatibility);
         started.add(compatibilityData);

@@ -99,6 +99,11 @@ public final class Benchmarks implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (repetitions < 1 || slowRepetitions < 1) {
+            // Every figure is a median of its runs: none would leave nothing to report.
+            System.err.println("--repetitions and --slow-repetitions must be at least 1");
+            return 2;
+        }
         long started = System.nanoTime();
         loadAtStart = loadAverage();
         Compatibility compatibility = CompatibilityReader.builtIn();

@@ -3,6 +3,7 @@ package io.statusaggregator.bench;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventSerializer;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.aggregation.ObjectStateConsumer;
 import io.statusaggregator.aggregation.CoalescingWindow;
 import io.statusaggregator.aggregation.DeadLetters;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -43,7 +44,7 @@ final class CountedAggregation implements AutoCloseable {
      */
     CountedAggregation(Bench.Broker broker, String topic, String run, boolean liveFromStart, Compatibility compatibility,
             Duration coalescingWindow, java.util.function.Supplier<Map<String, ClusterStatus>> published) {
-        Map<String, Object> consumer = Aggregator.consumerProperties(broker.kafka(), "bench-" + run);
+        Map<String, Object> consumer = ObjectStateConsumer.properties(broker.kafka(), "bench-" + run);
         Map<String, Object> producer = new HashMap<>(broker.kafka());
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());

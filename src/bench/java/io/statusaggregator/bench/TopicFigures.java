@@ -159,7 +159,7 @@ final class TopicFigures {
      * record, not the fetching.
      */
     double bareConsumer() {
-        Map<String, Object> props = new HashMap<>(io.statusaggregator.aggregation.Aggregator.consumerProperties(broker.kafka(), "bench-bare"));
+        Map<String, Object> props = new HashMap<>(io.statusaggregator.aggregation.ObjectStateConsumer.properties(broker.kafka(), "bench-bare"));
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -30,7 +30,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jboss.logging.Logger;
 
 /**
@@ -70,6 +69,7 @@ public final class Aggregator implements AutoCloseable {
     private final DeadLetters deadLetters;
     private long committedAt = System.nanoTime();
     private final Settings settings;
+    private final CoalescingWindow coalescing;
     private final ClusterBook book;
     private final java.util.function.Supplier<Compatibility> compatibility;
     /** What the management cluster holds for every cluster. */
@@ -107,7 +107,7 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /**
-     * @param consumerSettings as {@link #consumerProperties} makes them
+     * @param consumerSettings as {@link ObjectStateConsumer#properties} makes them
      * @param consumers        makes the consumer from its settings: once, and again with a longer session when the
      *                         broker refuses the one asked for
      */
@@ -126,36 +126,11 @@ public final class Aggregator implements AutoCloseable {
         this.compatibility = compatibility;
         this.writer = writers.apply(outcomes::add);
         Object pollRecords = this.consumerSettings.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
-        this.book = new ClusterBook(new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
-                Integer.parseInt(String.valueOf(pollRecords))), settings.echoTimeout());
+        this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
+                Integer.parseInt(String.valueOf(pollRecords)));
+        this.book = new ClusterBook(coalescing, settings.echoTimeout());
         this.feeds = new FeedPublication(transitions, feed, book, clock);
         this.clock = clock;
-    }
-
-    /**
-     * The consumer aggregation needs, from the Kafka clients' settings: in the group, from the beginning, committed by
-     * this class (no auto-commit), keys and values as bytes so that a record it cannot use reaches the dead-letter
-     * topic exactly as it was. Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
-     * those, aggregation spent most of a fleet-wide catch-up waiting for the next fetch (benchmark figure 1). A short
-     * session timeout for failover. The clients' settings may still set the sizes and the timeouts.
-     */
-    public static Map<String, Object> consumerProperties(Map<String, Object> kafka, String groupId) {
-        Map<String, Object> consumer = new HashMap<>(kafka);
-        consumer.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
-        consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        consumer.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
-        consumer.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
-        // A replica killed without leaving the group keeps its partitions until the session times out (see GroupSession).
-        consumer.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) GroupSession.DEFAULT.timeout().toMillis());
-        consumer.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) GroupSession.DEFAULT.heartbeat().toMillis());
-        // Cooperative rebalancing: when a replica goes, the others keep their partitions (no rebuild of them) and only
-        // take the ones that moved. Kafka's default list [range, cooperative-sticky] moves to this in one rolling update.
-        consumer.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-                org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName());
-        return consumer;
     }
 
     /** Before {@link #start}: each status change, once on the transitions feed, is also given to {@code listener}. */
@@ -257,6 +232,11 @@ public final class Aggregator implements AutoCloseable {
 
     public long lag() {
         return lag;
+    }
+
+    /** The coalescing window the records not read yet make ({@link CoalescingWindow}): longer while behind. */
+    public Duration coalescingWindow() {
+        return Duration.ofNanos(coalescing.nanos(lag));
     }
 
     /** Whether the aggregation's consumer has a connection to the brokers (read on its own thread, after each poll). */

@@ -35,6 +35,9 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("Object-state records of the assigned partitions not read yet").register(registry);
         Gauge.builder("aggregator_coalescing_ratio", aggregator, a -> a.computations() == 0 ? 0 : (double) a.events() / a.computations())
                 .description("Records read per computation: how much the coalescing window gathers").register(registry);
+        Gauge.builder("aggregator_coalescing_window_seconds", aggregator, a -> a.coalescingWindow().toNanos() / 1e9)
+                .description("How long a cluster's first record waits for the next before the cluster is computed: "
+                        + "aggregator.coalescing-window, longer while records wait to be read").register(registry);
         Gauge.builder("aggregator_clusters_tracked", aggregator, Aggregator::clustersTracked)
                 .description("Clusters this instance aggregates").register(registry);
         DeadLetters deadLetters = aggregator.deadLetters();

@@ -15,12 +15,12 @@ class GroupSessionTest {
 
     @Test
     void theConsumerSettingsAskForAThreeSecondSessionUnlessTheOperatorSetOne() {
-        Map<String, Object> defaults = Aggregator.consumerProperties(Map.of(), "group");
+        Map<String, Object> defaults = ObjectStateConsumer.properties(Map.of(), "group");
         assertEquals(3_000, defaults.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(1_000, defaults.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         assertEquals(session(3_000, 1_000), GroupSession.of(defaults));
 
-        Map<String, Object> set = Aggregator.consumerProperties(Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000",
+        Map<String, Object> set = ObjectStateConsumer.properties(Map.of(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000",
                 ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "2500"), "group");
         assertEquals(session(10_000, 2_500), GroupSession.of(set));
     }
@@ -37,7 +37,7 @@ class GroupSessionTest {
 
     @Test
     void theLongerSessionReplacesBothTimeoutsAndKeepsEveryOtherSetting() {
-        Map<String, Object> settings = Aggregator.consumerProperties(Map.of("bootstrap.servers", "kafka:9093"), "group");
+        Map<String, Object> settings = ObjectStateConsumer.properties(Map.of("bootstrap.servers", "kafka:9093"), "group");
         Map<String, Object> longer = session(6_000, 1_500).applyTo(settings);
         assertEquals(6_000, longer.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         assertEquals(1_500, longer.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));

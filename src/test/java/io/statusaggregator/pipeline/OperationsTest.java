@@ -141,6 +141,8 @@ class OperationsTest {
                 assertTrue(sample(text, "aggregator_computations_total") >= 2, "computations");
                 assertTrue(sample(text, "aggregator_consumer_lag") >= 0, "lag");
                 assertTrue(sample(text, "aggregator_coalescing_ratio") > 0, "coalescing ratio");
+                // Caught up: the window is the one set (200 ms here), not grown.
+                assertEquals(0.2, sample(text, "aggregator_coalescing_window_seconds"), 1e-9, "coalescing window");
                 assertEquals(1, sample(text, "aggregator_clusters_tracked"));
                 assertEquals(1, sample(text, "aggregator_ingesting"));
                 assertTrue(text.contains("aggregator_status_writes_seconds_count{outcome=\"written\"}"), text);
