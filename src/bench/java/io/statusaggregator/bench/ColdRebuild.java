@@ -70,6 +70,10 @@ final class ColdRebuild {
                 recording.dump(recording.getDestination());
             }
         }
+        if (java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .anyMatch(option -> option.startsWith("-XX:AOTCacheOutput"))) {
+            System.exit(0); // a training run (JDK 24 and later): the ahead-of-time cache is written at a normal exit
+        }
         Runtime.getRuntime().halt(0); // no graceful stop: only the rebuild is measured
     }
 
@@ -78,7 +82,15 @@ final class ColdRebuild {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
                 Bench.LOG_MANAGER));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ColdRebuild.class.getName(), bootstrap, topic,
+        String classPath = System.getProperty("java.class.path");
+        String classesJar = System.getProperty("bench.cold.classes-jar");
+        if (classesJar != null) {
+            // An ahead-of-time cache (JDK 24 and later) archives classes from jars only: the compiled classes, jarred.
+            classPath = java.util.Arrays.stream(classPath.split(java.io.File.pathSeparator))
+                    .map(entry -> entry.endsWith("target" + java.io.File.separator + "classes") ? classesJar : entry)
+                    .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        }
+        command.addAll(List.of("-cp", classPath, ColdRebuild.class.getName(), bootstrap, topic,
                 String.valueOf(clusters), run));
         Path output = Files.createTempFile("cold-rebuild", ".log");
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
