@@ -279,6 +279,18 @@ public final class Benchmarks implements Callable<Integer> {
         row("5 Rebuild from the compacted topic, fresh JVM", "%.2f s".formatted(Bench.median(cold)), "≤ 3 s", Bench.median(cold) <= 3,
                 ("%,d objects; from the JVM's start (-Xmx2g): partitions assigned by the group at %.2f s, read to their end at %.2f s, "
                         + "then every cluster computed; %d runs").formatted(topic.objects(), Bench.median(assigned), Bench.median(coldLive), repetitions));
+        List<Double> bare = new ArrayList<>();
+        List<Double> bareAssigned = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            ColdRebuild.Bare run = topic.coldBare("cold-bare-" + i, coldJvmOptions);
+            Bench.log("bare consumer in a fresh JVM %d: partitions assigned %.2f s, %,d records read %.2f s after the JVM started", i + 1,
+                    run.assignedSeconds(), run.records(), run.readSeconds());
+            bare.add(run.readSeconds());
+            bareAssigned.add(run.assignedSeconds());
+        }
+        row("5 Bare consumer over the compacted topic, fresh JVM", "%.2f s".formatted(Bench.median(bare)), "", null,
+                ("the floor under the row above: the same topic, group and settings, every record only turned into strings; "
+                        + "partitions assigned at %.2f s; %d runs").formatted(Bench.median(bareAssigned), repetitions));
     }
 
     /** Figure 8: SIGKILL of the instance holding the Lease, with the application's defaults, then Kafka's and client-go's. */

@@ -34,6 +34,10 @@ final class ColdRebuild {
         Bench.Broker broker = new Bench.Broker(args[0]);
         int clusters = Integer.parseInt(args[2]);
         long main = System.currentTimeMillis();
+        if (args.length > 4 && args[4].equals("bare")) {
+            bareConsumer(broker, args[1], args[3], jvmStart, main);
+            Runtime.getRuntime().halt(0);
+        }
         // As the pipeline starts: the status topic read in the background while the instance joins its group.
         java.util.function.Supplier<java.util.Map<String, io.statusaggregator.model.ClusterStatus>> statusTopic =
                 TopicFigures.published(broker, args[1]);
@@ -77,8 +81,69 @@ final class ColdRebuild {
         Runtime.getRuntime().halt(0); // no graceful stop: only the rebuild is measured
     }
 
+    /**
+     * The floor under the fresh JVM's rebuild: a consumer in the group, with aggregation's settings, that only turns
+     * every record of the topic into strings, as the warm bare consumer of figure 1 does. Prints when it had its
+     * partitions and when it had read them to their end, in seconds from the JVM's start.
+     */
+    private static void bareConsumer(Bench.Broker broker, String topic, String run, long jvmStart, long main) {
+        java.util.Map<String, Object> props = new java.util.HashMap<>(
+                io.statusaggregator.aggregation.ObjectStateConsumer.properties(broker.kafka(), "bench-cold-bare-" + run));
+        props.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        props.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(props)) {
+            consumer.subscribe(List.of(topic));
+            long assigned = 0;
+            long read = 0;
+            long bytes = 0;
+            java.util.Map<org.apache.kafka.common.TopicPartition, Long> ends = null;
+            while (true) {
+                var records = consumer.poll(Duration.ofMillis(100));
+                if (ends == null && !consumer.assignment().isEmpty()) {
+                    assigned = System.currentTimeMillis();
+                    ends = consumer.endOffsets(consumer.assignment());
+                }
+                for (var record : records) {
+                    bytes += record.key().length() + (record.value() == null ? 0 : record.value().length());
+                    read++;
+                }
+                if (ends != null && ends.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
+                    break;
+                }
+            }
+            long done = System.currentTimeMillis();
+            System.out.printf("cold-bare %.3f %.3f %.3f %d %d%n", (done - jvmStart) / 1e3, (assigned - jvmStart) / 1e3,
+                    (main - jvmStart) / 1e3, read, bytes);
+            System.out.flush();
+        }
+    }
+
+    /** What the bare child measured: seconds from the JVM's start to its partitions, and to all of them read. */
+    record Bare(double readSeconds, double assignedSeconds, long records) {
+    }
+
     /** Runs the child with {@code jvmOptions}; returns what it measured. */
     static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions) throws IOException, InterruptedException {
+        List<String> lines = child(bootstrap, topic, clusters, run, jvmOptions, false);
+        String cpu = lines.stream().filter(l -> l.startsWith("cold-rebuild-cpu ")).findFirst().map(l -> l.substring(17)).orElse("");
+        String[] figures = figureLine(lines, "cold-rebuild ");
+        return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
+                Double.parseDouble(figures[4]), Double.parseDouble(figures[5]), cpu);
+    }
+
+    /** Runs the bare child (see {@link #bareConsumer}) with {@code jvmOptions}. */
+    static Bare bare(String bootstrap, String topic, String run, List<String> jvmOptions) throws IOException, InterruptedException {
+        String[] figures = figureLine(child(bootstrap, topic, 0, run, jvmOptions, true), "cold-bare ");
+        return new Bare(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Long.parseLong(figures[4]));
+    }
+
+    private static String[] figureLine(List<String> lines, String prefix) {
+        return lines.stream().filter(line -> line.startsWith(prefix)).findFirst().map(line -> line.split(" "))
+                .orElseThrow(() -> new IllegalStateException("the fresh JVM printed no figure: " + String.join("\n", lines)));
+    }
+
+    private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean bare)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
                 Bench.LOG_MANAGER));
         command.addAll(jvmOptions);
@@ -92,21 +157,15 @@ final class ColdRebuild {
         }
         command.addAll(List.of("-cp", classPath, ColdRebuild.class.getName(), bootstrap, topic,
                 String.valueOf(clusters), run));
+        if (bare) {
+            command.add("bare");
+        }
         Path output = Files.createTempFile("cold-rebuild", ".log");
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
         if (!child.waitFor(5, TimeUnit.MINUTES)) {
             child.destroyForcibly();
-            throw new IllegalStateException("the cold rebuild did not finish within 5 minutes: " + Files.readString(output));
+            throw new IllegalStateException("the fresh JVM did not finish within 5 minutes: " + Files.readString(output));
         }
-        List<String> lines = Files.readAllLines(output);
-        String cpu = lines.stream().filter(l -> l.startsWith("cold-rebuild-cpu ")).findFirst().map(l -> l.substring(17)).orElse("");
-        for (String line : lines) {
-            if (line.startsWith("cold-rebuild ")) {
-                String[] figures = line.split(" ");
-                return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
-                        Double.parseDouble(figures[4]), Double.parseDouble(figures[5]), cpu);
-            }
-        }
-        throw new IllegalStateException("the cold rebuild printed no figure (exit " + child.exitValue() + "): " + Files.readString(output));
+        return Files.readAllLines(output);
     }
 }

@@ -63,9 +63,14 @@ final class TopicFigures {
     private final String topic;
     private final String compacted;
     private long events;
-    /** Every object's last state as the topic holds it (reduced), by record key: what compaction leaves. */
+    /** While filling: every object's last state as the topic holds it (reduced), by record key: what compaction leaves. */
     private final Map<String, JsonNode> latest = new HashMap<>();
-    private Map<String, ClusterState> finalClusters;
+    /**
+     * After filling: the same as the compacted topic's records, as bytes, decoded only for a check. Held as trees or
+     * model records through a pass, they were most of the heap (1.1 to 1.7 GB after each collection) and the collector
+     * marked them again and again, CPU counted as the aggregator's.
+     */
+    private final Map<String, byte[]> finalObjects = new HashMap<>();
     private int clusters;
 
     TopicFigures(Bench.Broker broker, long seed, Compatibility compatibility, StatusCheck check) {
@@ -82,7 +87,7 @@ final class TopicFigures {
     }
 
     int objects() {
-        return latest.size();
+        return finalObjects.size();
     }
 
     /** The fleet created, then rolling upgrades through it, until the topic holds {@code atLeast} events. */
@@ -105,7 +110,11 @@ final class TopicFigures {
             // (the echo of the last status written), which a restarted instance finds and need not write again.
             Map<String, ClusterState> objects = StatusCheck.clusters(latest.values());
             latest.replaceAll((key, value) -> withStatus(key, value, objects));
-            latest.forEach((key, value) -> producer.send(new ProducerRecord<>(compacted, key, value.toString())));
+            latest.forEach((key, value) -> {
+                String record = value.toString();
+                producer.send(new ProducerRecord<>(compacted, key, record));
+                finalObjects.put(key, record.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            });
             // And the status topic as it leaves it: each cluster's status, which a restarted instance reads first.
             broker.createTopics(true, statuses());
             StatusFeed feed = new StatusFeed(producer, statuses());
@@ -118,7 +127,21 @@ final class TopicFigures {
         } catch (MalformedObjectException e) {
             throw new IllegalStateException("the harness made a Cluster it cannot read", e);
         }
-        finalClusters = StatusCheck.clusters(latest.values());
+        latest.clear();
+    }
+
+    /** The fleet's final objects by cluster, decoded anew for a check. */
+    private Map<String, ClusterState> finalClusters() {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        List<JsonNode> objects = new java.util.ArrayList<>(finalObjects.size());
+        try {
+            for (byte[] object : finalObjects.values()) {
+                objects.add(json.readTree(object));
+            }
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("the harness cannot read back an object it wrote", e);
+        }
+        return StatusCheck.clusters(objects);
     }
 
     /** A record as ingest's {@code ObjectStatePublisher} makes it: the reduced object under its key, a tombstone for a delete. */
@@ -233,7 +256,7 @@ final class TopicFigures {
             Bench.log("CPU by thread over the pass (s, top 8): %s", ticks.entrySet().stream().filter(e -> e.getValue() > 0)
                     .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
                     .map(e -> "%s %.1f".formatted(e.getKey(), e.getValue() / 100.0)).collect(java.util.stream.Collectors.joining(", ")));
-            check.verify("throughput", seed, finalClusters, instance.sink.statuses());
+            check.verify("throughput", seed, finalClusters(), instance.sink.statuses());
             return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, aggregatorCpu / 1e3 / consumed);
         }
@@ -292,11 +315,16 @@ final class TopicFigures {
         if (!Bench.await(120_000, () -> instance.sink.writes() >= instance.aggregator.submitted())) {
             throw new IllegalStateException("statuses not written within 120 s: " + instance.aggregator.progress());
         }
-        check.verify("rebuild", seed, finalClusters, instance.sink.statuses());
+        check.verify("rebuild", seed, finalClusters(), instance.sink.statuses());
         instance.sink.forgetStatuses(); // the harness's copy of what was written is not the aggregator's state
         long running = Bench.retainedHeap();
         instance.close();
-        return new Rebuild((computed - start) / 1e9, (live - start) / 1e9, latest.size(), running - before);
+        return new Rebuild((computed - start) / 1e9, (live - start) / 1e9, finalObjects.size(), running - before);
+    }
+
+    /** The bare consumer in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}: the floor under figure 5's. */
+    ColdRebuild.Bare coldBare(String run, List<String> jvmOptions) throws Exception {
+        return ColdRebuild.bare(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, seed + "-" + run, jvmOptions);
     }
 
     /** Figure 5 in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}. */
