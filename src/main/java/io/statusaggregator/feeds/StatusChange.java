@@ -39,17 +39,31 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
         public static final Progress UNKNOWN = new Progress(0, 0, 0, 0);
 
         public static Progress of(ClusterSnapshot snapshot, ClusterStatus status) {
+            // Loops, not streams: every change published asks this (benchmark figure 1).
             String name = snapshot.cluster().key().name();
-            int controlPlaneReady = snapshot.controlPlanes().stream().filter(kcp -> kcp.key().name().equals(name)).findFirst()
-                    .or(() -> snapshot.controlPlanes().stream().findFirst()).map(KubeadmControlPlane::readyReplicas).orElse(0);
+            KubeadmControlPlane controlPlane = snapshot.controlPlanes().isEmpty() ? null : snapshot.controlPlanes().get(0);
+            for (KubeadmControlPlane kcp : snapshot.controlPlanes()) {
+                if (kcp.key().name().equals(name)) {
+                    controlPlane = kcp;
+                    break;
+                }
+            }
+            int controlPlaneReady = controlPlane == null ? 0 : controlPlane.readyReplicas();
             int workersDesired = 0;
             for (WorkerNodeGroup group : snapshot.cluster().spec().workerNodeGroups()) {
+                if (group.autoscaling().isEmpty()) {
+                    workersDesired += group.count();
+                    continue;
+                }
                 // An autoscaled group's size is the autoscaler's: what its MachineDeployment asks for.
-                workersDesired += group.autoscaling().isPresent()
-                        ? status.workerNodeGroups().stream().filter(g -> g.name().equals(group.name())).mapToInt(g -> g.replicas()).sum()
-                        : group.count();
+                for (ClusterStatus.WorkerNodeGroupStatus shown : status.workerNodeGroups()) {
+                    workersDesired += shown.name().equals(group.name()) ? shown.replicas() : 0;
+                }
             }
-            int workersReady = status.workerNodeGroups().stream().mapToInt(ClusterStatus.WorkerNodeGroupStatus::readyReplicas).sum();
+            int workersReady = 0;
+            for (ClusterStatus.WorkerNodeGroupStatus shown : status.workerNodeGroups()) {
+                workersReady += shown.readyReplicas();
+            }
             return new Progress(controlPlaneReady, snapshot.cluster().spec().controlPlaneCount(), workersReady, workersDesired);
         }
     }

@@ -20,13 +20,32 @@ public record ObjectStateKey(String clusterName, ObjectKind kind, ObjectKey key)
         if (text == null) {
             return Optional.empty();
         }
-        String[] parts = text.split("/", -1);
-        if (parts.length != 4 || KubernetesNames.nameProblem(parts[0]).isPresent()
-                || ObjectKey.problemOf(parts[2], parts[3]).isPresent()) {
+        // By hand, not String.split (a regular expression's machinery): every record of the topic has its key parsed.
+        int first = text.indexOf('/');
+        int second = first < 0 ? -1 : text.indexOf('/', first + 1);
+        int third = second < 0 ? -1 : text.indexOf('/', second + 1);
+        if (third < 0 || text.indexOf('/', third + 1) >= 0) {
             return Optional.empty();
         }
-        return ObjectKind.ofQualifiedName(parts[1])
-                .map(kind -> new ObjectStateKey(parts[0], kind, new ObjectKey(parts[2], parts[3])));
+        String cluster = text.substring(0, first);
+        String namespace = text.substring(second + 1, third);
+        String name = text.substring(third + 1);
+        if (KubernetesNames.nameProblem(cluster).isPresent() || ObjectKey.problemOf(namespace, name).isPresent()) {
+            return Optional.empty();
+        }
+        return ObjectKind.ofQualifiedName(text.substring(first + 1, second))
+                .map(kind -> new ObjectStateKey(cluster, kind, new ObjectKey(namespace, name)));
+    }
+
+    // Written out: a record's own equals and hashCode go through method handles, and every record read looks keys up.
+    @Override
+    public boolean equals(Object other) {
+        return this == other || other instanceof ObjectStateKey o && kind == o.kind && key.equals(o.key) && clusterName.equals(o.clusterName);
+    }
+
+    @Override
+    public int hashCode() {
+        return (31 * clusterName.hashCode() + kind.hashCode()) * 31 + key.hashCode();
     }
 
     /** The cluster part of an encoded key, without parsing the rest. */

@@ -51,7 +51,12 @@ public record ClusterStatus(long observedGeneration, Optional<Failure> failure, 
     }
 
     public Optional<Condition> condition(ConditionType type) {
-        return conditions.stream().filter(c -> c.type() == type).findFirst();
+        for (Condition condition : conditions) { // a loop: the rules and the feeds ask this for every computation
+            if (condition.type() == type) {
+                return Optional.of(condition);
+            }
+        }
+        return Optional.empty();
     }
 
     /** {@code failureReason} and {@code failureMessage}, always set and cleared together. */

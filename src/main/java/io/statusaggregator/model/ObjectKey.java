@@ -36,4 +36,15 @@ public record ObjectKey(String namespace, String name) {
     public String toString() {
         return namespace + "/" + name;
     }
+
+    // Written out: a record's own equals and hashCode go through method handles, and every record read looks keys up.
+    @Override
+    public boolean equals(Object other) {
+        return this == other || other instanceof ObjectKey key && name.equals(key.name) && namespace.equals(key.namespace);
+    }
+
+    @Override
+    public int hashCode() {
+        return 31 * namespace.hashCode() + name.hashCode();
+    }
 }

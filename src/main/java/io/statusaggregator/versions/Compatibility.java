@@ -3,7 +3,6 @@ package io.statusaggregator.versions;
 import io.statusaggregator.model.KubernetesVersion;
 import io.statusaggregator.model.EksaVersion;
 
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -35,11 +34,19 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
 
     /** The Cilium version the given EKS-A release ships, if the data knows it. */
     public Optional<String> ciliumFor(EksaVersion release) {
-        return releaseLines.stream()
-                .filter(line -> line.eksa().equals(release.minorLine()))
-                .flatMap(line -> line.cilium().stream())
-                .filter(entry -> entry.from().compareTo(release) <= 0)
-                .max(Comparator.comparing(CiliumFrom::from))
-                .flatMap(CiliumFrom::version);
+        // Loops, not a stream: every snapshot of a cluster asks this (benchmark figure 1).
+        String minorLine = release.minorLine();
+        CiliumFrom latest = null;
+        for (ReleaseLine line : releaseLines) {
+            if (!line.eksa().equals(minorLine)) {
+                continue;
+            }
+            for (CiliumFrom entry : line.cilium()) {
+                if (entry.from().compareTo(release) <= 0 && (latest == null || entry.from().compareTo(latest.from()) > 0)) {
+                    latest = entry;
+                }
+            }
+        }
+        return latest == null ? Optional.empty() : latest.version();
     }
 }
