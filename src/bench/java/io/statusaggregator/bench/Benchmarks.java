@@ -146,6 +146,7 @@ public final class Benchmarks implements Callable<Integer> {
         double ratio = Bench.median(passes.stream().map(TopicFigures.Throughput::ratio).toList());
         double process = Bench.median(passes.stream().map(TopicFigures.Throughput::processCpuMicros).toList());
         double withoutBroker = Bench.median(passes.stream().map(TopicFigures.Throughput::withoutBrokerCpuMicros).toList());
+        double withoutCompiler = Bench.median(passes.stream().map(TopicFigures.Throughput::withoutCompilerCpuMicros).toList());
         double own = Bench.median(passes.stream().map(TopicFigures.Throughput::aggregatorCpuMicros).toList());
         TopicFigures.Throughput last = passes.get(passes.size() - 1);
         row("1 Throughput (" + jvm + " JVM): aggregation", "%,.0f events/s".formatted(aggregated), "≥ 100,000 events/s", aggregated >= 100_000,
@@ -158,7 +159,8 @@ public final class Benchmarks implements Callable<Integer> {
                 "median of the per-run ratios");
         row("1 Throughput (" + jvm + " JVM): CPU per event", "%.1f µs".formatted(withoutBroker), "≤ 5 µs", withoutBroker <= 5,
                 ("the process's CPU over the pass per event, less the in-process broker's request and network threads "
-                        + "(with them %.1f µs); the aggregation and feeds threads alone: %.1f µs").formatted(process, own));
+                        + "(with them %.1f µs); less the compiler's threads too %.1f µs; the aggregation and feeds threads alone: %.1f µs")
+                        .formatted(process, withoutCompiler, own));
     }
 
     private void topicFigures(Bench.Broker broker, Compatibility compatibility, StatusCheck check) throws Exception {
@@ -174,9 +176,11 @@ public final class Benchmarks implements Callable<Integer> {
             for (int i = 0; i < slowRepetitions + 1; i++) {
                 TopicFigures.Throughput pass = topic.throughput(i);
                 Bench.log("throughput %d (%s): aggregation %,.0f/s, bare consumer %,.0f/s, ratio %.2f; %,d computations, %,d writes; "
-                        + "CPU per event %.1f µs (process), %.1f µs (without the broker's threads), %.1f µs (aggregation and feeds threads)",
+                        + "CPU per event %.1f µs (process), %.1f µs (without the broker's threads), %.1f µs (nor the compiler's), "
+                        + "%.1f µs (aggregation and feeds threads)",
                         i + 1, i == 0 ? "cold" : "warm", pass.aggregatedPerSecond(), pass.barePerSecond(), pass.ratio(), pass.computations(),
-                        pass.writes(), pass.processCpuMicros(), pass.withoutBrokerCpuMicros(), pass.aggregatorCpuMicros());
+                        pass.writes(), pass.processCpuMicros(), pass.withoutBrokerCpuMicros(), pass.withoutCompilerCpuMicros(),
+                        pass.aggregatorCpuMicros());
                 (i == 0 ? cold : warm).add(pass);
             }
             throughputRows("cold", cold, topic.events());
