@@ -75,8 +75,10 @@ final class ColdRebuild {
             }
         }
         if (java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .anyMatch(option -> option.startsWith("-XX:AOTCacheOutput"))) {
-            System.exit(0); // a training run (JDK 24 and later): the ahead-of-time cache is written at a normal exit
+                .anyMatch(option -> option.startsWith("-XX:AOTCacheOutput") || option.startsWith("-XX:ArchiveClassesAtExit"))) {
+            // A training run: an ahead-of-time cache (JDK 24 and later) or a class-data-sharing archive (-XX:ArchiveClassesAtExit,
+            // JDK 13 and later) is written at a normal exit.
+            System.exit(0);
         }
         Runtime.getRuntime().halt(0); // no graceful stop: only the rebuild is measured
     }
