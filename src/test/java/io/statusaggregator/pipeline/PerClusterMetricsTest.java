@@ -70,9 +70,11 @@ class PerClusterMetricsTest {
                 fleet.awaitCondition("metrics-alpha", "ControlPlaneInitialized", "False", "WaitingForControlPlaneInitialized",
                         "First control plane not ready yet");
 
-                // As the Cluster shows it: every condition's three series, its transition time, its severity.
-                Samples first = awaitScrape(samples -> showsConditions(samples, fleet, "metrics-alpha").isEmpty(),
-                        samples -> "alpha's conditions as the Cluster shows them: " + showsConditions(samples, fleet, "metrics-alpha"));
+                // As the Cluster shows it: every condition's three series, its transition time, its severity. Its
+                // worker group too: a status computed before the MachineDeployment's record was read has none yet.
+                Samples first = awaitScrape(samples -> showsConditions(samples, fleet, "metrics-alpha").isEmpty()
+                        && !Double.isNaN(samples.value("eksa_cluster_worker_group_replicas_ready", "metrics-alpha", "worker_group", "md-0")),
+                        samples -> "alpha's conditions as the Cluster shows them, and md-0: " + showsConditions(samples, fleet, "metrics-alpha"));
                 assertEquals(1.0, first.value("eksa_cluster_info", "metrics-alpha", "kubernetes_version", "1.31", "eksa_version", "v0.23.1", "cni", "cilium"));
                 assertEquals(1.0, first.value("eksa_cluster_generation", "metrics-alpha"));
                 assertEquals(1.0, first.value("eksa_cluster_observed_generation", "metrics-alpha"));
