@@ -89,11 +89,8 @@ final class ColdRebuild {
      * partitions and when it had read them to their end, in seconds from the JVM's start.
      */
     private static void bareConsumer(Bench.Broker broker, String topic, String run, long jvmStart, long main) {
-        java.util.Map<String, Object> props = new java.util.HashMap<>(
-                io.statusaggregator.aggregation.ObjectStateConsumer.properties(broker.kafka(), "bench-cold-bare-" + run));
-        props.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
-        props.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
-        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(props)) {
+        try (var consumer = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(
+                TopicFigures.bareConsumerProperties(broker, "bench-cold-bare-" + run))) {
             consumer.subscribe(List.of(topic));
             long assigned = 0;
             long read = 0;

@@ -184,11 +184,7 @@ final class TopicFigures {
      * record, not the fetching.
      */
     double bareConsumer() {
-        Map<String, Object> props = new HashMap<>(io.statusaggregator.aggregation.ObjectStateConsumer.properties(broker.kafka(), "bench-bare"));
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(bareConsumerProperties(broker, "bench-bare"))) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
@@ -211,6 +207,14 @@ final class TopicFigures {
             }
             return read / seconds;
         }
+    }
+
+    /** The bare consumer's settings: aggregation's (group {@code group}), with keys and values turned into strings. */
+    static Map<String, Object> bareConsumerProperties(Bench.Broker broker, String group) {
+        Map<String, Object> props = new HashMap<>(io.statusaggregator.aggregation.ObjectStateConsumer.properties(broker.kafka(), group));
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return props;
     }
 
     /** Figure 1: every event of the topic through aggregation (rules, writes to the counting sink), then the check. */
