@@ -20,22 +20,42 @@ final class Bench {
     private Bench() {
     }
 
-    /** The in-process KRaft broker every figure runs on; topics get the application's default partition count. */
+    /**
+     * The KRaft broker every figure runs on (the embedded default's): in a JVM of its own ({@link BrokerProcess}), as
+     * production runs Kafka, or in this process; topics get the application's default partition count.
+     */
     static final class Broker implements AutoCloseable {
         static final int PARTITIONS = 6;
         /** The broker this process runs; null for one that runs in another process. */
         private final EmbeddedKafka kafka;
+        /** The broker's own JVM, if this harness started it. */
+        private final Process process;
         private final String bootstrapServers;
 
-        Broker() throws Exception {
-            kafka = EmbeddedKafka.start();
-            bootstrapServers = kafka.bootstrapServers();
+        /** A broker in this process ({@code inProcess}) or in a JVM of its own. */
+        Broker(boolean inProcess) throws Exception {
+            if (inProcess) {
+                kafka = EmbeddedKafka.start();
+                process = null;
+                bootstrapServers = kafka.bootstrapServers();
+            } else {
+                BrokerProcess.Started started = BrokerProcess.start();
+                kafka = null;
+                process = started.process();
+                bootstrapServers = started.bootstrapServers();
+            }
         }
 
         /** The broker another process runs, at {@code bootstrapServers}. */
         Broker(String bootstrapServers) {
             kafka = null;
+            process = null;
             this.bootstrapServers = bootstrapServers;
+        }
+
+        /** The CPU the broker's own JVM has used, if this harness started one. */
+        java.util.Optional<java.time.Duration> processCpu() {
+            return process == null ? java.util.Optional.empty() : process.toHandle().info().totalCpuDuration();
         }
 
         Map<String, Object> kafka() {
@@ -71,6 +91,9 @@ final class Bench {
         public void close() throws Exception {
             if (kafka != null) {
                 kafka.close();
+            }
+            if (process != null) {
+                BrokerProcess.stop(process);
             }
         }
     }

@@ -145,7 +145,8 @@ final class ColdRebuild {
             throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
                 Bench.LOG_MANAGER));
-        command.addAll(jvmOptions);
+        // A flight recording is of the rebuild: the bare consumer's child would write over it.
+        jvmOptions.stream().filter(option -> !(bare && option.startsWith("-XX:StartFlightRecording"))).forEach(command::add);
         String classPath = System.getProperty("java.class.path");
         String classesJar = System.getProperty("bench.cold.classes-jar");
         if (classesJar != null) {

@@ -39,10 +39,12 @@ final class TopicFigures {
      * the same less the broker's request and network threads (the collector's work for the broker stays in);
      * {@code withoutCompilerCpuMicros} less the just-in-time compiler's threads too (in a warm pass, a flight recording
      * found half their time spent on the broker's code and almost none on the aggregator's); {@code aggregatorCpuMicros}
-     * the aggregator's own two threads' (aggregation and feeds).
+     * the aggregator's own two threads' (aggregation and feeds). With the broker in a JVM of its own (the default), the
+     * first two are the same, and {@code brokerCpuMicros} is that JVM's CPU per event (NaN with the broker in this one).
      */
     record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes,
-            double processCpuMicros, double withoutBrokerCpuMicros, double withoutCompilerCpuMicros, double aggregatorCpuMicros) {
+            double processCpuMicros, double withoutBrokerCpuMicros, double withoutCompilerCpuMicros, double aggregatorCpuMicros,
+            double brokerCpuMicros) {
         double ratio() {
             return aggregatedPerSecond / barePerSecond;
         }
@@ -223,6 +225,7 @@ final class TopicFigures {
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
                 compatibility, Duration.ofMillis(100), Map::of)) {
             long cpuBefore = Bench.processCpuNanos();
+            java.util.Optional<Duration> brokerBefore = broker.processCpu();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
             instance.start();
             if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
@@ -252,11 +255,13 @@ final class TopicFigures {
             }
             double seconds = (lastChange - first) / 1e9;
             long cpu = Bench.processCpuNanos() - cpuBefore;
+            double brokerCpu = broker.processCpu().flatMap(after -> brokerBefore.map(after::minus))
+                    .map(used -> used.toNanos() / 1e3 / instance.aggregator.events()).orElse(Double.NaN);
             long aggregatorCpu = Bench.threadCpuNanos("aggregation") + Bench.threadCpuNanos("feeds");
             long consumed = instance.aggregator.events();
             Map<String, Long> ticks = Bench.cpuTicksByThread();
             ticksBefore.forEach((name, before) -> ticks.computeIfPresent(name, (n, after) -> after - before));
-            // The broker runs in this process only in the harness: its request and network threads are not the aggregator's.
+            // With --in-process-broker the broker runs in this process: its request and network threads are not the aggregator's.
             long brokerTicks = ticks.entrySet().stream().filter(e -> e.getKey().startsWith("data-plane-kaf"))
                     .mapToLong(Map.Entry::getValue).sum();
             // "C1 CompilerThread0", "C2 CompilerThread1": the kernel keeps 15 characters, the digits read as N.
@@ -268,7 +273,7 @@ final class TopicFigures {
             check.verify("throughput", seed, finalClusters(), instance.sink.statuses());
             return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, (cpu - (brokerTicks + compilerTicks) * 10_000_000L) / 1e3 / consumed,
-                    aggregatorCpu / 1e3 / consumed);
+                    aggregatorCpu / 1e3 / consumed, brokerCpu);
         }
     }
 
