@@ -147,8 +147,11 @@ class ManifestsTest {
         for (String what : List.of("requests", "limits")) {
             assertTrue(resources.path(what).path("cpu").isTextual() && resources.path(what).path("memory").isTextual(), what + ": " + resources);
         }
-        assertTrue(manifests.environment().getOrDefault("JAVA_TOOL_OPTIONS", "").contains("MaxRAMPercentage"),
-                "the heap follows the memory limit");
+        String jvm = manifests.environment().getOrDefault("JAVA_TOOL_OPTIONS", "");
+        assertTrue(jvm.contains("MaxRAMPercentage"), "the heap follows the memory limit");
+        // Under the CPU limit of one the JVM's own choice would be the serial collector; the figures are G1's.
+        assertTrue(List.of(jvm.split(" ")).contains("-XX:+UseG1GC"), "the collector is G1 whatever the CPU limit: " + jvm);
+        assertEquals("1", resources.path("limits").path("cpu").asText(), "the CPU limit the collector's choice is made for");
     }
 
     @Test
