@@ -2,6 +2,7 @@ package io.statusaggregator.bench;
 
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.ingest.ClusterPartitioner;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,6 +52,22 @@ final class Bench {
             kafka = null;
             process = null;
             this.bootstrapServers = bootstrapServers;
+        }
+
+        /**
+         * Holds the broker's own JVM, every thread of it, to {@code cpus} (as {@code taskset -c} reads them; null: every
+         * CPU again), so that a JVM pinned to another CPU has that one to itself. Nothing for a broker in this process.
+         */
+        void pinTo(String cpus) throws IOException, InterruptedException {
+            if (process == null) {
+                return;
+            }
+            String list = cpus != null ? cpus : "0-" + (Runtime.getRuntime().availableProcessors() - 1);
+            Process taskset = new ProcessBuilder("taskset", "-a", "-p", "-c", list, String.valueOf(process.pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!taskset.waitFor(30, TimeUnit.SECONDS) || taskset.exitValue() != 0) {
+                throw new IllegalStateException("taskset could not hold the broker's JVM to CPUs " + list);
+            }
         }
 
         /** The CPU the broker's own JVM has used, if this harness started one. */

@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs the benchmarks and prints one table of figures with the machine's description.")
 public final class Benchmarks implements Callable<Integer> {
-    enum Figure { throughput, freshness, amplification, memory, rebuild, rules, reading, failover }
+    enum Figure { throughput, limited, freshness, amplification, memory, rebuild, rules, reading, failover }
 
     @Option(names = "--seed", description = "seed of every workload (default ${DEFAULT-VALUE})")
     long seed = 7;
@@ -43,6 +43,9 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--in-process-broker", description = "run the broker in the harness's JVM, as before 2026-11-26 (default: in a "
             + "JVM of its own, as production runs Kafka apart from the aggregator)")
     boolean inProcessBroker;
+    @Option(names = "--limited-collectors", split = ",", description = "the collectors figure 1 runs with at the Deployment's "
+            + "limits (one CPU, 768 MB heap), as in -XX:+Use<name>GC (default ${DEFAULT-VALUE})")
+    List<String> limitedCollectors = List.of("G1", "Parallel", "Serial");
     @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
     Set<Figure> figures = EnumSet.allOf(Figure.class);
     @Option(names = "--clusters", description = "clusters of the throughput, rebuild and memory fleet (default ${DEFAULT-VALUE})")
@@ -112,7 +115,8 @@ public final class Benchmarks implements Callable<Integer> {
         Compatibility compatibility = CompatibilityReader.builtIn();
         StatusCheck check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
         try (Bench.Broker broker = new Bench.Broker(inProcessBroker)) {
-            if (figures.contains(Figure.throughput) || figures.contains(Figure.rebuild) || figures.contains(Figure.memory)) {
+            if (figures.contains(Figure.throughput) || figures.contains(Figure.limited) || figures.contains(Figure.rebuild)
+                    || figures.contains(Figure.memory)) {
                 topicFigures(broker, compatibility, check);
             }
             if (figures.contains(Figure.freshness) || figures.contains(Figure.amplification) || figures.contains(Figure.failover)) {
@@ -171,10 +175,31 @@ public final class Benchmarks implements Callable<Integer> {
                                 + "alone: %.1f µs").formatted(broker, withoutCompiler, own)));
     }
 
+    /**
+     * Figure 1 as a replica runs it, once per collector: the aggregator alone, on one CPU, with the Deployment's heap; a
+     * cold pass and {@code --slow-repetitions} warm ones, the last reported.
+     */
+    private void limitedRows(TopicFigures topic) throws Exception {
+        for (String collector : limitedCollectors) {
+            LimitedPass.Result result = topic.limited(collector, slowRepetitions);
+            Bench.log("throughput at the Deployment's limits, %s: cold %,.0f/s, %.1f µs per event (%s); warm %,.0f/s, %.1f µs per event (%s); "
+                    + "%d pauses, median %.0f ms, 99th percentile %.0f ms, longest %.0f ms", collector, result.cold().perSecond(),
+                    result.cold().cpuMicros(), result.cold().cpuByThread(), result.warm().perSecond(), result.warm().cpuMicros(),
+                    result.warm().cpuByThread(), result.pauses(), result.pauseMedian(), result.pause99(), result.pauseLongest());
+            row("1 Throughput at the Deployment's limits (" + collector + "), warm JVM: CPU per event",
+                    "%.1f µs".formatted(result.warm().cpuMicros()), "≤ 5 µs", result.warm().cpuMicros() <= 5,
+                    ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC, the broker's JVM on the other "
+                            + "CPU; every thread of that JVM: last warm pass %,.0f events/s, cold %,.0f events/s at %.1f µs per event; "
+                            + "the collector's pauses over every pass: median %.0f ms, 99th percentile %.0f ms, longest %.0f ms")
+                            .formatted(collector, result.warm().perSecond(), result.cold().perSecond(), result.cold().cpuMicros(),
+                                    result.pauseMedian(), result.pause99(), result.pauseLongest()));
+        }
+    }
+
     private void topicFigures(Bench.Broker broker, Compatibility compatibility, StatusCheck check) throws Exception {
         TopicFigures topic = new TopicFigures(broker, seed, compatibility, check);
         long t = System.nanoTime();
-        topic.fill(clusters, Math.max(1, machines / clusters), figures.contains(Figure.throughput) ? events : 0);
+        topic.fill(clusters, Math.max(1, machines / clusters), figures.contains(Figure.throughput) || figures.contains(Figure.limited) ? events : 0);
         Bench.log("topic filled: %,d events, %,d objects in %.1f s", topic.events(), topic.objects(), (System.nanoTime() - t) / 1e9);
         if (figures.contains(Figure.throughput)) {
             // The first pass runs in a JVM that has not run aggregation before (cold), as a restarted pod does; the
@@ -193,6 +218,9 @@ public final class Benchmarks implements Callable<Integer> {
             }
             throughputRows("cold", cold, topic.events());
             throughputRows("warm", warm, topic.events());
+        }
+        if (figures.contains(Figure.limited)) {
+            limitedRows(topic);
         }
         if (figures.contains(Figure.rebuild) || figures.contains(Figure.memory)) {
             List<Double> seconds = new ArrayList<>();

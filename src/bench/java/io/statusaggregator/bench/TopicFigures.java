@@ -227,33 +227,10 @@ final class TopicFigures {
             long cpuBefore = Bench.processCpuNanos();
             java.util.Optional<Duration> brokerBefore = broker.processCpu();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
-            instance.start();
-            if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
-                throw new IllegalStateException("aggregation consumed nothing within 60 s");
-            }
-            long first = System.nanoTime();
-            long lastChange = first;
-            long computations = -1;
-            long writes = -1;
-            long deadline = first + Duration.ofMinutes(5).toNanos();
-            // Done when every event is consumed and nothing more is computed or written for half a second.
-            while (true) {
-                Thread.sleep(2);
-                long now = System.nanoTime();
-                long c = instance.aggregator.computations();
-                long w = instance.sink.writes();
-                if (c != computations || w != writes || instance.aggregator.events() < events) {
-                    computations = c;
-                    writes = w;
-                    lastChange = now;
-                } else if (now - lastChange > 500_000_000L) {
-                    break;
-                }
-                if (now > deadline) {
-                    throw new IllegalStateException("aggregation did not finish within 5 minutes: " + instance.aggregator.progress());
-                }
-            }
-            double seconds = (lastChange - first) / 1e9;
+            Pass pass = pass(instance, events);
+            double seconds = pass.seconds();
+            long computations = pass.computations();
+            long writes = pass.writes();
             long cpu = Bench.processCpuNanos() - cpuBefore;
             double brokerCpu = broker.processCpu().flatMap(after -> brokerBefore.map(after::minus))
                     .map(used -> used.toNanos() / 1e3 / instance.aggregator.events()).orElse(Double.NaN);
@@ -274,6 +251,58 @@ final class TopicFigures {
             return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, (cpu - (brokerTicks + compilerTicks) * 10_000_000L) / 1e3 / consumed,
                     aggregatorCpu / 1e3 / consumed, brokerCpu);
+        }
+    }
+
+    /**
+     * Figure 1 at the Deployment's limits ({@link LimitedPass}) with {@code collector}, a cold pass and
+     * {@code warmPasses} warm ones; the statuses its last pass published are checked as every pass's are.
+     */
+    LimitedPass.Result limited(String collector, int warmPasses) throws Exception {
+        String run = seed + "-limited-" + collector.toLowerCase(java.util.Locale.ROOT);
+        LimitedPass.Result result = LimitedPass.run(broker, topic, run, events, warmPasses, collector);
+        Map<String, ClusterStatus> published = StatusFeed.latest(broker.kafka(), LimitedPass.lastStatuses(run, warmPasses), Duration.ofMinutes(1))
+                .orElseThrow(() -> new IllegalStateException("the limited pass's status topic could not be read"));
+        Map<String, ClusterStatus> byName = new HashMap<>();
+        // The status topic's keys are namespace/name; the check's, as the counting sink's, the name.
+        published.forEach((key, status) -> byName.put(key.substring(key.indexOf('/') + 1), status));
+        check.verify("throughput at the Deployment's limits (" + collector + ")", seed, finalClusters(), byName);
+        return result;
+    }
+
+    /** How long a pass took, from its first event consumed to its last computation or write, and what it did. */
+    record Pass(double seconds, long computations, long writes) {
+    }
+
+    /**
+     * Starts {@code instance} and waits until it has consumed {@code events} and nothing more is computed or written
+     * for half a second (5 minutes at most).
+     */
+    static Pass pass(CountedAggregation instance, long events) throws InterruptedException {
+        instance.start();
+        if (!Bench.await(60_000, () -> instance.aggregator.events() > 0)) {
+            throw new IllegalStateException("aggregation consumed nothing within 60 s");
+        }
+        long first = System.nanoTime();
+        long lastChange = first;
+        long computations = -1;
+        long writes = -1;
+        long deadline = first + Duration.ofMinutes(5).toNanos();
+        while (true) {
+            Thread.sleep(2);
+            long now = System.nanoTime();
+            long c = instance.aggregator.computations();
+            long w = instance.sink.writes();
+            if (c != computations || w != writes || instance.aggregator.events() < events) {
+                computations = c;
+                writes = w;
+                lastChange = now;
+            } else if (now - lastChange > 500_000_000L) {
+                return new Pass((lastChange - first) / 1e9, computations, writes);
+            }
+            if (now > deadline) {
+                throw new IllegalStateException("aggregation did not finish within 5 minutes: " + instance.aggregator.progress());
+            }
         }
     }
 
