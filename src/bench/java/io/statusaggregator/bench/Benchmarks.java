@@ -46,6 +46,8 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--limited-collectors", split = ",", description = "the collectors figure 1 runs with at the Deployment's "
             + "limits (one CPU, 768 MB heap), as in -XX:+Use<name>GC (default ${DEFAULT-VALUE})")
     List<String> limitedCollectors = List.of("G1", "Parallel", "Serial");
+    @Option(names = "--limited-jvm-option", description = "an option for those JVMs (repeatable), e.g. a collector's setting")
+    List<String> limitedJvmOptions = new ArrayList<>();
     @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
     Set<Figure> figures = EnumSet.allOf(Figure.class);
     @Option(names = "--clusters", description = "clusters of the throughput, rebuild and memory fleet (default ${DEFAULT-VALUE})")
@@ -181,14 +183,15 @@ public final class Benchmarks implements Callable<Integer> {
      */
     private void limitedRows(TopicFigures topic) throws Exception {
         for (String collector : limitedCollectors) {
-            LimitedPass.Result result = topic.limited(collector, slowRepetitions);
+            LimitedPass.Result result = topic.limited(collector, slowRepetitions, limitedJvmOptions);
             Bench.log("throughput at the Deployment's limits, %s: cold %,.0f/s, %.1f µs per event (%s); warm %,.0f/s, %.1f µs per event (%s); "
                     + "%d pauses, median %.0f ms, 99th percentile %.0f ms, longest %.0f ms", collector, result.cold().perSecond(),
                     result.cold().cpuMicros(), result.cold().cpuByThread(), result.warm().perSecond(), result.warm().cpuMicros(),
                     result.warm().cpuByThread(), result.pauses(), result.pauseMedian(), result.pause99(), result.pauseLongest());
             row("1 Throughput at the Deployment's limits (" + collector + "), warm JVM: CPU per event",
                     "%.1f µs".formatted(result.warm().cpuMicros()), "≤ 5 µs", result.warm().cpuMicros() <= 5,
-                    ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC, the broker's JVM on the other "
+                    ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC" + String.join("", limitedJvmOptions.stream().map(o -> " " + o).toList())
+                            + ", the broker's JVM on the other "
                             + "CPU; every thread of that JVM: last warm pass %,.0f events/s, cold %,.0f events/s at %.1f µs per event; "
                             + "the collector's pauses over every pass: median %.0f ms, 99th percentile %.0f ms, longest %.0f ms")
                             .formatted(collector, result.warm().perSecond(), result.cold().perSecond(), result.cold().cpuMicros(),

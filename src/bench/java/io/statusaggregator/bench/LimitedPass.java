@@ -74,14 +74,15 @@ final class LimitedPass {
         return "statuses-" + run + "-" + passes(warmPasses).get(warmPasses);
     }
 
-    /** Runs the child with {@code collector} (as in {@code -XX:+UseG1GC}: G1, Parallel, Serial). */
-    static Result run(Bench.Broker broker, String topic, String run, long events, int warmPasses, String collector)
+    /** Runs the child with {@code collector} (as in {@code -XX:+UseG1GC}: G1, Parallel, Serial) and {@code jvmOptions}. */
+    static Result run(Bench.Broker broker, String topic, String run, long events, int warmPasses, String collector, List<String> jvmOptions)
             throws IOException, InterruptedException {
         Path gcLog = Files.createTempFile("limited-gc", ".log");
         Path output = Files.createTempFile("limited-pass", ".log");
         List<String> command = new ArrayList<>(List.of("taskset", "-c", CPU,
                 Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(DEPLOYMENT_LIMITS);
+        command.addAll(jvmOptions);
         command.addAll(List.of("-XX:+Use" + collector + "GC", "-Xlog:gc:file=" + gcLog, Bench.LOG_MANAGER,
                 "-cp", System.getProperty("java.class.path"), LimitedPass.class.getName(),
                 String.valueOf(broker.kafka().get("bootstrap.servers")), topic, run, String.valueOf(events),

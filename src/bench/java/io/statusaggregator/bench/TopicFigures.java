@@ -258,9 +258,9 @@ final class TopicFigures {
      * Figure 1 at the Deployment's limits ({@link LimitedPass}) with {@code collector}, a cold pass and
      * {@code warmPasses} warm ones; the statuses its last pass published are checked as every pass's are.
      */
-    LimitedPass.Result limited(String collector, int warmPasses) throws Exception {
+    LimitedPass.Result limited(String collector, int warmPasses, List<String> jvmOptions) throws Exception {
         String run = seed + "-limited-" + collector.toLowerCase(java.util.Locale.ROOT);
-        LimitedPass.Result result = LimitedPass.run(broker, topic, run, events, warmPasses, collector);
+        LimitedPass.Result result = LimitedPass.run(broker, topic, run, events, warmPasses, collector, jvmOptions);
         Map<String, ClusterStatus> published = StatusFeed.latest(broker.kafka(), LimitedPass.lastStatuses(run, warmPasses), Duration.ofMinutes(1))
                 .orElseThrow(() -> new IllegalStateException("the limited pass's status topic could not be read"));
         Map<String, ClusterStatus> byName = new HashMap<>();
