@@ -60,7 +60,7 @@ final class CountedAggregation implements AutoCloseable {
         broker.createTopics(true, "statuses-" + run);
         broker.createTopics(false, "transitions-" + run);
         aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
-                deadLetters, new Aggregator.Settings(topic, coalescingWindow, CoalescingWindow.DEFAULT_LONGEST, Duration.ofHours(1)),
+                deadLetters, new Aggregator.Settings(topic, coalescingWindow, Duration.ofMillis(Long.getLong("bench.coalescing-longest-ms", CoalescingWindow.DEFAULT_LONGEST.toMillis())), Duration.ofHours(1)),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), published,
