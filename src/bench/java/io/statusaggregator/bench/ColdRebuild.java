@@ -121,9 +121,13 @@ final class ColdRebuild {
     record Bare(double readSeconds, double assignedSeconds, long records) {
     }
 
-    /** Runs the child with {@code jvmOptions}; returns what it measured. */
-    static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions) throws IOException, InterruptedException {
-        List<String> lines = child(bootstrap, topic, clusters, run, jvmOptions, false);
+    /**
+     * Runs the child with {@code jvmOptions}; returns what it measured. {@code atLimits}: held to one CPU with the
+     * Deployment's heap and collector, as {@link LimitedPass} runs its JVMs.
+     */
+    static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean atLimits)
+            throws IOException, InterruptedException {
+        List<String> lines = child(bootstrap, topic, clusters, run, jvmOptions, false, atLimits);
         String cpu = lines.stream().filter(l -> l.startsWith("cold-rebuild-cpu ")).findFirst().map(l -> l.substring(17)).orElse("");
         String[] figures = figureLine(lines, "cold-rebuild ");
         return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
@@ -131,8 +135,9 @@ final class ColdRebuild {
     }
 
     /** Runs the bare child (see {@link #bareConsumer}) with {@code jvmOptions}. */
-    static Bare bare(String bootstrap, String topic, String run, List<String> jvmOptions) throws IOException, InterruptedException {
-        String[] figures = figureLine(child(bootstrap, topic, 0, run, jvmOptions, true), "cold-bare ");
+    static Bare bare(String bootstrap, String topic, String run, List<String> jvmOptions, boolean atLimits)
+            throws IOException, InterruptedException {
+        String[] figures = figureLine(child(bootstrap, topic, 0, run, jvmOptions, true, atLimits), "cold-bare ");
         return new Bare(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Long.parseLong(figures[4]));
     }
 
@@ -141,10 +146,12 @@ final class ColdRebuild {
                 .orElseThrow(() -> new IllegalStateException("the fresh JVM printed no figure: " + String.join("\n", lines)));
     }
 
-    private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean bare)
-            throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx2g",
-                Bench.LOG_MANAGER));
+    private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean bare,
+            boolean atLimits) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(atLimits ? LimitedPass.ONE_CPU : List.of());
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(atLimits ? LimitedPass.DEPLOYMENT_JVM : List.of("-Xmx2g"));
+        command.add(Bench.LOG_MANAGER);
         // A flight recording is of the rebuild: the bare consumer's child would write over it.
         jvmOptions.stream().filter(option -> !(bare && option.startsWith("-XX:StartFlightRecording"))).forEach(command::add);
         String classPath = System.getProperty("java.class.path");

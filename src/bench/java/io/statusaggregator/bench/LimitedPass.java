@@ -18,10 +18,16 @@ import java.util.concurrent.TimeUnit;
  * checks the statuses the last pass published.
  */
 final class LimitedPass {
-    /** As deploy/kubernetes/deployment.yaml limits a replica: one CPU, 1 GiB, the heap 75 % of it. */
+    /** As deploy/kubernetes/deployment.yaml limits a replica: 1 GiB, the heap 75 % of it. */
     static final List<String> DEPLOYMENT_LIMITS = List.of("-XX:MaxRAM=1g", "-XX:MaxRAMPercentage=75.0");
+    /** The JVM as the Deployment runs it: its limits, and the collector it sets. */
+    static final List<String> DEPLOYMENT_JVM = java.util.stream.Stream.concat(DEPLOYMENT_LIMITS.stream(),
+            java.util.stream.Stream.of("-XX:+UseG1GC")).toList();
     private static final String CPU = "1";
-    private static final String OTHER_CPU = "0";
+    /** The command prefix that holds a JVM to one CPU, as the Deployment's limit of one CPU does. */
+    static final List<String> ONE_CPU = List.of("taskset", "-c", CPU);
+    /** The CPU the broker's JVM is held to meanwhile. */
+    static final String OTHER_CPU = "0";
 
     /** One pass: events per second, the JVM's CPU per event, every thread, and each thread's CPU seconds. */
     record Pass(double perSecond, double cpuMicros, String cpuByThread) {
@@ -79,8 +85,8 @@ final class LimitedPass {
             throws IOException, InterruptedException {
         Path gcLog = Files.createTempFile("limited-gc", ".log");
         Path output = Files.createTempFile("limited-pass", ".log");
-        List<String> command = new ArrayList<>(List.of("taskset", "-c", CPU,
-                Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> command = new ArrayList<>(ONE_CPU);
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(DEPLOYMENT_LIMITS);
         command.addAll(jvmOptions);
         command.addAll(List.of("-XX:+Use" + collector + "GC", "-Xlog:gc:file=" + gcLog, Bench.LOG_MANAGER,

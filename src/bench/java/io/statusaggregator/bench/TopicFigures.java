@@ -366,13 +366,27 @@ final class TopicFigures {
         return new Rebuild((computed - start) / 1e9, (live - start) / 1e9, finalObjects.size(), running - before);
     }
 
-    /** The bare consumer in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}: the floor under figure 5's. */
-    ColdRebuild.Bare coldBare(String run, List<String> jvmOptions) throws Exception {
-        return ColdRebuild.bare(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, seed + "-" + run, jvmOptions);
+    /**
+     * The bare consumer in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}: the floor under figure 5's.
+     * {@code atLimits}: that JVM as the Deployment limits it, the broker's held to the other CPU meanwhile.
+     */
+    ColdRebuild.Bare coldBare(String run, List<String> jvmOptions, boolean atLimits) throws Exception {
+        broker.pinTo(atLimits ? LimitedPass.OTHER_CPU : null);
+        try {
+            return ColdRebuild.bare(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, seed + "-" + run, jvmOptions, atLimits);
+        } finally {
+            broker.pinTo(null);
+        }
     }
 
-    /** Figure 5 in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}. */
-    ColdRebuild.Run coldRebuild(String run, java.util.List<String> jvmOptions) throws Exception {
-        return ColdRebuild.run(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, clusters, seed + "-" + run, jvmOptions);
+    /** Figure 5 in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}; {@code atLimits} as for {@link #coldBare}. */
+    ColdRebuild.Run coldRebuild(String run, java.util.List<String> jvmOptions, boolean atLimits) throws Exception {
+        broker.pinTo(atLimits ? LimitedPass.OTHER_CPU : null);
+        try {
+            return ColdRebuild.run(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, clusters, seed + "-" + run, jvmOptions,
+                    atLimits);
+        } finally {
+            broker.pinTo(null);
+        }
     }
 }
