@@ -59,7 +59,7 @@ final class AggregatorInstances implements AutoCloseable {
         }
         String name = String.valueOf((char) ('a' + instances.size()));
         Path log = Files.createTempFile("bench-instance-" + name, ".log");
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        ProcessBuilder builder = new ProcessBuilder(Bench.java(),
                 "-Xmx1g",
                 // The aggregator's rebalances and rebuilds, for the timeline after a kill.
                 "-Dquarkus.log.category.\"io.statusaggregator.aggregation.Aggregator\".level=DEBUG", "-jar", jar.toString(), "run").redirectErrorStream(true).redirectOutput(log.toFile());

@@ -212,6 +212,11 @@ final class Bench {
     /** The JVM's log manager, as the harness's and the cold rebuild's command lines name it (Quarkus's, as in production). */
     static final String LOG_MANAGER = "-Djava.util.logging.manager=org.jboss.logmanager.LogManager";
 
+    /** The {@code java} of the JDK the harness runs on: what its child JVMs (broker, fresh JVMs, instances) run. */
+    static String java() {
+        return java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
     /**
      * Warnings only, the clients' errors only, as in production where Quarkus sets the levels. Without levels set, the
      * log manager has every level enabled and the Kafka clients format their trace messages (a record's

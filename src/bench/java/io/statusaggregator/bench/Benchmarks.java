@@ -193,11 +193,11 @@ public final class Benchmarks implements Callable<Integer> {
                     result.warm().cpuByThread(), result.pauses(), result.pauseMedian(), result.pause99(), result.pauseLongest());
             row("1 Throughput at the Deployment's limits (" + collector + "), warm JVM: CPU per event",
                     "%.1f µs".formatted(result.warm().cpuMicros()), "≤ 5 µs", result.warm().cpuMicros() <= 5,
-                    ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC" + String.join("", limitedJvmOptions.stream().map(o -> " " + o).toList())
-                            + ", the broker's JVM on the other "
+                    ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC%s, the broker's JVM on the other "
                             + "CPU; every thread of that JVM: last warm pass %,.0f events/s, cold %,.0f events/s at %.1f µs per event; "
                             + "the collector's pauses over every pass: median %.0f ms, 99th percentile %.0f ms, longest %.0f ms")
-                            .formatted(collector, result.warm().perSecond(), result.cold().perSecond(), result.cold().cpuMicros(),
+                            .formatted(collector, limitedJvmOptions.stream().map(option -> " " + option).collect(java.util.stream.Collectors.joining()),
+                                    result.warm().perSecond(), result.cold().perSecond(), result.cold().cpuMicros(),
                                     result.pauseMedian(), result.pause99(), result.pauseLongest()));
         }
     }

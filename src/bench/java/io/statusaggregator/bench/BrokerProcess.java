@@ -5,7 +5,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -42,7 +41,7 @@ final class BrokerProcess {
 
     /** Starts the child on the harness's class path; returns once it prints its address. */
     static Started start() throws IOException {
-        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        List<String> command = new java.util.ArrayList<>(List.of(Bench.java()));
         command.addAll(HEAP);
         command.addAll(List.of(Bench.LOG_MANAGER, "-cp", System.getProperty("java.class.path"), BrokerProcess.class.getName()));
         Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();

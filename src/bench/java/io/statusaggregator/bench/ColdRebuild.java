@@ -149,7 +149,7 @@ final class ColdRebuild {
     private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean bare,
             boolean atLimits) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(atLimits ? LimitedPass.ONE_CPU : List.of());
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(Bench.java());
         command.addAll(atLimits ? LimitedPass.DEPLOYMENT_JVM : List.of("-Xmx2g"));
         command.add(Bench.LOG_MANAGER);
         // A flight recording is of the rebuild: the bare consumer's child would write over it.

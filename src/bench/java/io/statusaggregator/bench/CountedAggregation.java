@@ -31,6 +31,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * without an API server. No echo of a write ever comes back, so the echo timeout is set beyond any run.
  */
 final class CountedAggregation implements AutoCloseable {
+    /** The coalescing window's longest: the application's default, unless {@code -Dbench.coalescing-longest-ms} says. */
+    private static final Duration LONGEST_WINDOW = Duration.ofMillis(
+            Long.getLong("bench.coalescing-longest-ms", CoalescingWindow.DEFAULT_LONGEST.toMillis()));
     final CountingDestination sink = new CountingDestination();
     final Aggregator aggregator;
     private final KafkaProducer<String, String> statuses;
@@ -60,7 +63,7 @@ final class CountedAggregation implements AutoCloseable {
         broker.createTopics(true, "statuses-" + run);
         broker.createTopics(false, "transitions-" + run);
         aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
-                deadLetters, new Aggregator.Settings(topic, coalescingWindow, Duration.ofMillis(Long.getLong("bench.coalescing-longest-ms", CoalescingWindow.DEFAULT_LONGEST.toMillis())), Duration.ofHours(1)),
+                deadLetters, new Aggregator.Settings(topic, coalescingWindow, LONGEST_WINDOW, Duration.ofHours(1)),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), published,

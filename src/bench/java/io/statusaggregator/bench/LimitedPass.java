@@ -86,7 +86,7 @@ final class LimitedPass {
         Path gcLog = Files.createTempFile("limited-gc", ".log");
         Path output = Files.createTempFile("limited-pass", ".log");
         List<String> command = new ArrayList<>(ONE_CPU);
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(Bench.java());
         command.addAll(DEPLOYMENT_LIMITS);
         command.addAll(jvmOptions);
         command.addAll(List.of("-XX:+Use" + collector + "GC", "-Xlog:gc:file=" + gcLog, Bench.LOG_MANAGER,
