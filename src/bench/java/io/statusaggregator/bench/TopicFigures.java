@@ -265,7 +265,7 @@ final class TopicFigures {
                 .orElseThrow(() -> new IllegalStateException("the limited pass's status topic could not be read"));
         Map<String, ClusterStatus> byName = new HashMap<>();
         // The status topic's keys are namespace/name; the check's, as the counting sink's, the name.
-        published.forEach((key, status) -> byName.put(key.substring(key.indexOf('/') + 1), status));
+        published.forEach((key, status) -> ObjectKey.parse(key).ifPresent(cluster -> byName.put(cluster.name(), status)));
         check.verify("throughput at the Deployment's limits (" + collector + ")", seed, finalClusters(), byName);
         return result;
     }
