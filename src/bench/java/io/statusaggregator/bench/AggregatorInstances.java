@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
 /**
  * Packaged aggregators ({@code java -jar target/quarkus-app/quarkus-run.jar run}) as a Deployment's replicas run it:
  * each a process of its own, against the harness's API server and broker, ingest under the Lease. With the
- * application's defaults unless {@code extraEnv} says otherwise.
+ * application's defaults unless {@code extraEnv} says otherwise; with a 1 GiB heap on the machine's CPUs unless
+ * {@code launcher} says how else to run the JVM.
  */
 final class AggregatorInstances implements AutoCloseable {
     static final String LEASE = "status-aggregator-ingest";
@@ -42,13 +43,26 @@ final class AggregatorInstances implements AutoCloseable {
     private final String bootstrapServers;
     private final String run;
     private final Map<String, String> extraEnv;
+    private final Launcher launcher;
+
+    /**
+     * How an instance's JVM is started: {@code prefix} before {@code java} (as {@code taskset}), {@code options} after it.
+     */
+    record Launcher(List<String> prefix, List<String> options) {
+        static final Launcher DEFAULT = new Launcher(List.of(), List.of("-Xmx1g"));
+    }
 
     /** Instances on these topics and group, started one by one with {@link #start}. */
     AggregatorInstances(Path kubeconfig, String bootstrapServers, String run, Map<String, String> extraEnv) {
+        this(kubeconfig, bootstrapServers, run, extraEnv, Launcher.DEFAULT);
+    }
+
+    AggregatorInstances(Path kubeconfig, String bootstrapServers, String run, Map<String, String> extraEnv, Launcher launcher) {
         this.kubeconfig = kubeconfig;
         this.bootstrapServers = bootstrapServers;
         this.run = run;
         this.extraEnv = extraEnv;
+        this.launcher = launcher;
     }
 
     /** Starts the next instance, named a, b, ...; returns without waiting for it. */
@@ -59,10 +73,12 @@ final class AggregatorInstances implements AutoCloseable {
         }
         String name = String.valueOf((char) ('a' + instances.size()));
         Path log = Files.createTempFile("bench-instance-" + name, ".log");
-        ProcessBuilder builder = new ProcessBuilder(Bench.java(),
-                "-Xmx1g",
-                // The aggregator's rebalances and rebuilds, for the timeline after a kill.
-                "-Dquarkus.log.category.\"io.statusaggregator.aggregation.Aggregator\".level=DEBUG", "-jar", jar.toString(), "run").redirectErrorStream(true).redirectOutput(log.toFile());
+        List<String> command = new ArrayList<>(launcher.prefix());
+        command.add(Bench.java());
+        command.addAll(launcher.options());
+        // The aggregator's rebalances and rebuilds, for the timeline after a kill.
+        command.addAll(List.of("-Dquarkus.log.category.\"io.statusaggregator.aggregation.Aggregator\".level=DEBUG", "-jar", jar.toString(), "run"));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
         env.put("KUBECONFIG", kubeconfig.toString());
         env.put("KAFKA_BOOTSTRAP_SERVERS", bootstrapServers);

@@ -268,6 +268,85 @@ final class ApiServerFigures implements AutoCloseable {
         }
     }
 
+    /**
+     * One churn of figure 2 as a replica runs it: @param changes its freshness; @param cpuSeconds the replica's CPU from
+     * the churn's start until every change was shown ({@code seconds} later), and by thread; the collector's pauses
+     * then, in milliseconds.
+     */
+    record LimitedFreshness(Freshness changes, double cpuSeconds, double seconds, String cpuByThread, double pauseMedian, double pause99,
+            double pauseLongest, int pauses) {
+    }
+
+    /**
+     * Figure 2 as a replica runs it: the pipeline stopped, one packaged instance started in its place, held to one CPU
+     * with the Deployment's heap and collector ({@link LimitedPass#ONE_CPU}, {@link LimitedPass#DEPLOYMENT_JVM}, then
+     * {@code jvmOptions}); once it has settled on right statuses, {@code churns} times the same churn, timed the same
+     * way. The API server, the churn driver and the broker are not held: they may use both CPUs, the instance at most one.
+     */
+    List<LimitedFreshness> limitedFreshness(int rate, int seconds, int churns, List<String> jvmOptions) throws Exception {
+        stopPipeline();
+        kubernetes.client().leases().inNamespace("default").withName(AggregatorInstances.LEASE).delete();
+        Path dir = Files.createTempDirectory("bench-limited-freshness");
+        Path kubeconfig = kubernetes.writeKubeconfig(dir.resolve("kubeconfig"));
+        Path gcLog = dir.resolve("gc.log");
+        List<String> options = new ArrayList<>(LimitedPass.DEPLOYMENT_JVM);
+        options.add("-Xlog:gc:file=" + gcLog);
+        options.addAll(jvmOptions);
+        String bootstrap = String.valueOf(broker.kafka().get("bootstrap.servers"));
+        long t = System.nanoTime();
+        try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-limited", Map.of(),
+                new AggregatorInstances.Launcher(LimitedPass.ONE_CPU, options))) {
+            AggregatorInstances.Instance instance = instances.start();
+            if (!Bench.await(300_000, 1_000, () -> instances.allReady() && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                throw new IllegalStateException("the instance at the Deployment's limits did not settle on right statuses within 5 minutes: "
+                        + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+            }
+            Bench.log("freshness at the Deployment's limits: the instance started and settled in %.1f s", (System.nanoTime() - t) / 1e9);
+            List<LimitedFreshness> runs = new ArrayList<>();
+            for (int i = 0; i < churns; i++) {
+                runs.add(limitedChurn(rate, seconds, instance, instances, gcLog));
+            }
+            return runs;
+        } finally {
+            Files.deleteIfExists(gcLog);
+            Files.deleteIfExists(kubeconfig);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    private LimitedFreshness limitedChurn(int rate, int seconds, AggregatorInstances.Instance instance, AggregatorInstances instances,
+            Path gcLog) throws Exception {
+        expected.clear();
+        apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+        ChangeClock clock = new ChangeClock();
+        try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock)) {
+            String pid = String.valueOf(instance.process().pid());
+            int pausesBefore = LimitedPass.pauses(gcLog).size();
+            Map<String, Long> ticksBefore = Bench.cpuTicksByThread(pid);
+            Duration cpuBefore = instance.process().toHandle().info().totalCpuDuration().orElseThrow();
+            long churnStarted = System.nanoTime();
+            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            Bench.await(15_000, () -> clock.waiting() == 0);
+            Duration cpu = instance.process().toHandle().info().totalCpuDuration().orElseThrow().minus(cpuBefore);
+            double elapsed = (System.nanoTime() - churnStarted) / 1e9;
+            String threads = Bench.cpuByThread(Bench.ticksSince(ticksBefore, Bench.cpuTicksByThread(pid)));
+            List<Double> pauses = LimitedPass.pauses(gcLog);
+            pauses = pauses.subList(Math.min(pausesBefore, pauses.size()), pauses.size());
+            Freshness changes = freshness(clock, achieved, undone(clock), 0);
+            List<String> slow = clock.slowChanges();
+            if (!slow.isEmpty()) {
+                Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(3, slow.size()))));
+            }
+            if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                throw new IllegalStateException("after the churn the instance at the Deployment's limits did not settle on right statuses: "
+                        + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+            }
+            check.verify("freshness at the Deployment's limits", seed, apiServerClusters(), Map.of());
+            return new LimitedFreshness(changes, cpu.toNanos() / 1e9, elapsed, threads, Bench.percentile(pauses, 50),
+                    Bench.percentile(pauses, 99), pauses.stream().mapToDouble(Double::doubleValue).max().orElse(0), pauses.size());
+        }
+    }
+
     /** Takes out of {@code clock} the changes a later change of their cluster undid; returns how many. */
     private int undone(ChangeClock clock) {
         Map<String, String> shownNow = new HashMap<>();

@@ -141,8 +141,13 @@ final class Bench {
      * dropped ({@code GC Thread#0} and {@code #1} count as one). Empty where there is no {@code /proc}.
      */
     static Map<String, Long> cpuTicksByThread() {
+        return cpuTicksByThread("self");
+    }
+
+    /** As {@link #cpuTicksByThread()}, for the process {@code pid} ("self": this one). */
+    static Map<String, Long> cpuTicksByThread(String pid) {
         Map<String, Long> ticks = new java.util.TreeMap<>();
-        try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+        try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc", pid, "task"))) {
             for (java.nio.file.Path task : tasks.toList()) {
                 try {
                     String stat = java.nio.file.Files.readString(task.resolve("stat"));
@@ -157,6 +162,20 @@ final class Bench {
             return Map.of();
         }
         return ticks;
+    }
+
+    /** What each thread of {@code after} used since {@code before}, in ticks, as {@link #cpuTicksByThread} counts them. */
+    static Map<String, Long> ticksSince(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> used = new java.util.TreeMap<>(after);
+        before.forEach((name, ticks) -> used.computeIfPresent(name, (n, now) -> now - ticks));
+        return used;
+    }
+
+    /** {@code ticks} in seconds, the threads of a twentieth of a second or more, the busiest first: "aggregation 5.52, ...". */
+    static String cpuByThread(Map<String, Long> ticks) {
+        return ticks.entrySet().stream().filter(e -> e.getValue() >= 5)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .map(e -> "%s %.2f".formatted(e.getKey(), e.getValue() / 100.0)).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** The CPU time of the live threads named {@code name}, summed. */

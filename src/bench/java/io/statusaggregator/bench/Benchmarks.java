@@ -43,13 +43,18 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--cold-at-limits", description = "figure 5's fresh JVMs as the Deployment runs them: held to one CPU, its "
             + "heap and collector, the broker's JVM on the other CPU (default: the machine's CPUs, -Xmx2g)")
     boolean coldAtLimits;
+    @Option(names = "--freshness-at-limits", description = "also run figure 2's churn against one packaged instance as the "
+            + "Deployment runs it: held to one CPU, its heap and collector (the API server, churn driver and broker not held); "
+            + "--slow-repetitions churns one after the other on it; --limited-jvm-option applies")
+    boolean freshnessAtLimits;
     @Option(names = "--in-process-broker", description = "run the broker in the harness's JVM, as before 2026-11-26 (default: in a "
             + "JVM of its own, as production runs Kafka apart from the aggregator)")
     boolean inProcessBroker;
     @Option(names = "--limited-collectors", split = ",", description = "the collectors figure 1 runs with at the Deployment's "
             + "limits (one CPU, 768 MB heap), as in -XX:+Use<name>GC (default ${DEFAULT-VALUE})")
     List<String> limitedCollectors = List.of("G1", "Parallel", "Serial");
-    @Option(names = "--limited-jvm-option", description = "an option for those JVMs (repeatable), e.g. a collector's setting")
+    @Option(names = "--limited-jvm-option", description = "an option for the JVMs at the Deployment's limits (repeatable; the "
+            + "limited figure's and --freshness-at-limits' instance), e.g. a collector's setting or a flight recording")
     List<String> limitedJvmOptions = new ArrayList<>();
     @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
     Set<Figure> figures = EnumSet.allOf(Figure.class);
@@ -279,6 +284,36 @@ public final class Benchmarks implements Callable<Integer> {
         row("2 Freshness: baseline, 10 s re-read of not-Ready clusters", freshnessCell(poller), "", null,
                 "same churn, same runs; %s achieved; %s; clusters it had not caught up with 60 s after the churn %s"
                         .formatted(achieved(poller), unreflected(poller), poller.stream().map(r -> String.valueOf(r.behind())).toList()));
+        if (freshnessAtLimits) {
+            limitedFreshness(api);
+        }
+    }
+
+    /**
+     * Figure 2 as a replica runs it: a packaged instance at the Deployment's limits, {@code --slow-repetitions} churns
+     * one after the other on it; the first (a JVM that started a minute before) and the last are reported.
+     */
+    private void limitedFreshness(ApiServerFigures api) throws Exception {
+        List<ApiServerFigures.LimitedFreshness> runs = api.limitedFreshness(churnRate, churnSeconds, slowRepetitions, limitedJvmOptions);
+        for (int i = 0; i < runs.size(); i++) {
+            Bench.log("freshness at the Deployment's limits, churn %d: %s", i + 1, runs.get(i));
+            if (i == 0 || i == runs.size() - 1) {
+                limitedFreshnessRow(i == 0 ? "first churn after the start" : "churn " + (i + 1), runs.get(i));
+            }
+        }
+    }
+
+    private void limitedFreshnessRow(String which, ApiServerFigures.LimitedFreshness run) {
+        row("2 Freshness at the Deployment's limits, " + which + ": p50 / p99 / max", freshnessCell(List.of(run.changes())), "p99 ≤ 500 ms",
+                run.changes().p99() <= 500,
+                ("the packaged application (run) held to one CPU, heap 75 %% of 1 GiB, G1%s; the API server, churn driver and broker "
+                        + "not held; same churn: %s achieved, %d s; the instance's CPU from the churn's start until every change was "
+                        + "shown %.1f s in %.1f s (%.0f %% of its one CPU); the collector's pauses then: median %.0f ms, 99th percentile "
+                        + "%.0f ms, longest %.0f ms; %s")
+                        .formatted(limitedJvmOptions.stream().map(option -> " " + option).collect(java.util.stream.Collectors.joining()),
+                                achieved(List.of(run.changes())), churnSeconds, run.cpuSeconds(), run.seconds(),
+                                100 * run.cpuSeconds() / run.seconds(), run.pauseMedian(), run.pause99(), run.pauseLongest(),
+                                unreflected(List.of(run.changes()))));
     }
 
     private static String freshnessCell(List<ApiServerFigures.Freshness> runs) {

@@ -61,12 +61,7 @@ final class ColdRebuild {
         System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
                 (assigned - jvmStart) / 1e3, (statuses[0] - jvmStart) / 1e3);
         // Where the fresh JVM's CPU went, thread by thread (the compiler's and the collector's too), in seconds.
-        StringBuilder threads = new StringBuilder();
-        Bench.cpuTicksByThread().entrySet().stream().filter(e -> e.getValue() >= 5)
-                .sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
-                .forEach(e -> threads.append(threads.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
-                        .append("%.2f".formatted(e.getValue() / 100.0)));
-        System.out.println("cold-rebuild-cpu " + threads);
+        System.out.println("cold-rebuild-cpu " + Bench.cpuByThread(Bench.cpuTicksByThread()));
         System.out.flush();
         // A flight recording asked for with --cold-jvm-option is written now: halt skips the JVM's own dump at exit.
         for (jdk.jfr.Recording recording : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {

@@ -53,13 +53,7 @@ final class LimitedPass {
                 TopicFigures.Pass timed = TopicFigures.pass(instance, events);
                 long cpu = Bench.processCpuNanos() - cpuBefore;
                 long consumed = instance.aggregator.events();
-                Map<String, Long> ticks = Bench.cpuTicksByThread();
-                ticksBefore.forEach((name, before) -> ticks.computeIfPresent(name, (n, after) -> after - before));
-                StringBuilder threads = new StringBuilder();
-                ticks.entrySet().stream().filter(e -> e.getValue() >= 5)
-                        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
-                        .forEach(e -> threads.append(threads.isEmpty() ? "" : ", ").append(e.getKey()).append(' ')
-                                .append("%.1f".formatted(e.getValue() / 100.0)));
+                String threads = Bench.cpuByThread(Bench.ticksSince(ticksBefore, Bench.cpuTicksByThread()));
                 System.out.printf("limited-pass %s %.1f %.3f %s%n", pass, consumed / timed.seconds(), cpu / 1e3 / consumed, threads);
                 System.out.flush();
             }
@@ -106,13 +100,18 @@ final class LimitedPass {
         List<String> lines = Files.readAllLines(output);
         Pass cold = pass(lines, "cold");
         Pass warm = pass(lines, passes(warmPasses).get(warmPasses));
-        List<Double> pauses = Files.readAllLines(gcLog).stream().filter(line -> line.contains(" Pause "))
-                .map(line -> line.substring(line.lastIndexOf(' ') + 1)).filter(last -> last.endsWith("ms"))
-                .map(last -> Double.parseDouble(last.substring(0, last.length() - 2))).toList();
+        List<Double> pauses = pauses(gcLog);
         Files.deleteIfExists(gcLog);
         Files.deleteIfExists(output);
         return new Result(collector, cold, warm, Bench.percentile(pauses, 50), Bench.percentile(pauses, 99),
                 pauses.stream().mapToDouble(Double::doubleValue).max().orElse(0), pauses.size());
+    }
+
+    /** The collector's pauses in the log {@code -Xlog:gc:file=} wrote, in milliseconds. */
+    static List<Double> pauses(Path gcLog) throws IOException {
+        return Files.readAllLines(gcLog).stream().filter(line -> line.contains(" Pause "))
+                .map(line -> line.substring(line.lastIndexOf(' ') + 1)).filter(last -> last.endsWith("ms"))
+                .map(last -> Double.parseDouble(last.substring(0, last.length() - 2))).toList();
     }
 
     private static Pass pass(List<String> lines, String which) {

@@ -236,17 +236,14 @@ final class TopicFigures {
                     .map(used -> used.toNanos() / 1e3 / instance.aggregator.events()).orElse(Double.NaN);
             long aggregatorCpu = Bench.threadCpuNanos("aggregation") + Bench.threadCpuNanos("feeds");
             long consumed = instance.aggregator.events();
-            Map<String, Long> ticks = Bench.cpuTicksByThread();
-            ticksBefore.forEach((name, before) -> ticks.computeIfPresent(name, (n, after) -> after - before));
+            Map<String, Long> ticks = Bench.ticksSince(ticksBefore, Bench.cpuTicksByThread());
             // With --in-process-broker the broker runs in this process: its request and network threads are not the aggregator's.
             long brokerTicks = ticks.entrySet().stream().filter(e -> e.getKey().startsWith("data-plane-kaf"))
                     .mapToLong(Map.Entry::getValue).sum();
             // "C1 CompilerThread0", "C2 CompilerThread1": the kernel keeps 15 characters, the digits read as N.
             long compilerTicks = ticks.entrySet().stream().filter(e -> e.getKey().startsWith("CN Compiler"))
                     .mapToLong(Map.Entry::getValue).sum();
-            Bench.log("CPU by thread over the pass (s, top 8): %s", ticks.entrySet().stream().filter(e -> e.getValue() > 0)
-                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(8)
-                    .map(e -> "%s %.1f".formatted(e.getKey(), e.getValue() / 100.0)).collect(java.util.stream.Collectors.joining(", ")));
+            Bench.log("CPU by thread over the pass (s): %s", Bench.cpuByThread(ticks));
             check.verify("throughput", seed, finalClusters(), instance.sink.statuses());
             return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, (cpu - (brokerTicks + compilerTicks) * 10_000_000L) / 1e3 / consumed,
