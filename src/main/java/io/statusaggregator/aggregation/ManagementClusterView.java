@@ -110,6 +110,9 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
     }
 
     private Optional<Map.Entry<String, String>> managementVersion(GenericKubernetesResource object) {
+        if (managedByAnother(object)) {
+            return Optional.empty(); // nearly every event: a workload cluster's status written; no decoding, no spec hash
+        }
         try {
             var decoded = ObjectDecoder.decode(asJson(object));
             if (decoded.isPresent() && decoded.get() instanceof EksaCluster cluster && cluster.isManagement()
@@ -120,6 +123,18 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
             // Ingest reports a malformed Cluster; here it is simply no management cluster.
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether {@code object} names another cluster as its manager ({@code spec.managementCluster.name}, not empty, not
+     * its own name), read from the object as the informer holds it: then it is no management cluster, as
+     * {@link EksaCluster#isManagement} decides. Anything else is decoded.
+     */
+    static boolean managedByAnother(GenericKubernetesResource object) {
+        return object.getAdditionalProperties().get("spec") instanceof Map<?, ?> spec
+                && spec.get("managementCluster") instanceof Map<?, ?> management
+                && management.get("name") instanceof String name && !name.isEmpty()
+                && object.getMetadata() != null && !name.equals(object.getMetadata().getName());
     }
 
     private synchronized void refresh() {

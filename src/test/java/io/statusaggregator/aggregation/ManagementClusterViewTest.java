@@ -97,4 +97,62 @@ class ManagementClusterViewTest {
 
         awaitView(Set.of("eksa-v0-23-1", "eksa-v0-24-0"), Map.of("mgmt", "v0.24.0"), "after the restart");
     }
+
+    /** A Cluster at EKS-A {@code version} whose {@code spec.managementCluster} is {@code managementCluster} (YAML). */
+    private GenericKubernetesResource cluster(String name, String version, String managementCluster) {
+        return object("""
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: Cluster
+                metadata: {namespace: default, name: %s}
+                spec:
+                  kubernetesVersion: "1.31"
+                  eksaVersion: %s
+                  %s
+                  controlPlaneConfiguration: {count: 1}
+                  workerNodeGroupConfigurations: [{name: md-0, count: 1}]
+                  clusterNetwork: {cniConfig: {cilium: {}}}
+                """.formatted(name, version, managementCluster));
+    }
+
+    @Test
+    void holdsTheVersionsOfClustersThatManageThemselvesOnly() throws Exception {
+        release("eksa-v0-23-1", "v0.23.1");
+        var clusters = kubernetes.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default");
+        clusters.resource(cluster("mgmt", "v0.23.1", "managementCluster: {name: mgmt}")).create();
+        clusters.resource(cluster("w1", "v0.22.0", "managementCluster: {name: mgmt}")).create();
+        clusters.resource(cluster("unnamed", "v0.21.0", "")).create();
+        clusters.resource(cluster("empty", "v0.20.0", "managementCluster: {name: \"\"}")).create();
+        view.watch(client, CAPI, List.of(), Duration.ofSeconds(30));
+        view.synced().get(10, TimeUnit.SECONDS);
+        awaitView(Set.of("eksa-v0-23-1"), Map.of("mgmt", "v0.23.1", "unnamed", "v0.21.0", "empty", "v0.20.0"), "at start");
+
+        // A workload cluster that becomes its own manager is one; one that gets a manager is one no longer.
+        clusters.resource(cluster("w1", "v0.22.0", "managementCluster: {name: w1}")).update();
+        clusters.resource(cluster("unnamed", "v0.21.0", "managementCluster: {name: mgmt}")).update();
+        awaitView(Set.of("eksa-v0-23-1"), Map.of("mgmt", "v0.23.1", "w1", "v0.22.0", "empty", "v0.20.0"), "after the changes");
+    }
+
+    @Test
+    void readsAManagerWithoutDecodingAsTheDecoderWould() throws Exception {
+        for (String managementCluster : List.of("managementCluster: {name: mgmt}", "managementCluster: {name: c}", "", "managementCluster: {}",
+                "managementCluster: {name: \"\"}", "managementCluster: {name: 7}", "managementCluster: mgmt")) {
+            GenericKubernetesResource object = cluster("c", "v0.23.1", managementCluster);
+            boolean another = ManagementClusterView.managedByAnother(object);
+            boolean decodedAsManagement;
+            try {
+                decodedAsManagement = io.statusaggregator.model.json.ObjectDecoder.decode(
+                        client.getKubernetesSerialization().convertValue(object, com.fasterxml.jackson.databind.JsonNode.class))
+                        .map(o -> ((io.statusaggregator.model.EksaCluster) o).isManagement()).orElse(false);
+            } catch (io.statusaggregator.model.json.MalformedObjectException e) {
+                decodedAsManagement = false;
+            }
+            if (another && decodedAsManagement) {
+                throw new AssertionError("'" + managementCluster + "' was taken for another's cluster, but the decoder reads a management cluster");
+            }
+            boolean expectedAnother = managementCluster.equals("managementCluster: {name: mgmt}");
+            if (another != expectedAnother) {
+                throw new AssertionError("'" + managementCluster + "': managed by another should be " + expectedAnother);
+            }
+        }
+    }
 }
