@@ -280,10 +280,11 @@ final class ApiServerFigures implements AutoCloseable {
     /**
      * Figure 2 as a replica runs it: the pipeline stopped, one packaged instance started in its place, held to one CPU
      * with the Deployment's heap and collector ({@link LimitedPass#ONE_CPU}, {@link LimitedPass#DEPLOYMENT_JVM}, then
-     * {@code jvmOptions}); once it has settled on right statuses, {@code churns} times the same churn, timed the same
+     * {@code jvmOptions}, and the settings {@code env}); once it has settled on right statuses, {@code churns} times the same churn, timed the same
      * way. The API server, the churn driver and the broker are not held: they may use both CPUs, the instance at most one.
      */
-    List<LimitedFreshness> limitedFreshness(int rate, int seconds, int churns, List<String> jvmOptions) throws Exception {
+    List<LimitedFreshness> limitedFreshness(int rate, int seconds, int churns, List<String> jvmOptions, Map<String, String> env)
+            throws Exception {
         stopPipeline();
         kubernetes.client().leases().inNamespace("default").withName(AggregatorInstances.LEASE).delete();
         Path dir = Files.createTempDirectory("bench-limited-freshness");
@@ -294,7 +295,7 @@ final class ApiServerFigures implements AutoCloseable {
         options.addAll(jvmOptions);
         String bootstrap = String.valueOf(broker.kafka().get("bootstrap.servers"));
         long t = System.nanoTime();
-        try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-limited", Map.of(),
+        try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-limited", env,
                 new AggregatorInstances.Launcher(LimitedPass.ONE_CPU, options))) {
             AggregatorInstances.Instance instance = instances.start();
             if (!Bench.await(300_000, 1_000, () -> instances.allReady() && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
@@ -305,6 +306,7 @@ final class ApiServerFigures implements AutoCloseable {
             List<LimitedFreshness> runs = new ArrayList<>();
             for (int i = 0; i < churns; i++) {
                 runs.add(limitedChurn(rate, seconds, instance, instances, gcLog));
+                Bench.log("freshness at the Deployment's limits, churn %d: %s", i + 1, runs.get(i));
             }
             return runs;
         } finally {
@@ -338,13 +340,54 @@ final class ApiServerFigures implements AutoCloseable {
                 Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(3, slow.size()))));
             }
             if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                List<String> wrong = check.mismatches(apiServerClusters(), Map.of());
                 throw new IllegalStateException("after the churn the instance at the Deployment's limits did not settle on right statuses: "
-                        + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+                        + wrong.size() + " clusters, " + wrong.stream().limit(2).toList() + "\n"
+                        + whereStands(wrong.get(0).substring(0, wrong.get(0).indexOf(':')), run + "-limited") + "\n" + instances.logs());
             }
             check.verify("freshness at the Deployment's limits", seed, apiServerClusters(), Map.of());
             return new LimitedFreshness(changes, cpu.toNanos() / 1e9, elapsed, threads, Bench.percentile(pauses, 50),
                     Bench.percentile(pauses, 99), pauses.stream().mapToDouble(Double::doubleValue).max().orElse(0), pauses.size());
         }
+    }
+
+    /**
+     * For a failure's message: where each object of {@code cluster} stands, its resourceVersion on the API server and
+     * in its latest record on the object-state topic of run {@code topics}; and the cluster's status on the status topic.
+     */
+    private String whereStands(String cluster, String topics) {
+        Map<String, String> states = io.statusaggregator.ingest.CompactedTopic.latest(broker.kafka(), "object-states-" + topics,
+                Duration.ofMinutes(1)).orElse(Map.of());
+        StringBuilder text = new StringBuilder(cluster + "'s objects, resourceVersion on the API server / on the object-state topic:");
+        for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
+                ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
+            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
+                JsonNode object = JSON.valueToTree(r);
+                String owner = kind == ObjectKind.EKSA_CLUSTER || kind == ObjectKind.CAPI_CLUSTER ? r.getMetadata().getName()
+                        : object.path("metadata").path("labels").path(ObjectDecoder.CLUSTER_NAME_LABEL).asText();
+                if (!cluster.equals(owner)) {
+                    continue;
+                }
+                String key = new io.statusaggregator.ingest.ObjectStateKey(cluster, kind,
+                        new io.statusaggregator.model.ObjectKey(r.getMetadata().getNamespace(), r.getMetadata().getName())).encode();
+                String onTopic = "none";
+                if (states.get(key) != null) {
+                    try {
+                        onTopic = JSON.readTree(states.get(key)).path("metadata").path("resourceVersion").asText();
+                    } catch (java.io.IOException e) {
+                        onTopic = "unreadable";
+                    }
+                }
+                text.append(String.format("%n  %s %s: %s / %s", kind.kind(), r.getMetadata().getName(), r.getMetadata().getResourceVersion(), onTopic));
+            }
+        }
+        io.statusaggregator.feeds.StatusFeed.latest(broker.kafka(), "statuses-" + topics, Duration.ofMinutes(1))
+                .ifPresent(published -> published.forEach((key, status) -> {
+                    if (key.endsWith("/" + cluster)) {
+                        text.append(String.format("%n  on the status topic: %s", StatusCheck.signature(status)));
+                    }
+                }));
+        return text.toString();
     }
 
     /** Takes out of {@code clock} the changes a later change of their cluster undid; returns how many. */

@@ -47,6 +47,9 @@ public final class Benchmarks implements Callable<Integer> {
             + "runs it, instead of the pipeline in the harness's JVM and the baseline: held to one CPU, its heap and collector (the API "
             + "server, churn driver and broker not held); --slow-repetitions churns one after the other on it; --limited-jvm-option applies")
     boolean freshnessAtLimits;
+    @Option(names = "--limited-env", split = ",", description = "settings of --freshness-at-limits' instance, as NAME=VALUE "
+            + "environment variables (default: the application's defaults)")
+    Map<String, String> limitedEnv = new java.util.HashMap<>();
     @Option(names = "--in-process-broker", description = "run the broker in the harness's JVM, as before 2026-11-26 (default: in a "
             + "JVM of its own, as production runs Kafka apart from the aggregator)")
     boolean inProcessBroker;
@@ -295,12 +298,10 @@ public final class Benchmarks implements Callable<Integer> {
      * one after the other on it; the first (a JVM that started a minute before) and the last are reported.
      */
     private void limitedFreshness(ApiServerFigures api) throws Exception {
-        List<ApiServerFigures.LimitedFreshness> runs = api.limitedFreshness(churnRate, churnSeconds, slowRepetitions, limitedJvmOptions);
-        for (int i = 0; i < runs.size(); i++) {
-            Bench.log("freshness at the Deployment's limits, churn %d: %s", i + 1, runs.get(i));
-            if (i == 0 || i == runs.size() - 1) {
-                limitedFreshnessRow(i == 0 ? "first churn after the start" : "churn " + (i + 1), runs.get(i));
-            }
+        List<ApiServerFigures.LimitedFreshness> runs = api.limitedFreshness(churnRate, churnSeconds, slowRepetitions, limitedJvmOptions, limitedEnv);
+        limitedFreshnessRow("first churn after the start", runs.get(0));
+        if (runs.size() > 1) {
+            limitedFreshnessRow("churn " + runs.size(), runs.get(runs.size() - 1));
         }
     }
 
