@@ -26,15 +26,16 @@ final class TopicReconciliation {
      */
     static int tombstoneVanished(Map<String, Object> kafka, String topic, Predicate<ObjectStateKey> exists,
             ObjectStatePublisher publisher, Duration timeout) {
-        Optional<Map<String, String>> latest = CompactedTopic.latest(kafka, topic, timeout);
-        if (latest.isEmpty()) {
+        // Only whether each key is alive: the values (a day of history not compacted yet) are neither copied nor decoded.
+        Optional<java.util.Set<String>> live = CompactedTopic.liveKeys(kafka, topic, timeout);
+        if (live.isEmpty()) {
             LOG.warnf("could not read %s to its end within %s; deletions from before this start may linger", topic, timeout);
             return 0;
         }
         int sent = 0;
-        for (Map.Entry<String, String> entry : latest.get().entrySet()) {
-            Optional<ObjectStateKey> key = ObjectStateKey.parse(entry.getKey());
-            if (entry.getValue() != null && key.isPresent() && !exists.test(key.get())) {
+        for (String text : live.get()) {
+            Optional<ObjectStateKey> key = ObjectStateKey.parse(text);
+            if (key.isPresent() && !exists.test(key.get())) {
                 publisher.tombstone(key.get());
                 sent++;
             }
