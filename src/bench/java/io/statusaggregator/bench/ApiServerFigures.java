@@ -163,9 +163,22 @@ final class ApiServerFigures implements AutoCloseable {
             throw new IllegalStateException("the pipeline did not settle on right statuses within 3 minutes (seed " + seed + "): "
                     + pipeline.aggregator().progress() + "; " + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList());
         }
+        expectShown();
+        Bench.log("pipeline started and settled in %.1f s", (System.nanoTime() - t) / 1e9);
+    }
+
+    /** From now on each cluster's status is expected to stay what the API server shows now, until a change is written. */
+    private void expectShown() {
         expected.clear();
         apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
-        Bench.log("pipeline started and settled in %.1f s", (System.nanoTime() - t) / 1e9);
+    }
+
+    /** The changes that took over a second, the first few of them named. */
+    private static void logSlowChanges(ChangeClock clock) {
+        List<String> slow = clock.slowChanges();
+        if (!slow.isEmpty()) {
+            Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(5, slow.size()))));
+        }
     }
 
     /** Every cluster as the API server holds it now. */
@@ -253,10 +266,7 @@ final class ApiServerFigures implements AutoCloseable {
             double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
             Bench.await(15_000, () -> clock.waiting() == 0);
             Freshness result = freshness(clock, achieved, undone(clock), 0);
-            List<String> slow = clock.slowChanges();
-            if (!slow.isEmpty()) {
-                Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(5, slow.size()))));
-            }
+            logSlowChanges(clock);
             if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
                 throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
             }
@@ -318,8 +328,7 @@ final class ApiServerFigures implements AutoCloseable {
 
     private LimitedFreshness limitedChurn(int rate, int seconds, AggregatorInstances.Instance instance, AggregatorInstances instances,
             Path gcLog) throws Exception {
-        expected.clear();
-        apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+        expectShown();
         ChangeClock clock = new ChangeClock();
         try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock)) {
             String pid = String.valueOf(instance.process().pid());
@@ -335,10 +344,7 @@ final class ApiServerFigures implements AutoCloseable {
             List<Double> pauses = LimitedPass.pauses(gcLog);
             pauses = pauses.subList(Math.min(pausesBefore, pauses.size()), pauses.size());
             Freshness changes = freshness(clock, achieved, undone(clock), 0);
-            List<String> slow = clock.slowChanges();
-            if (!slow.isEmpty()) {
-                Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(3, slow.size()))));
-            }
+            logSlowChanges(clock);
             if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
                 List<String> wrong = check.mismatches(apiServerClusters(), Map.of());
                 throw new IllegalStateException("after the churn the instance at the Deployment's limits did not settle on right statuses: "
@@ -458,8 +464,7 @@ final class ApiServerFigures implements AutoCloseable {
             // when it takes over, as a fresh start does; one running longer sends what changed recently first.
             long secondStarted = System.nanoTime() - t;
             if (backgroundRate > 0) {
-                expected.clear();
-                apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+                expectShown();
                 // A fleet is never still: a trickle of changes through the steady minute, as a running pipeline sees.
                 ChangeClock background = new ChangeClock();
                 try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, background)) {
@@ -470,8 +475,7 @@ final class ApiServerFigures implements AutoCloseable {
                 }
             }
             Bench.await(120_000, () -> System.nanoTime() - t > secondStarted + TimeUnit.SECONDS.toNanos(65));
-            expected.clear();
-            apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
+            expectShown();
             ChangeClock clock = new ChangeClock();
             try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock)) {
                 AggregatorInstances.Instance holder = instances.leaseHolder(kubernetes.client()).orElseThrow();
