@@ -17,6 +17,9 @@ import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.crud.AttributeType;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.mockwebserver.http.WebSocketListener;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -346,6 +349,44 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                     .orElseGet(() -> super.handleGet(path));
             boolean empty = answer.getBody() == null || answer.getBody().size() == 0;
             return answer.code() == 404 && empty ? notFound(bare).orElse(answer) : answer;
+        }
+
+        /** Deletions kept, so that a watch resumed from a version is told of those after it (see {@link ResumableWatches}). */
+        private final ResumableWatches watches = new ResumableWatches();
+
+        /** A deletion is stamped with a version of its own and kept; Fabric8 then removes it and tells the open watches. */
+        @Override
+        public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes, GenericKubernetesResource resource,
+                String newState) {
+            String existing = newState == null && oldAttributes != null ? map.get(oldAttributes) : null;
+            if (existing != null) {
+                map.put(oldAttributes, watches.deleted(oldAttributes, existing, requestResourceVersion()));
+            }
+            super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+        }
+
+        /** A watch as a real API server makes it (see {@link ResumableWatches}); under Fabric8's read lock, from handleGet. */
+        @Override
+        public MockResponse handleWatch(String path) {
+            OptionalLong from = ResumableWatches.fromVersion(path);
+            if (from.isPresent() && watches.forgotten(from.getAsLong())) {
+                return ResumableWatches.expired(from.getAsLong());
+            }
+            MockResponse made = super.handleWatch(path);
+            WebSocketListener dispatcherWatch = made.getWebSocketListener();
+            if (dispatcherWatch == null) {
+                return made;
+            }
+            AttributeSet selection = ResumableWatches.selection(getKey(path), path);
+            List<String> deletions = from.isPresent() ? watches.deletedAfter(from.getAsLong(), selection) : List.of();
+            int announced;
+            synchronized (map) {
+                announced = (int) map.keySet().stream().filter(key -> key.matches(selection)).count();
+            }
+            RecordedRequest request = new RecordedRequest("HTTP/1.1", io.fabric8.mockwebserver.dsl.HttpMethod.GET, path,
+                    io.fabric8.mockwebserver.http.Headers.builder().build(), new io.fabric8.mockwebserver.http.Buffer());
+            return new MockResponse().withWebSocketUpgrade(
+                    new ResumableWatches.OpenedWatch(dispatcherWatch, made, request, from, deletions, announced));
         }
 
         /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */

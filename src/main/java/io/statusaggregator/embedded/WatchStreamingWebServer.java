@@ -1,7 +1,5 @@
 package io.statusaggregator.embedded;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.Buffer;
@@ -36,13 +34,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Here a plain-HTTP watch is answered {@code 200} with {@code Transfer-Encoding: chunked}, one JSON watch event a
  * line, from the same watch the CRUD dispatcher opens for a WebSocket (same selection: namespace, name by field
- * selector, labels). As a real server: events from the {@code resourceVersion} asked for on (the dispatcher announces
- * every matching object as ADDED when a watch opens, those the client listed already are left out), and the stream
- * ends after {@code timeoutSeconds}. Bookmarks ({@code allowWatchBookmarks}) are optional for a server and not sent.
+ * selector, labels), which starts from the {@code resourceVersion} asked for as a real server's does
+ * ({@link ResumableWatches}); the stream ends after {@code timeoutSeconds}. Bookmarks ({@code allowWatchBookmarks}) are optional for a server and not sent.
  * Every other request, WebSocket watches included, is served as Fabric8's server serves it.
  */
 final class WatchStreamingWebServer extends MockWebServer {
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** As Fabric8's server: the channel protocols of exec and attach. */
     private static final List<String> WEBSOCKET_SUB_PROTOCOLS = List.of("v1.channel.k8s.io", "v2.channel.k8s.io", "v3.channel.k8s.io",
             "v4.channel.k8s.io");
@@ -162,7 +158,7 @@ final class WatchStreamingWebServer extends MockWebServer {
             return;
         }
         response.setStatusCode(200).setChunked(true).putHeader("Content-Type", "application/json");
-        HttpWatchStream stream = new HttpWatchStream(recorded, response, watch, resourceVersion(request));
+        HttpWatchStream stream = new HttpWatchStream(recorded, response, watch);
         response.closeHandler(closed -> stream.close(1000, "the client closed the watch"));
         response.exceptionHandler(failed -> stream.close(1011, failed.toString()));
         long timeout = parseLong(request.getParam("timeoutSeconds")).orElse(0);
@@ -173,12 +169,6 @@ final class WatchStreamingWebServer extends MockWebServer {
         watch.onOpen(stream, answer);
         // The client learns that its watch is open once the dispatcher's watch is: every change from then on reaches it.
         stream.open();
-    }
-
-    /** The resourceVersion a watch starts after; none (or 0) for "now, with every object announced", as a real server. */
-    private static OptionalLong resourceVersion(HttpServerRequest request) {
-        OptionalLong asked = parseLong(request.getParam("resourceVersion"));
-        return asked.isPresent() && asked.getAsLong() > 0 ? asked : OptionalLong.empty();
     }
 
     private static OptionalLong parseLong(String value) {
@@ -197,18 +187,16 @@ final class WatchStreamingWebServer extends MockWebServer {
         private final RecordedRequest request;
         private final HttpServerResponse response;
         private final WebSocketListener watch;
-        private final OptionalLong after;
         private final AtomicBoolean closed = new AtomicBoolean();
         private volatile long timer = -1;
         /** Events sent before the response's head was written: written after it. */
         private final List<String> early = new java.util.ArrayList<>();
         private boolean open;
 
-        HttpWatchStream(RecordedRequest request, HttpServerResponse response, WebSocketListener watch, OptionalLong after) {
+        HttpWatchStream(RecordedRequest request, HttpServerResponse response, WebSocketListener watch) {
             this.request = request;
             this.response = response;
             this.watch = watch;
-            this.after = after;
         }
 
         @Override
@@ -220,9 +208,6 @@ final class WatchStreamingWebServer extends MockWebServer {
         public boolean send(String event) {
             if (closed.get()) {
                 return false;
-            }
-            if (listedAlready(event)) {
-                return true;
             }
             synchronized (this) {
                 if (!open) {
@@ -257,20 +242,6 @@ final class WatchStreamingWebServer extends MockWebServer {
         @Override
         public boolean send(byte[] bytes) {
             return send(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
-        }
-
-        /** An ADDED event of an object at or before the resourceVersion asked for: the client has it from its list. */
-        private boolean listedAlready(String event) {
-            if (after.isEmpty()) {
-                return false;
-            }
-            try {
-                JsonNode parsed = JSON.readTree(event);
-                OptionalLong version = parseLong(parsed.path("object").path("metadata").path("resourceVersion").asText(null));
-                return "ADDED".equals(parsed.path("type").asText()) && version.isPresent() && version.getAsLong() <= after.getAsLong();
-            } catch (java.io.IOException e) {
-                return false;
-            }
         }
 
         /** Ends the stream (once): the response, the timeout, and the dispatcher's watch. */

@@ -3,7 +3,6 @@ package io.statusaggregator.embedded;
 import io.statusaggregator.kubernetes.KubernetesResources;
 
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.fabric8.mockwebserver.http.MockResponse;
 import io.statusaggregator.model.ObjectKind;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -11,8 +10,8 @@ import java.util.regex.Pattern;
 
 /**
  * An API server restart as a server that compacted its history: every watch ends, and a watch from a resourceVersion
- * before the restart is refused with 410 Gone, as a real server refuses one it no longer has. (The mock server keeps
- * no history: a watch it served from an old version would silently miss what happened since.)
+ * before the restart is refused with 410 Gone, as a real server refuses one it no longer has. (The embedded server keeps
+ * its latest deletions across a restart, and would resume such a watch: this is the case where history is gone.)
  */
 public final class ForgetfulRestart {
     private static final ResourceDefinitionContext ANY_KIND = KubernetesResources.of(ObjectKind.EKSA_CLUSTER);
@@ -30,8 +29,7 @@ public final class ForgetfulRestart {
             Matcher from = FROM_VERSION.matcher(request.getPath());
             if (request.getPath().contains("watch=true") && from.find() && Long.parseLong(from.group(1)) <= restartedAt) {
                 refused.incrementAndGet();
-                return new MockResponse().setResponseCode(410).setHeader("Content-Type", "application/json").setBody("""
-                        {"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version","reason":"Expired","code":410}""");
+                return ResumableWatches.expired(Long.parseLong(from.group(1)));
             }
             return null;
         });
