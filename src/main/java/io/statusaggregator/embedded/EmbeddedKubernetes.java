@@ -369,7 +369,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         @Override
         public MockResponse handleWatch(String path) {
             OptionalLong from = ResumableWatches.fromVersion(path);
-            if (from.isPresent() && watches.forgotten(from.getAsLong())) {
+            AttributeSet selection = ResumableWatches.selection(getKey(path), path);
+            if (from.isPresent() && watches.forgotten(selection, from.getAsLong())) {
                 return ResumableWatches.expired(from.getAsLong());
             }
             MockResponse made = super.handleWatch(path);
@@ -377,7 +378,6 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             if (dispatcherWatch == null) {
                 return made;
             }
-            AttributeSet selection = ResumableWatches.selection(getKey(path), path);
             List<String> deletions = from.isPresent() ? watches.deletedAfter(from.getAsLong(), selection) : List.of();
             int announced;
             synchronized (map) {

@@ -3,6 +3,7 @@ package io.statusaggregator.embedded;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -16,7 +17,9 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,10 +34,10 @@ import java.util.regex.Pattern;
  * deleted: a deletion between the end of one watch and the start of the next was never told;</li>
  * <li>an event between a watch's request and its WebSocket's opening was dropped (sent to a socket not set yet).</li>
  * </ul>
- * Here the server keeps its latest {@link #KEPT} deletions, each stamped with a version of its own as a real server
+ * Here the server keeps its latest {@link #KEPT} deletions of each resource, each stamped with a version of its own as a real server
  * stamps it. A watch from a version first gets the deletions after it, then the changes; the objects it holds at or
  * before that version are not announced again (its client listed them). A watch from a version older than the
- * deletions kept is refused with 410 Gone, as a real server refuses one it has compacted: its client lists again. And
+ * deletions kept of its resource is refused with 410 Gone, as a real server refuses one it has compacted: its client lists again. And
  * each watch is opened when it is made, on a stand-in socket that holds what is sent until the WebSocket opens.
  *
  * <p>Deletions are kept under the dispatcher's write lock and read under its read lock; this class locks too, cheaply.
@@ -49,16 +52,21 @@ final class ResumableWatches {
     private record Deletion(long version, AttributeSet key, String object) {
     }
 
-    private final ArrayDeque<Deletion> deletions = new ArrayDeque<>();
+    /** One resource's deletions, as a real server keeps a watch history per resource. */
+    private static final class History {
+        final ArrayDeque<Deletion> deletions = new ArrayDeque<>();
+        /** The version of the newest deletion no longer kept; a watch from before it may have missed it. */
+        long forgottenAt;
+    }
+
+    private final Map<String, History> byResource = new HashMap<>();
     private final int kept;
-    /** The version of the newest deletion no longer kept; a watch from before it may have missed it. */
-    private long forgottenAt;
 
     ResumableWatches() {
         this(KEPT);
     }
 
-    /** @param kept how many deletions are kept */
+    /** @param kept how many deletions are kept per resource (kind) */
     ResumableWatches(int kept) {
         this.kept = kept;
     }
@@ -69,27 +77,42 @@ final class ResumableWatches {
      */
     synchronized String deleted(AttributeSet key, String object, long version) {
         String stamped = stamped(object, version);
-        deletions.addLast(new Deletion(version, key, stamped));
-        if (deletions.size() > kept) {
-            forgottenAt = deletions.removeFirst().version();
+        History history = byResource.computeIfAbsent(resourceOf(key), r -> new History());
+        history.deletions.addLast(new Deletion(version, key, stamped));
+        if (history.deletions.size() > kept) {
+            history.forgottenAt = history.deletions.removeFirst().version();
         }
         return stamped;
     }
 
-    /** Whether a watch from {@code version} may have missed a deletion no longer kept. */
-    synchronized boolean forgotten(long version) {
-        return version < forgottenAt;
+    /**
+     * Whether a watch of {@code selection} from {@code version} may have missed a deletion no longer kept. Per
+     * resource: a watch of a kind that nothing deleted lately is not refused for the deletions of another.
+     */
+    synchronized boolean forgotten(AttributeSet selection, long version) {
+        History history = byResource.get(resourceOf(selection));
+        return history != null && version < history.forgottenAt;
     }
 
     /** The DELETED events after {@code version} of the objects {@code selection} selects, oldest first. */
     synchronized List<String> deletedAfter(long version, AttributeSet selection) {
+        History history = byResource.get(resourceOf(selection));
+        if (history == null) {
+            return List.of();
+        }
         List<String> events = new ArrayList<>();
-        for (Deletion deletion : deletions) {
+        for (Deletion deletion : history.deletions) {
             if (deletion.version() > version && deletion.key().matches(selection)) {
                 events.add("{\"type\":\"DELETED\",\"object\":" + deletion.object() + "}");
             }
         }
         return events;
+    }
+
+    /** The resource (plural) a stored object's key or a watch's selection names; every path to a watch names one. */
+    private static String resourceOf(AttributeSet set) {
+        Attribute plural = set.getAttribute(KubernetesAttributesExtractor.PLURAL);
+        return plural == null || plural.getValues().isEmpty() ? "" : plural.getValues().get(0).toString();
     }
 
     /** The version a watch asks to start after; none (or 0) asks for every object held, announced as ADDED. */

@@ -101,21 +101,24 @@ class ResumableWatchesTest {
     }
 
     @Test
-    void aWatchFromBeforeTheDeletionsKeptIsTakenAsHavingMissedOne() {
+    void aWatchFromBeforeTheDeletionsKeptOfItsResourceIsTakenAsHavingMissedOne() {
         ResumableWatches watches = new ResumableWatches(2);
-        AttributeSet first = key("first");
-        watches.deleted(first, object("first"), 10);
+        watches.deleted(key("first"), object("first"), 10);
         watches.deleted(key("second"), object("second"), 11);
-        assertFalse(watches.forgotten(5), "every deletion is still kept");
+        AttributeSet configMaps = AttributeSet.map(PLURAL, new Attribute("namespace", NAMESPACE));
+        assertFalse(watches.forgotten(configMaps, 5), "every deletion is still kept");
         watches.deleted(key("third"), object("third"), 12);
 
-        assertTrue(watches.forgotten(9), "the deletion at 10 is no longer kept: a watch from 9 may have missed it");
-        assertFalse(watches.forgotten(10), "a watch from 10 has seen it");
-        List<String> told = watches.deletedAfter(10, AttributeSet.map(new Attribute("namespace", NAMESPACE)));
+        assertTrue(watches.forgotten(configMaps, 9), "the deletion at 10 is no longer kept: a watch from 9 may have missed it");
+        assertFalse(watches.forgotten(configMaps, 10), "a watch from 10 has seen it");
+        AttributeSet secrets = AttributeSet.map(new Attribute("plural", "secrets"), new Attribute("namespace", NAMESPACE));
+        assertFalse(watches.forgotten(secrets, 1), "nothing of another resource was deleted: its watch from long ago misses nothing");
+        List<String> told = watches.deletedAfter(10, configMaps);
         assertEquals(2, told.size(), told.toString());
         assertTrue(told.get(0).contains("\"resourceVersion\":\"11\"") && told.get(0).startsWith("{\"type\":\"DELETED\""), told.get(0));
-        assertEquals(List.of(), watches.deletedAfter(10, AttributeSet.map(new Attribute("namespace", "elsewhere"))),
+        assertEquals(List.of(), watches.deletedAfter(10, AttributeSet.map(PLURAL, new Attribute("namespace", "elsewhere"))),
                 "only the deletions the watch selects");
+        assertEquals(List.of(), watches.deletedAfter(10, secrets));
         assertEquals(410, ResumableWatches.expired(9).code());
     }
 
@@ -129,8 +132,10 @@ class ResumableWatchesTest {
         assertTrue(key("bravo").matches(named) && !key("alpha").matches(named), named.toString());
     }
 
+    private static final Attribute PLURAL = new Attribute("plural", "configmaps");
+
     private static AttributeSet key(String name) {
-        return AttributeSet.map(new Attribute("namespace", NAMESPACE), new Attribute("name", name));
+        return AttributeSet.map(PLURAL, new Attribute("namespace", NAMESPACE), new Attribute("name", name));
     }
 
     private static String object(String name) {
