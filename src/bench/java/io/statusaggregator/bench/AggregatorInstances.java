@@ -122,6 +122,25 @@ final class AggregatorInstances implements AutoCloseable {
         }
     }
 
+    private static final Pattern STATUS_WRITES = Pattern.compile("(?m)^aggregator_status_writes_seconds_count\\{outcome=\"([a-z]+)\"[^}]*} ([0-9.eE+]+)$");
+
+    /** The instance's status write attempts so far, by outcome (written, retried, gone, refused), from its metrics. */
+    Map<String, Long> statusWrites(Instance instance) throws IOException, InterruptedException {
+        int port = instance.managementPort().orElseThrow(() -> new IllegalStateException("the instance has no management port yet"));
+        HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/metrics"))
+                .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new IllegalStateException("the instance's metrics answered " + answer.statusCode() + " (AGGREGATOR_ACCESS_REVIEW=false reads them without a token)");
+        }
+        String metrics = answer.body();
+        Map<String, Long> byOutcome = new java.util.TreeMap<>();
+        Matcher line = STATUS_WRITES.matcher(metrics);
+        while (line.find()) {
+            byOutcome.merge(line.group(1), (long) Double.parseDouble(line.group(2)), Long::sum);
+        }
+        return byOutcome;
+    }
+
     /** The instance holding the ingest Lease (its identity is HOSTNAME-pid), if one does. */
     Optional<Instance> leaseHolder(KubernetesClient api) {
         Lease lease = api.leases().inNamespace("default").withName(LEASE).get();

@@ -281,10 +281,10 @@ final class ApiServerFigures implements AutoCloseable {
     /**
      * One churn of figure 2 as a replica runs it: @param changes its freshness; @param cpuSeconds the replica's CPU from
      * the churn's start until every change was shown ({@code seconds} later), and by thread; the collector's pauses
-     * then, in milliseconds.
+     * then, in milliseconds; its status write attempts by outcome meanwhile.
      */
     record LimitedFreshness(Freshness changes, double cpuSeconds, double seconds, String cpuByThread, double pauseMedian, double pause99,
-            double pauseLongest, int pauses) {
+            double pauseLongest, int pauses, Map<String, Long> statusWrites) {
     }
 
     /**
@@ -305,7 +305,10 @@ final class ApiServerFigures implements AutoCloseable {
         options.addAll(jvmOptions);
         String bootstrap = String.valueOf(broker.kafka().get("bootstrap.servers"));
         long t = System.nanoTime();
-        try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-limited", env,
+        // The metrics (status writes by outcome) are read without a token: no review, which only requests would cost.
+        Map<String, String> settings = new java.util.HashMap<>(Map.of("AGGREGATOR_ACCESS_REVIEW", "false"));
+        settings.putAll(env);
+        try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-limited", settings,
                 new AggregatorInstances.Launcher(LimitedPass.ONE_CPU, options))) {
             AggregatorInstances.Instance instance = instances.start();
             if (!Bench.await(300_000, 1_000, () -> instances.allReady() && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
@@ -335,12 +338,15 @@ final class ApiServerFigures implements AutoCloseable {
             int pausesBefore = LimitedPass.pauses(gcLog).size();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread(pid);
             Duration cpuBefore = instance.process().toHandle().info().totalCpuDuration().orElseThrow();
+            Map<String, Long> writesBefore = instances.statusWrites(instance);
             long churnStarted = System.nanoTime();
             double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
             Bench.await(15_000, () -> clock.waiting() == 0);
             Duration cpu = instance.process().toHandle().info().totalCpuDuration().orElseThrow().minus(cpuBefore);
             double elapsed = (System.nanoTime() - churnStarted) / 1e9;
             String threads = Bench.cpuByThread(Bench.ticksSince(ticksBefore, Bench.cpuTicksByThread(pid)));
+            Map<String, Long> writes = new java.util.TreeMap<>(instances.statusWrites(instance));
+            writes.replaceAll((outcome, count) -> count - writesBefore.getOrDefault(outcome, 0L));
             List<Double> pauses = LimitedPass.pauses(gcLog);
             pauses = pauses.subList(Math.min(pausesBefore, pauses.size()), pauses.size());
             Freshness changes = freshness(clock, achieved, undone(clock), 0);
@@ -353,7 +359,7 @@ final class ApiServerFigures implements AutoCloseable {
             }
             check.verify("freshness at the Deployment's limits", seed, apiServerClusters(), Map.of());
             return new LimitedFreshness(changes, cpu.toNanos() / 1e9, elapsed, threads, Bench.percentile(pauses, 50),
-                    Bench.percentile(pauses, 99), pauses.stream().mapToDouble(Double::doubleValue).max().orElse(0), pauses.size());
+                    Bench.percentile(pauses, 99), pauses.stream().mapToDouble(Double::doubleValue).max().orElse(0), pauses.size(), writes);
         }
     }
 

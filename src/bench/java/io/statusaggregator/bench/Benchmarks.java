@@ -311,11 +311,11 @@ public final class Benchmarks implements Callable<Integer> {
                 ("the packaged application (run) held to one CPU, heap 75 %% of 1 GiB, G1%s; the API server, churn driver and broker "
                         + "not held; same churn: %s achieved, %d s; the instance's CPU from the churn's start until every change was "
                         + "shown %.1f s in %.1f s (%.0f %% of its one CPU); the collector's pauses then: median %.0f ms, 99th percentile "
-                        + "%.0f ms, longest %.0f ms; %s")
+                        + "%.0f ms, longest %.0f ms; status write attempts by outcome %s; %s")
                         .formatted(limitedJvmOptions.stream().map(option -> " " + option).collect(java.util.stream.Collectors.joining()),
                                 achieved(List.of(run.changes())), churnSeconds, run.cpuSeconds(), run.seconds(),
                                 100 * run.cpuSeconds() / run.seconds(), run.pauseMedian(), run.pause99(), run.pauseLongest(),
-                                unreflected(List.of(run.changes()))));
+                                run.statusWrites(), unreflected(List.of(run.changes()))));
     }
 
     private static String freshnessCell(List<ApiServerFigures.Freshness> runs) {

@@ -24,7 +24,7 @@ public final class CompactedTopic {
      *         to its end within {@code timeout}
      */
     public static Optional<Map<String, String>> latest(Map<String, Object> kafka, String topic, Duration timeout) {
-        return read(kafka, topic, timeout, new StringDeserializer());
+        return read(kafka, topic, timeout, new StringDeserializer(), Map.of(), new HashMap<>());
     }
 
     /**
@@ -32,14 +32,30 @@ public final class CompactedTopic {
      *         within {@code timeout}; no value is copied or decoded, only told apart from a tombstone
      */
     public static Optional<java.util.Set<String>> liveKeys(Map<String, Object> kafka, String topic, Duration timeout) {
-        return read(kafka, topic, timeout, new Present()).map(latest -> {
+        return liveKeysSince(kafka, topic, Map.of(), timeout).map(LiveKeys::live);
+    }
+
+    /**
+     * The keys alive among the records from {@code from} (each partition's offset; a partition not named is read from
+     * its beginning) to the topic's end, and that end, where the next read can start.
+     *
+     * @param live the keys whose latest record in that range is not a tombstone
+     * @param ends each partition's end offset when it was read
+     */
+    public record LiveKeys(java.util.Set<String> live, Map<Integer, Long> ends) {
+    }
+
+    /** As {@link #liveKeys}, of the records from {@code from} on; empty when not read to the end within {@code timeout}. */
+    public static Optional<LiveKeys> liveKeysSince(Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
+        Map<Integer, Long> ends = new HashMap<>();
+        return read(kafka, topic, timeout, new Present(), from, ends).map(latest -> {
             java.util.Set<String> live = new java.util.HashSet<>();
             latest.forEach((key, present) -> {
                 if (Boolean.TRUE.equals(present)) { // Kafka's consumer may hand a tombstone over as null, not asking
                     live.add(key);
                 }
             });
-            return live;
+            return new LiveKeys(live, Map.copyOf(ends));
         });
     }
 
@@ -56,12 +72,16 @@ public final class CompactedTopic {
         }
     }
 
-    private static <V> Optional<Map<String, V>> read(Map<String, Object> kafka, String topic, Duration timeout, Deserializer<V> values) {
+    /** Reads from {@code from} (or the beginning) to the end, which it puts in {@code ends}, by partition. */
+    private static <V> Optional<Map<String, V>> read(Map<String, Object> kafka, String topic, Duration timeout, Deserializer<V> values,
+            Map<Integer, Long> from, Map<Integer, Long> ends) {
         Map<String, Object> props = new HashMap<>(kafka);
         props.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
         props.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        // An offset compaction or retention has removed since: from the oldest there is, never from the end.
+        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         // Read whole, at start: fetches as large as aggregation's (Kafka's 500 records a poll, 1 MiB a partition, made
         // a fresh JVM's read of 10,000 statuses a round trip per 500), unless the kafka.* settings say otherwise.
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
@@ -71,10 +91,16 @@ public final class CompactedTopic {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
             consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions, timeout);
+            // From the beginning too where the offset given is past the end: the topic was made anew since.
+            List<TopicPartition> whole = partitions.stream()
+                    .filter(p -> from.getOrDefault(p.partition(), Long.MAX_VALUE) > end.get(p)).toList();
+            if (!whole.isEmpty()) {
+                consumer.seekToBeginning(whole); // an empty list would mean every partition
+            }
+            partitions.stream().filter(p -> !whole.contains(p)).forEach(p -> consumer.seek(p, from.get(p.partition())));
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 if (System.nanoTime() > deadline) {
                     return Optional.empty();
                 }
@@ -82,6 +108,7 @@ public final class CompactedTopic {
                     latest.put(record.key(), record.value());
                 }
             }
+            end.forEach((partition, offset) -> ends.put(partition.partition(), offset));
         }
         return Optional.of(latest);
     }

@@ -59,6 +59,7 @@ public final class ObjectIngest implements AutoCloseable {
     static final Duration RELIST_GATHERING = Duration.ofSeconds(2);
     private final java.util.concurrent.atomic.AtomicBoolean reconcileQueued = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicBoolean reconcileScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final TopicReconciliation reconciliation = new TopicReconciliation();
 
     private record Watched(ObjectKind kind, StalledWatchGuard.GuardedInformer<GenericKubernetesResource> informer) {
         GenericKubernetesResource get(String key) {
@@ -219,36 +220,42 @@ public final class ObjectIngest implements AutoCloseable {
 
     /** After the informers have listed the API server: tombstones for what was deleted while ingest did not run. */
     public int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout) {
+        return tombstoneVanished(kafka, topic, timeout, true);
+    }
+
+    /** As above, of the whole topic or only of what was written since the last check ({@link TopicReconciliation}). */
+    private int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout, boolean whole) {
         // A CNI observation exists as long as its cluster's EKS-A Cluster does.
         java.util.Set<String> clusters = new java.util.HashSet<>();
         informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER)
                 .forEach(w -> w.informer().current().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
-        return TopicReconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
+        return reconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
                 ? clusters.contains(key.clusterName())
                 : current(key.kind(), storeKey(key.key().namespace(), key.key().name())) != null,
-                publisher, timeout);
+                publisher, timeout, whole);
     }
 
     /**
-     * Checks the topic against the informers every {@code Settings.reconcileEvery}, from now until closed (see
-     * {@link #tombstoneVanished}); on the thread that re-sends failed sends.
+     * Checks the topic against the informers every {@code Settings.reconcileEvery} (what was written since the last
+     * check), and the whole topic after every relist, from now until closed (see {@link #tombstoneVanished}); on the
+     * thread that re-sends failed sends.
      */
     public void reconcilePeriodically(Map<String, Object> kafka, String topic, Duration timeout) {
         if (!reconcileScheduled.compareAndSet(false, true)) {
             return; // a standby that leads again: already scheduled, and idle while it did not lead
         }
         long every = settings.reconcileEvery().toMillis();
-        Runnable reconcile = () -> {
+        java.util.function.Consumer<Boolean> reconcile = whole -> {
             if (!leading) {
                 return;
             }
             try {
-                tombstoneVanished(kafka, topic, timeout);
+                tombstoneVanished(kafka, topic, timeout, whole);
             } catch (RuntimeException e) {
                 LOG.warnf("checking %s against the API server failed, again in %s: %s", topic, settings.reconcileEvery(), e.toString());
             }
         };
-        resender.scheduleWithFixedDelay(reconcile, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+        resender.scheduleWithFixedDelay(() -> reconcile.accept(false), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
         // And after every relist the guard sees: what a broken watch missed is checked at once, not at the next period.
         // Informers relisting together (an API server restarted) make one check, RELIST_GATHERING after the first.
         guard.onRelist(what -> {
@@ -256,7 +263,7 @@ public final class ObjectIngest implements AutoCloseable {
                 LOG.debugf("%s listed again; checking %s against the API server", what, topic);
                 resender.schedule(() -> {
                     reconcileQueued.set(false);
-                    reconcile.run();
+                    reconcile.accept(true);
                 }, RELIST_GATHERING.toMillis(), TimeUnit.MILLISECONDS);
             }
         });

@@ -63,6 +63,26 @@ class CompactedTopicTest {
     }
 
     @Test
+    void aReadFromTheLastEndGivesTheKeysAliveAmongTheRecordsSinceAndTheNewEnd() throws Exception {
+        String topic = topicWith("compacted-since", List.of(new String[] {"before", "{}"}, new String[] {"deleted-later", "{}"}));
+        CompactedTopic.LiveKeys first = CompactedTopic.liveKeysSince(kafka(), topic, Map.of(), DEADLINE).orElseThrow();
+        assertEquals(Set.of("before", "deleted-later"), first.live());
+        assertEquals(2L, first.ends().values().stream().mapToLong(Long::longValue).sum(), "two records in all: " + first.ends());
+
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka(), new StringSerializer(), new StringSerializer())) {
+            producer.send(new ProducerRecord<>(topic, "after", "{}")).get();
+            producer.send(new ProducerRecord<>(topic, "deleted-later", null)).get();
+        }
+        CompactedTopic.LiveKeys since = CompactedTopic.liveKeysSince(kafka(), topic, first.ends(), DEADLINE).orElseThrow();
+        assertEquals(Set.of("after"), since.live(), "the records since: a new key alive, another's tombstone");
+        assertEquals(4L, since.ends().values().stream().mapToLong(Long::longValue).sum());
+        // An offset past a partition's end (the topic made anew): that partition is read from its beginning.
+        Map<Integer, Long> beyond = new HashMap<>();
+        since.ends().keySet().forEach(partition -> beyond.put(partition, 1_000L));
+        assertEquals(Set.of("before", "after"), CompactedTopic.liveKeysSince(kafka(), topic, beyond, DEADLINE).orElseThrow().live());
+    }
+
+    @Test
     void anEmptyTopicHasNoKeys() throws Exception {
         String topic = topicWith("compacted-empty", List.of());
         assertEquals(Optional.of(Map.of()), CompactedTopic.latest(kafka(), topic, DEADLINE));
