@@ -212,7 +212,11 @@ final class AggregatorInstances implements AutoCloseable {
             if (!instance.process().waitFor(30, TimeUnit.SECONDS)) {
                 instance.process().destroyForcibly();
             }
-            Files.deleteIfExists(instance.log());
+            if (Boolean.getBoolean("bench.keep-instance-logs")) {
+                Bench.log("instance %s's log kept: %s", instance.name(), instance.log());
+            } else {
+                Files.deleteIfExists(instance.log());
+            }
         }
     }
 }
