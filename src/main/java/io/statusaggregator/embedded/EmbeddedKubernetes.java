@@ -383,10 +383,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             synchronized (map) {
                 announced = (int) map.keySet().stream().filter(key -> key.matches(selection)).count();
             }
-            RecordedRequest request = new RecordedRequest("HTTP/1.1", io.fabric8.mockwebserver.dsl.HttpMethod.GET, path,
-                    io.fabric8.mockwebserver.http.Headers.builder().build(), new io.fabric8.mockwebserver.http.Buffer());
-            return new MockResponse().withWebSocketUpgrade(
-                    new ResumableWatches.OpenedWatch(dispatcherWatch, made, request, from, deletions, announced));
+            return new MockResponse().withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, from, deletions, announced));
         }
 
         /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */

@@ -34,11 +34,12 @@ import java.util.regex.Pattern;
  * deleted: a deletion between the end of one watch and the start of the next was never told;</li>
  * <li>an event between a watch's request and its WebSocket's opening was dropped (sent to a socket not set yet).</li>
  * </ul>
- * Here the server keeps its latest {@link #KEPT} deletions of each resource, each stamped with a version of its own as a real server
- * stamps it. A watch from a version first gets the deletions after it, then the changes; the objects it holds at or
- * before that version are not announced again (its client listed them). A watch from a version older than the
- * deletions kept of its resource is refused with 410 Gone, as a real server refuses one it has compacted: its client lists again. And
- * each watch is opened when it is made, on a stand-in socket that holds what is sent until the WebSocket opens.
+ * Here the server keeps its latest {@link #KEPT} deletions of each resource, each stamped with a version of its own
+ * as a real server stamps it. A watch from a version first gets the deletions after it, then the changes; the objects
+ * it holds at or before that version are not announced again (its client listed them). A watch from a version older
+ * than the deletions kept of its resource is refused with 410 Gone, as a real server refuses one it has compacted:
+ * its client lists again. And each watch is opened when it is made, on a stand-in socket that holds what is sent
+ * until the WebSocket opens.
  *
  * <p>Deletions are kept under the dispatcher's write lock and read under its read lock; this class locks too, cheaply.
  */
@@ -170,10 +171,9 @@ final class ResumableWatches {
          * Opens {@code dispatcherWatch}; call it under the dispatcher's read lock, so that no change comes between the
          * deletions told and the objects announced.
          */
-        OpenedWatch(WebSocketListener dispatcherWatch, Response response, RecordedRequest request, OptionalLong from,
-                List<String> deletions, int announced) {
+        OpenedWatch(WebSocketListener dispatcherWatch, Response response, OptionalLong from, List<String> deletions, int announced) {
             this.dispatcherWatch = dispatcherWatch;
-            this.standIn = new StandIn(request, from, announced);
+            this.standIn = new StandIn(from, announced);
             deletions.forEach(standIn::hold);
             dispatcherWatch.onOpen(standIn, response);
         }
@@ -218,22 +218,21 @@ final class ResumableWatches {
     private static final class StandIn implements WebSocket {
         /** More held than this and the socket is taken as never to open (its client left during the handshake). */
         private static final int MOST_HELD = 200_000;
-        private final RecordedRequest request;
         private final OptionalLong from;
         private int announcedLeft;
         private final List<String> held = new ArrayList<>();
         private WebSocket socket;
         private boolean closed;
 
-        StandIn(RecordedRequest request, OptionalLong from, int announced) {
-            this.request = request;
+        StandIn(OptionalLong from, int announced) {
             this.from = from;
             this.announcedLeft = from.isPresent() ? announced : 0;
         }
 
+        /** The request of the socket it stands in for, once that is open. */
         @Override
-        public RecordedRequest request() {
-            return request;
+        public synchronized RecordedRequest request() {
+            return socket == null ? null : socket.request();
         }
 
         @Override
