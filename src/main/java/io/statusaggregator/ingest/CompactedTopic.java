@@ -28,14 +28,6 @@ public final class CompactedTopic {
     }
 
     /**
-     * @return the keys whose latest record is not a tombstone, or empty when the topic could not be read to its end
-     *         within {@code timeout}; no value is copied or decoded, only told apart from a tombstone
-     */
-    public static Optional<java.util.Set<String>> liveKeys(Map<String, Object> kafka, String topic, Duration timeout) {
-        return liveKeysSince(kafka, topic, Map.of(), timeout).map(LiveKeys::live);
-    }
-
-    /**
      * The keys alive among the records from {@code from} (each partition's offset; a partition not named is read from
      * its beginning) to the topic's end, and that end, where the next read can start.
      *
@@ -45,7 +37,10 @@ public final class CompactedTopic {
     public record LiveKeys(java.util.Set<String> live, Map<Integer, Long> ends) {
     }
 
-    /** As {@link #liveKeys}, of the records from {@code from} on; empty when not read to the end within {@code timeout}. */
+    /**
+     * The keys alive among the records from {@code from} on (an empty map: the whole topic); no value is copied or
+     * decoded, only told apart from a tombstone. Empty when not read to the end within {@code timeout}.
+     */
     public static Optional<LiveKeys> liveKeysSince(Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
         Map<Integer, Long> ends = new HashMap<>();
         return read(kafka, topic, timeout, new Present(), from, ends).map(latest -> {

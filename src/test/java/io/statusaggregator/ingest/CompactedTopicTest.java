@@ -59,7 +59,7 @@ class CompactedTopicTest {
         expected.put("empty", "");
         assertEquals(Optional.of(expected), CompactedTopic.latest(kafka(), topic, DEADLINE));
         // An empty value is a value, not a tombstone: only a record without one deletes its key.
-        assertEquals(Optional.of(Set.of("alive", "recreated", "empty")), CompactedTopic.liveKeys(kafka(), topic, DEADLINE));
+        assertEquals(Optional.of(Set.of("alive", "recreated", "empty")), CompactedTopic.liveKeysSince(kafka(), topic, Map.of(), DEADLINE).map(CompactedTopic.LiveKeys::live));
     }
 
     @Test
@@ -86,6 +86,6 @@ class CompactedTopicTest {
     void anEmptyTopicHasNoKeys() throws Exception {
         String topic = topicWith("compacted-empty", List.of());
         assertEquals(Optional.of(Map.of()), CompactedTopic.latest(kafka(), topic, DEADLINE));
-        assertEquals(Optional.of(Set.of()), CompactedTopic.liveKeys(kafka(), topic, DEADLINE));
+        assertEquals(Optional.of(Set.of()), CompactedTopic.liveKeysSince(kafka(), topic, Map.of(), DEADLINE).map(CompactedTopic.LiveKeys::live));
     }
 }
