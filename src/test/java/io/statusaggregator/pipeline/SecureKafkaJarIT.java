@@ -80,7 +80,7 @@ class SecureKafkaJarIT {
                 .setControllerSecurityProtocol(SecurityProtocol.PLAINTEXT)
                 .build())
                 .setConfigProp("listener.security.protocol.map", "EXTERNAL:SASL_SSL,CONTROLLER:PLAINTEXT")
-                // Authentication only: authorization (the ACLs of deploy/kafka) is StrimziResourcesTest's.
+                // Authentication only: authorization (the ACLs of deploy/kafka) is StrimziResourcesTest's and StrimziAclsOnBrokerTest's.
                 .setConfigProp("authorizer.class.name", "")
                 .setConfigProp("ssl.keystore.type", "PKCS12")
                 .setConfigProp("ssl.keystore.location", keystore.toString())
