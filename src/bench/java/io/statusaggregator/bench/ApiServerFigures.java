@@ -4,23 +4,16 @@ import io.statusaggregator.kubernetes.KubernetesResources;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.CoalescingWindow;
 import io.statusaggregator.aggregation.ClusterState;
-import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.model.ClusterStatus;
-import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
@@ -35,17 +28,15 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Figures 2 and 3, through the whole pipeline: the in-process API server (Fabric8's CRUD mock) and broker, ingest's
- * informers, aggregation and write-back as {@code run} wires them, with the application's default settings. The
- * workload writes to the API server as CAPI's controllers would, each change timed; the baselines run on the same
- * API server and the same workload, one after the other, never at the same time as the aggregator.
+ * informers, aggregation and write-back as {@code run} wires them, with the application's default settings; and
+ * figures 2 and 8 against packaged instances. The workload writes to the API server as CAPI's controllers would, each
+ * change timed ({@link FleetOnApiServer}); the baselines run on the same API server and the same workload, one after
+ * the other, never at the same time as the aggregator. A change that took over a second is logged with what happened
+ * to its cluster meanwhile ({@link ClusterTimeline}).
  */
 final class ApiServerFigures implements AutoCloseable {
     /** @param behind clusters whose status was still not what their objects give when the run ended (the baseline's only) */
@@ -56,21 +47,18 @@ final class ApiServerFigures implements AutoCloseable {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Writers of the workload: each cluster's steps go to one of them, in order. */
-    private static final int LANES = 4;
 
     private final Bench.Broker broker;
     private final long seed;
     private final FleetWorkload workload;
     private final Compatibility compatibility;
     private final StatusCheck check;
+    private final FleetOnApiServer fleet;
     private EmbeddedKubernetes kubernetes;
-    private final List<KubernetesClient> laneClients = new ArrayList<>();
-    private final List<ExecutorService> lanes = new ArrayList<>();
     private Pipeline pipeline;
     private final String run;
-    /** What each cluster's status says after the last change written, as the rules compute it from the workload. */
-    private final Map<String, ClusterStatus> expected = new ConcurrentHashMap<>();
+    /** The notes of the churn under way, if any: what the slow changes' log shows. */
+    private ClusterTimeline timeline;
 
     ApiServerFigures(Bench.Broker broker, long seed, int clusters, int machines, Compatibility compatibility) {
         this.broker = broker;
@@ -78,74 +66,14 @@ final class ApiServerFigures implements AutoCloseable {
         this.workload = new FleetWorkload(seed + 1, clusters, Math.max(1, machines / clusters));
         this.compatibility = compatibility;
         this.check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
+        this.fleet = new FleetOnApiServer(workload, check);
         this.run = "api-" + seed;
     }
 
     /** The API server with the fleet in it; each figure starts what it measures on it. */
     void setUp() throws Exception {
-        kubernetes = EmbeddedKubernetes.start(0);
-        for (int i = 0; i < LANES; i++) {
-            laneClients.add(kubernetes.newClient());
-            lanes.add(Executors.newSingleThreadExecutor());
-        }
-        kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(FleetWorkload.CAPI)
-                .resource(kubernetes.client().getKubernetesSerialization().unmarshal("""
-                        apiVersion: anywhere.eks.amazonaws.com/v1alpha1
-                        kind: EKSARelease
-                        metadata: {name: eksa-v0-23-1, namespace: eksa-system}
-                        spec: {version: v0.23.1, bundlesRef: {name: bundles-1, namespace: eksa-system}}
-                        """, GenericKubernetesResource.class)).create();
-        long t = System.nanoTime();
-        List<Future<?>> created = new ArrayList<>();
-        Map<String, List<FleetWorkload.Write>> byCluster = new HashMap<>();
-        for (FleetWorkload.Write write : workload.initialFleet()) {
-            byCluster.computeIfAbsent(clusterOf(write), c -> new ArrayList<>()).add(write);
-        }
-        byCluster.forEach((cluster, writes) -> created.add(lane(cluster).submit(() -> writes.forEach(w -> apply(cluster, w)))));
-        for (Future<?> f : created) {
-            f.get();
-        }
-        Bench.log("API server: %d clusters, %,d Machines created in %.1f s", workload.clusters().size(), workload.machines(),
-                (System.nanoTime() - t) / 1e9);
-    }
-
-    private static String clusterOf(FleetWorkload.Write write) {
-        JsonNode labels = write.object().path("metadata").path("labels");
-        return labels.has(ObjectDecoder.CLUSTER_NAME_LABEL) ? labels.get(ObjectDecoder.CLUSTER_NAME_LABEL).asText()
-                : write.object().path("metadata").path("name").asText();
-    }
-
-    private ExecutorService lane(String cluster) {
-        return lanes.get(Math.floorMod(cluster.hashCode(), LANES));
-    }
-
-    private KubernetesClient laneClient(String cluster) {
-        return laneClients.get(Math.floorMod(cluster.hashCode(), LANES));
-    }
-
-    /** One write as its controller makes it: create (then the status, which a create ignores), spec, status, delete. */
-    private void apply(String cluster, FleetWorkload.Write write) {
-        KubernetesClient client = laneClient(cluster);
-        var resources = client.genericKubernetesResources(KubernetesResources.of(write.kind()))
-                .inNamespace(write.object().path("metadata").path("namespace").asText());
-        String name = write.object().path("metadata").path("name").asText();
-        switch (write.op()) {
-            case CREATE -> {
-                ObjectNode object = write.object().deepCopy();
-                // The API server would wait for the controller that owns a finalizer before deleting; none runs here.
-                ((ObjectNode) object.get("metadata")).remove(List.of("finalizers", "generation", "uid", "creationTimestamp"));
-                resources.resource(JSON.convertValue(object, GenericKubernetesResource.class)).create();
-                if (object.has("status")) {
-                    resources.withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
-                            JSON.createObjectNode().set("status", object.get("status")).toString());
-                }
-            }
-            case SPEC -> resources.withName(name).patch(PatchContext.of(PatchType.JSON_MERGE),
-                    JSON.createObjectNode().set("spec", write.object().get("spec")).toString());
-            case STATUS -> resources.withName(name).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
-                    JSON.createObjectNode().set("status", write.object().get("status")).toString());
-            case DELETE -> resources.withName(name).delete();
-        }
+        fleet.create();
+        kubernetes = fleet.kubernetes();
     }
 
     private void startPipeline() throws Exception {
@@ -159,92 +87,30 @@ final class ApiServerFigures implements AutoCloseable {
                 Optional.empty(), Optional.empty());
         pipeline = new Pipeline(settings, kubernetes.newClient(), compatibility, Clock.systemUTC());
         pipeline.start(Duration.ofMinutes(3));
-        if (!Bench.await(180_000, () -> pipeline.aggregator().settled() && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+        if (!Bench.await(180_000, () -> pipeline.aggregator().settled() && check.mismatches(fleet.clusters(), Map.of()).isEmpty())) {
             throw new IllegalStateException("the pipeline did not settle on right statuses within 3 minutes (seed " + seed + "): "
-                    + pipeline.aggregator().progress() + "; " + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList());
+                    + pipeline.aggregator().progress() + "; " + check.mismatches(fleet.clusters(), Map.of()).stream().limit(2).toList());
         }
-        expectShown();
+        fleet.expectShown();
         Bench.log("pipeline started and settled in %.1f s", (System.nanoTime() - t) / 1e9);
     }
 
-    /** From now on each cluster's status is expected to stay what the API server shows now, until a change is written. */
-    private void expectShown() {
-        expected.clear();
-        apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> expected.put(name, c.status())));
-    }
-
-    /** The changes that took over a second, the first few of them named. */
-    private static void logSlowChanges(ChangeClock clock) {
-        List<String> slow = clock.slowChanges();
-        if (!slow.isEmpty()) {
-            Bench.log("%d changes took over a second: %s", slow.size(), String.join("; ", slow.subList(0, Math.min(5, slow.size()))));
-        }
-    }
-
-    /** Every cluster as the API server holds it now. */
-    private Map<String, ClusterState> apiServerClusters() {
-        List<JsonNode> objects = new ArrayList<>();
-        for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
-                ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
-            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
-                objects.add(JSON.valueToTree(r));
-            }
-        }
-        return StatusCheck.clusters(objects);
-    }
-
     /**
-     * Writes {@code step}'s changes in its cluster's lane, after telling {@code clock} what the status should say once
-     * they are written; returns whether the status changes with it.
+     * The changes that took over a second, the first few of them named, and what happened to the first few clusters
+     * they are of, from a second before the change was written until it was shown.
      */
-    private boolean write(FleetWorkload.Step step, ChangeClock clock) {
-        FleetWorkload.Cluster cluster = step.cluster();
-        List<JsonNode> objects = new ArrayList<>(List.of(cluster.eksa(), cluster.capiCluster(), cluster.kcp(), cluster.md()));
-        objects.addAll(cluster.controlPlaneMachines);
-        objects.addAll(cluster.workerMachines);
-        ClusterStatus before = expected.get(cluster.name());
-        ClusterStatus after = check.compute(StatusCheck.clusters(objects).get(cluster.name()), before);
-        expected.put(cluster.name(), after);
-        boolean changes = !StatusCheck.signature(after).equals(StatusCheck.signature(before));
-        lane(cluster.name()).execute(() -> {
-            if (changes && clock != null) {
-                clock.changed(cluster.name(), after, System.nanoTime());
-            }
-            step.writes().forEach(w -> apply(cluster.name(), w));
-        });
-        return changes;
-    }
-
-    /** Steps at {@code rate} per second for {@code seconds} (or until {@code next} has none); returns the rate achieved. */
-    private double churn(int rate, double seconds, java.util.function.Supplier<FleetWorkload.Step> next, ChangeClock clock, long[] counts)
-            throws Exception {
-        long period = 1_000_000_000L / rate;
-        long start = System.nanoTime();
-        long end = start + (long) (seconds * 1e9);
-        long n = 0;
-        while (System.nanoTime() < end) {
-            long due = start + n * period;
-            long wait = due - System.nanoTime();
-            if (wait > 0) {
-                TimeUnit.NANOSECONDS.sleep(wait);
-            }
-            FleetWorkload.Step step = next.get();
-            if (step == null) {
-                break;
-            }
-            if (write(step, clock)) {
-                counts[1]++;
-            }
-            counts[0]++;
-            n++;
+    private void logSlowChanges(ChangeClock clock) {
+        List<ChangeClock.Slow> slow = clock.slowChanges();
+        if (slow.isEmpty()) {
+            return;
         }
-        drainLanes();
-        return n / ((System.nanoTime() - start) / 1e9);
-    }
-
-    private void drainLanes() throws Exception {
-        for (ExecutorService lane : lanes) {
-            lane.submit(() -> { }).get();
+        Bench.log("%d changes took over a second: %s", slow.size(),
+                String.join("; ", slow.subList(0, Math.min(5, slow.size())).stream().map(ChangeClock.Slow::text).toList()));
+        ClusterTimeline notes = timeline;
+        if (notes != null) {
+            slow.stream().collect(java.util.stream.Collectors.toMap(ChangeClock.Slow::cluster, c -> c, (a, b) -> a, java.util.LinkedHashMap::new))
+                    .values().stream().limit(3).forEach(change -> Bench.log("what happened to %s, from a second before its change was written:%s",
+                            change.cluster(), notes.of(change.cluster(), change.writtenAt() - 1_000_000_000L, change.shownAt() + 300_000_000L)));
         }
     }
 
@@ -259,22 +125,28 @@ final class ApiServerFigures implements AutoCloseable {
         if (pipeline == null) {
             startPipeline();
         }
-        ChangeClock clock = new ChangeClock();
+        ChangeClock clock = new ChangeClock(fleet.expectShown());
         KubernetesClient watcher = kubernetes.newClient();
-        SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock);
+        SharedIndexInformer<GenericKubernetesResource> shown = fleet.follow(watcher, clock);
+        timeline = new ClusterTimeline();
+        timeline.follow(broker.kafka(), "object-states-" + run, "statuses-" + run);
+        fleet.noteIn(timeline);
         try {
-            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            double achieved = fleet.churn(rate, seconds, workload::nextStep, clock, new long[2]);
             Bench.await(15_000, () -> clock.waiting() == 0);
             Freshness result = freshness(clock, achieved, undone(clock), 0);
             logSlowChanges(clock);
             if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
                 throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
             }
-            check.verify("freshness, aggregator", seed, apiServerClusters(), Map.of());
+            check.verify("freshness, aggregator", seed, fleet.clusters(), Map.of());
             return result;
         } finally {
             shown.close();
             watcher.close();
+            fleet.noteIn(null);
+            timeline.close();
+            timeline = null;
         }
     }
 
@@ -311,9 +183,9 @@ final class ApiServerFigures implements AutoCloseable {
         try (AggregatorInstances instances = new AggregatorInstances(kubeconfig, bootstrap, run + "-limited", settings,
                 new AggregatorInstances.Launcher(LimitedPass.ONE_CPU, options))) {
             AggregatorInstances.Instance instance = instances.start();
-            if (!Bench.await(300_000, 1_000, () -> instances.allReady() && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+            if (!Bench.await(300_000, 1_000, () -> instances.allReady() && check.mismatches(fleet.clusters(), Map.of()).isEmpty())) {
                 throw new IllegalStateException("the instance at the Deployment's limits did not settle on right statuses within 5 minutes: "
-                        + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+                        + check.mismatches(fleet.clusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
             }
             Bench.log("freshness at the Deployment's limits: the instance started and settled in %.1f s", (System.nanoTime() - t) / 1e9);
             List<LimitedFreshness> runs = new ArrayList<>();
@@ -331,16 +203,18 @@ final class ApiServerFigures implements AutoCloseable {
 
     private LimitedFreshness limitedChurn(int rate, int seconds, AggregatorInstances.Instance instance, AggregatorInstances instances,
             Path gcLog) throws Exception {
-        expectShown();
-        ChangeClock clock = new ChangeClock();
-        try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock)) {
+        ChangeClock clock = new ChangeClock(fleet.expectShown());
+        timeline = new ClusterTimeline();
+        timeline.follow(broker.kafka(), "object-states-" + run + "-limited", "statuses-" + run + "-limited");
+        fleet.noteIn(timeline);
+        try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = fleet.follow(watcher, clock)) {
             String pid = String.valueOf(instance.process().pid());
             int pausesBefore = LimitedPass.pauses(gcLog).size();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread(pid);
             Duration cpuBefore = instance.process().toHandle().info().totalCpuDuration().orElseThrow();
             Map<String, Long> writesBefore = instances.statusWrites(instance);
             long churnStarted = System.nanoTime();
-            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            double achieved = fleet.churn(rate, seconds, workload::nextStep, clock, new long[2]);
             Bench.await(15_000, () -> clock.waiting() == 0);
             Duration cpu = instance.process().toHandle().info().totalCpuDuration().orElseThrow().minus(cpuBefore);
             double elapsed = (System.nanoTime() - churnStarted) / 1e9;
@@ -351,15 +225,19 @@ final class ApiServerFigures implements AutoCloseable {
             pauses = pauses.subList(Math.min(pausesBefore, pauses.size()), pauses.size());
             Freshness changes = freshness(clock, achieved, undone(clock), 0);
             logSlowChanges(clock);
-            if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
-                List<String> wrong = check.mismatches(apiServerClusters(), Map.of());
+            if (!Bench.await(60_000, 1_000, () -> check.mismatches(fleet.clusters(), Map.of()).isEmpty())) {
+                List<String> wrong = check.mismatches(fleet.clusters(), Map.of());
                 throw new IllegalStateException("after the churn the instance at the Deployment's limits did not settle on right statuses: "
                         + wrong.size() + " clusters, " + wrong.stream().limit(2).toList() + "\n"
                         + whereStands(wrong.get(0).substring(0, wrong.get(0).indexOf(':')), run + "-limited") + "\n" + instances.logs());
             }
-            check.verify("freshness at the Deployment's limits", seed, apiServerClusters(), Map.of());
+            check.verify("freshness at the Deployment's limits", seed, fleet.clusters(), Map.of());
             return new LimitedFreshness(changes, cpu.toNanos() / 1e9, elapsed, threads, Bench.percentile(pauses, 50),
                     Bench.percentile(pauses, 99), pauses.stream().mapToDouble(Double::doubleValue).max().orElse(0), pauses.size(), writes);
+        } finally {
+            fleet.noteIn(null);
+            timeline.close();
+            timeline = null;
         }
     }
 
@@ -405,33 +283,8 @@ final class ApiServerFigures implements AutoCloseable {
     /** Takes out of {@code clock} the changes a later change of their cluster undid; returns how many. */
     private int undone(ChangeClock clock) {
         Map<String, String> shownNow = new HashMap<>();
-        apiServerClusters().forEach((name, state) -> state.cluster().ifPresent(c -> shownNow.put(name, StatusCheck.signature(c.status()))));
+        fleet.clusters().forEach((name, state) -> state.cluster().ifPresent(c -> shownNow.put(name, StatusCheck.signature(c.status()))));
         return clock.undone(shownNow);
-    }
-
-    /** Tells {@code clock} of every status the EKS-A Clusters show, from an informer of {@code watcher}'s. */
-    private static SharedIndexInformer<GenericKubernetesResource> follow(KubernetesClient watcher, ChangeClock clock) {
-        return watcher.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
-                .inNamespace(FleetWorkload.NAMESPACE).inform(new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(GenericKubernetesResource cluster) {
-                    }
-
-                    @Override
-                    public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                        long now = System.nanoTime();
-                        try {
-                            ObjectDecoder.decode(JSON.valueToTree(after)).ifPresent(c -> clock.shown(after.getMetadata().getName(),
-                                    ((EksaCluster) c).status(), now));
-                        } catch (Exception e) {
-                            throw new IllegalStateException(e);
-                        }
-                    }
-
-                    @Override
-                    public void onDelete(GenericKubernetesResource cluster, boolean unknown) {
-                    }
-                });
     }
 
     /**
@@ -457,9 +310,9 @@ final class ApiServerFigures implements AutoCloseable {
             // One after the other, as a rollout starts them: the first ingests the whole fleet before the second joins.
             instances.start();
             if (!Bench.await(240_000, 1_000, () -> instances.allReady() && instances.leaseHolder(kubernetes.client()).isPresent()
-                    && check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                    && check.mismatches(fleet.clusters(), Map.of()).isEmpty())) {
                 throw new IllegalStateException("the first instance did not settle on right statuses within 4 minutes: "
-                        + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+                        + check.mismatches(fleet.clusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
             }
             instances.start();
             if (!Bench.await(120_000, 1_000, instances::allReady)) {
@@ -470,25 +323,23 @@ final class ApiServerFigures implements AutoCloseable {
             // when it takes over, as a fresh start does; one running longer sends what changed recently first.
             long secondStarted = System.nanoTime() - t;
             if (backgroundRate > 0) {
-                expectShown();
                 // A fleet is never still: a trickle of changes through the steady minute, as a running pipeline sees.
-                ChangeClock background = new ChangeClock();
-                try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, background)) {
-                    churn(backgroundRate, 60, workload::nextStep, background, new long[2]);
+                ChangeClock background = new ChangeClock(fleet.expectShown());
+                try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = fleet.follow(watcher, background)) {
+                    fleet.churn(backgroundRate, 60, workload::nextStep, background, new long[2]);
                     if (!Bench.await(60_000, () -> background.waiting() == 0)) {
                         throw new IllegalStateException(background.waiting() + " changes of the steady minute not shown within a minute");
                     }
                 }
             }
             Bench.await(120_000, () -> System.nanoTime() - t > secondStarted + TimeUnit.SECONDS.toNanos(65));
-            expectShown();
-            ChangeClock clock = new ChangeClock();
-            try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = follow(watcher, clock)) {
+            ChangeClock clock = new ChangeClock(fleet.expectShown());
+            try (KubernetesClient watcher = kubernetes.newClient(); SharedIndexInformer<GenericKubernetesResource> shown = fleet.follow(watcher, clock)) {
                 AggregatorInstances.Instance holder = instances.leaseHolder(kubernetes.client()).orElseThrow();
                 long killedAt = System.nanoTime();
                 long killedAtMillis = System.currentTimeMillis();
                 instances.kill(holder);
-                double achieved = churn(rate, (double) workload.clusters().size() / rate, workload::nextStep, clock, new long[2]);
+                double achieved = fleet.churn(rate, (double) workload.clusters().size() / rate, workload::nextStep, clock, new long[2]);
                 if (!Bench.await(180_000, () -> clock.waiting() == 0)) {
                     Bench.log("failover (%s): %d changes not shown 3 minutes after the kill", label, clock.waiting());
                 }
@@ -496,28 +347,27 @@ final class ApiServerFigures implements AutoCloseable {
                 Bench.log("failover (%s): changes by the second written after the kill:%n%s", label, clock.timeline(killedAt));
                 Bench.log("failover (%s): the survivor after the kill, every change shown at +%.1f s:%n%s", label,
                         (clock.lastReflectedAt() - killedAt) / 1e9, instances.timeline(instances.survivor(holder).orElseThrow(), killedAtMillis));
-                if (!Bench.await(60_000, 1_000, () -> check.mismatches(apiServerClusters(), Map.of()).isEmpty())) {
+                if (!Bench.await(60_000, 1_000, () -> check.mismatches(fleet.clusters(), Map.of()).isEmpty())) {
                     throw new IllegalStateException("after the kill the survivor did not settle on right statuses: "
-                            + check.mismatches(apiServerClusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
+                            + check.mismatches(fleet.clusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
                 }
                 return new Failover(changes, (clock.lastReflectedAt() - killedAt) / 1e6, holder.name());
             }
         }
     }
 
-
     /** Figure 2's baseline: the same churn, the pipeline stopped, the poller re-reading not-Ready clusters every 10 s. */
     Freshness pollerFreshness(int rate, int seconds) throws Exception {
         stopPipeline();
-        ChangeClock clock = new ChangeClock();
+        ChangeClock clock = new ChangeClock(fleet.expectShown());
         try (TenSecondPoller poller = new TenSecondPoller(kubernetes, check, clock)) {
             poller.start();
-            double achieved = churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            double achieved = fleet.churn(rate, seconds, workload::nextStep, clock, new long[2]);
             // The poller re-reads each not-Ready cluster every 10 s: at fleet scale it is still catching up when the churn
             // stops. Being behind is its figure (a slow answer, not a wrong one); a status that is wrong otherwise fails.
             Bench.await(60_000, () -> clock.waiting() == 0);
             poller.close();
-            Map<String, ClusterState> clusters = apiServerClusters();
+            Map<String, ClusterState> clusters = fleet.clusters();
             List<String> wrong = check.mismatches(clusters, poller.statuses());
             if (wrong.size() == 1 && wrong.get(0).equals("no cluster to check")) {
                 check.verify("freshness, 10 s poller", seed, clusters, poller.statuses());
@@ -549,7 +399,7 @@ final class ApiServerFigures implements AutoCloseable {
         try (EveryEventWriter baseline = new EveryEventWriter(broker, topic, check)) {
             baseline.start();
             long[] counts = new long[2];
-            churn(rate, 3600, () -> {
+            fleet.churn(rate, 3600, () -> {
                 while (!rolling.isEmpty()) {
                     int i = random.nextInt(rolling.size());
                     FleetWorkload.Cluster c = rolling.get(i);
@@ -568,7 +418,7 @@ final class ApiServerFigures implements AutoCloseable {
             if (!Bench.await(60_000, () -> pipeline.aggregator().settled())) {
                 throw new IllegalStateException("the pipeline did not settle after the upgrade: " + pipeline.aggregator().progress());
             }
-            check.verify("write amplification, aggregator", seed, apiServerClusters(), Map.of());
+            check.verify("write amplification, aggregator", seed, fleet.clusters(), Map.of());
             baseline.awaitCaughtUp(60_000);
             long writes = pipeline.aggregator().writer().writes() - writesBefore;
             return new Amplification(counts[0], baseline.events(), counts[1], writes, baseline.writes());
@@ -578,10 +428,6 @@ final class ApiServerFigures implements AutoCloseable {
     @Override
     public void close() throws Exception {
         stopPipeline();
-        lanes.forEach(ExecutorService::shutdownNow);
-        laneClients.forEach(KubernetesClient::close);
-        if (kubernetes != null) {
-            kubernetes.close();
-        }
+        fleet.close();
     }
 }

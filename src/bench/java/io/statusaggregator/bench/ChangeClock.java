@@ -9,37 +9,68 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Freshness: when each change was written, and when a status that reflects it was written. A status reflects a
+ * Freshness: when each change was written (the API server answered its last write), and when a status that reflects
+ * it was written. A status reflects a
  * change when it says what the rules say after that change; it then reflects every earlier change of its cluster too.
  * Changes that a later change of their cluster undid before the aggregator computed (the status after them is the
  * one shown before them) are never shown, and rightly: coalescing merged them. They are counted apart
- * ({@link #undone}), not as changes left unreflected.
+ * ({@link #undone}), not as changes left unreflected, and not as reflected by the status of a later change either: a
+ * change whose status is the one the cluster shows when it is written undoes the changes of its cluster still waiting.
+ * (A rollout's first two steps of a node group do that: the spec makes its status out of date, the status brings it
+ * back.) So is a change whose status was shown before the harness had the answer to its write, which only a pause of
+ * the harness's own JVM between the two makes possible.
  */
 final class ChangeClock {
     private record Pending(String signature, long writtenAt) {
     }
 
+    /** A change that took over a second: its cluster, when it was written and shown, and what it showed. */
+    record Slow(String cluster, long writtenAt, long shownAt, String text) {
+    }
+
     private final Map<String, ArrayDeque<Pending>> pending = new HashMap<>();
+    /** What each cluster shows now, as far as this clock has been told. */
+    private final Map<String, String> shownNow = new HashMap<>();
+    /** Changes undone so far by a later change of their cluster. */
+    private int undone;
+
+    /** A clock that knows nothing of what the clusters show until they show something. */
+    ChangeClock() {
+        this(Map.of());
+    }
+
+    /** A clock that knows what the clusters show as it starts: {@code shown}, by cluster name. */
+    ChangeClock(Map<String, ClusterStatus> shown) {
+        shown.forEach((cluster, status) -> shownNow.put(cluster, StatusCheck.signature(status)));
+    }
     private final List<Double> latenciesMillis = new ArrayList<>();
     /** Each reflected change: when written and when shown (System.nanoTime), for {@link #timeline}. */
     private final List<long[]> reflectedChanges = new ArrayList<>();
     /** When (System.nanoTime) a status last reflected a change; 0 before any did. */
     private long lastReflectedAt;
     /** The slowest changes (over a second), for the log: cluster, milliseconds, the status that reflected them. */
-    private final List<String> slow = new ArrayList<>();
+    private final List<Slow> slow = new ArrayList<>();
 
     /** A change of {@code cluster}, about to be written, after which its status should say {@code expected}. */
     synchronized void changed(String cluster, ClusterStatus expected, long nanos) {
-        pending.computeIfAbsent(cluster, c -> new ArrayDeque<>()).addLast(new Pending(StatusCheck.signature(expected), nanos));
+        String signature = StatusCheck.signature(expected);
+        ArrayDeque<Pending> waiting = pending.computeIfAbsent(cluster, c -> new ArrayDeque<>());
+        if (signature.equals(shownNow.get(cluster))) {
+            undone += waiting.size() + 1;
+            waiting.clear();
+            return;
+        }
+        waiting.addLast(new Pending(signature, nanos));
     }
 
     /** A status of {@code cluster} written (or seen written) at {@code nanos}. */
     synchronized void shown(String cluster, ClusterStatus status, long nanos) {
+        String signature = StatusCheck.signature(status);
+        shownNow.put(cluster, signature);
         ArrayDeque<Pending> waiting = pending.get(cluster);
         if (waiting == null || waiting.isEmpty()) {
             return;
         }
-        String signature = StatusCheck.signature(status);
         int reflected = -1;
         int i = 0;
         for (Pending p : waiting) {
@@ -57,7 +88,7 @@ final class ChangeClock {
             reflectedChanges.add(new long[] {writtenAt, nanos});
             latenciesMillis.add(millis);
             if (millis > 1000) {
-                slow.add("%s %.0f ms (%s)".formatted(cluster, millis, signature));
+                slow.add(new Slow(cluster, writtenAt, nanos, "%s %.0f ms (%s)".formatted(cluster, millis, signature)));
             }
             it.remove();
         }
@@ -69,10 +100,10 @@ final class ChangeClock {
 
     /**
      * Takes out the changes still waiting whose cluster shows now what the last of them expects: undone by the changes
-     * after them before they were computed. Returns how many.
+     * after them before they were computed. Returns how many changes were undone in all, these and those found undone
+     * as they were written.
      */
     synchronized int undone(Map<String, String> signatureShownNow) {
-        int undone = 0;
         for (Iterator<Map.Entry<String, ArrayDeque<Pending>>> it = pending.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<String, ArrayDeque<Pending>> cluster = it.next();
             ArrayDeque<Pending> waiting = cluster.getValue();
@@ -88,7 +119,7 @@ final class ChangeClock {
         return lastReflectedAt;
     }
 
-    synchronized List<String> slowChanges() {
+    synchronized List<Slow> slowChanges() {
         return List.copyOf(slow);
     }
 
