@@ -26,6 +26,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -154,7 +155,7 @@ public class FleetPage {
         if (record.value() == null) {
             documents.remove(key);
             progress.remove(key);
-            broadcast("deleted", JsonNodeFactory.instance.objectNode().put("key", key).toString());
+            broadcast("deleted", () -> JsonNodeFactory.instance.objectNode().put("key", key).toString());
             return;
         }
         JsonNode document;
@@ -168,7 +169,7 @@ public class FleetPage {
             return;
         }
         documents.put(key, (ObjectNode) document);
-        broadcast("status", cluster(key, (ObjectNode) document).toString());
+        broadcast("status", () -> cluster(key, (ObjectNode) document).toString());
     }
 
     private void onTransition(ConsumerRecord<String, CloudEvent> record) {
@@ -209,15 +210,19 @@ public class FleetPage {
                 progress.put(key, entry.get("progress"));
             }
         }
-        ObjectNode message = entry.deepCopy().put("key", key);
-        broadcast("transition", message.toString());
+        broadcast("transition", () -> entry.deepCopy().put("key", key).toString());
     }
 
     /**
      * A browser that does not keep up is dropped rather than buffered for: its page reconnects by itself and starts
-     * again from a snapshot, which loses nothing.
+     * again from a snapshot, which loses nothing. The event is written out only when a page is open: most of the time
+     * none is, and writing out every change for nobody was a good part of the page's readers' work.
      */
-    private synchronized void broadcast(String event, String data) {
+    private synchronized void broadcast(String event, Supplier<String> written) {
+        if (streams.isEmpty()) {
+            return;
+        }
+        String data = written.get();
         for (Stream stream : List.copyOf(streams)) {
             if (stream.behind()) {
                 streams.remove(stream);
