@@ -174,7 +174,10 @@ public final class Benchmarks implements Callable<Integer> {
                         .formatted(events, clusters, machines, passes.size(), last.computations(), last.writes()));
         row("1 Throughput (" + jvm + " JVM): bare consumer (deserialise only)",
                 "%,.0f events/s".formatted(Bench.median(passes.stream().map(TopicFigures.Throughput::barePerSecond).toList())), "", null,
-                "same topic, just before each pass, with the aggregator's fetch settings");
+                ("same topic, just before each pass, with the aggregator's fetch settings; CPU per record %.1f µs (every thread "
+                        + "of this JVM while it read), its thread alone %.1f µs").formatted(
+                        Bench.median(passes.stream().map(pass -> pass.bare().cpuMicros()).toList()),
+                        Bench.median(passes.stream().map(pass -> pass.bare().threadCpuMicros()).toList())));
         row("1 Throughput (" + jvm + " JVM): ratio aggregation / bare", "%.2f".formatted(ratio), "≥ 0.25", ratio >= 0.25,
                 "median of the per-run ratios");
         double broker = Bench.median(passes.stream().map(TopicFigures.Throughput::brokerCpuMicros).toList());
@@ -222,10 +225,12 @@ public final class Benchmarks implements Callable<Integer> {
             List<TopicFigures.Throughput> warm = new ArrayList<>();
             for (int i = 0; i < slowRepetitions + 1; i++) {
                 TopicFigures.Throughput pass = topic.throughput(i);
-                Bench.log("throughput %d (%s): aggregation %,.0f/s, bare consumer %,.0f/s, ratio %.2f; %,d computations, %,d writes; "
+                Bench.log("throughput %d (%s): aggregation %,.0f/s, bare consumer %,.0f/s (%.1f µs of CPU per record, its thread %.1f), "
+                        + "ratio %.2f; %,d computations, %,d writes; "
                         + "CPU per event %.1f µs (process), %.1f µs (without the broker's threads), %.1f µs (nor the compiler's), "
                         + "%.1f µs (aggregation and feeds threads); the broker's own JVM %.1f µs",
-                        i + 1, i == 0 ? "cold" : "warm", pass.aggregatedPerSecond(), pass.barePerSecond(), pass.ratio(), pass.computations(),
+                        i + 1, i == 0 ? "cold" : "warm", pass.aggregatedPerSecond(), pass.barePerSecond(), pass.bare().cpuMicros(),
+                        pass.bare().threadCpuMicros(), pass.ratio(), pass.computations(),
                         pass.writes(), pass.processCpuMicros(), pass.withoutBrokerCpuMicros(), pass.withoutCompilerCpuMicros(),
                         pass.aggregatorCpuMicros(), pass.brokerCpuMicros());
                 (i == 0 ? cold : warm).add(pass);

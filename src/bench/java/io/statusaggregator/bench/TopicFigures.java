@@ -42,12 +42,24 @@ final class TopicFigures {
      * the aggregator's own two threads' (aggregation and feeds). With the broker in a JVM of its own (the default), the
      * first two are the same, and {@code brokerCpuMicros} is that JVM's CPU per event (NaN with the broker in this one).
      */
-    record Throughput(double aggregatedPerSecond, double barePerSecond, long events, long computations, long writes,
+    record Throughput(Bare bare, double aggregatedPerSecond, long events, long computations, long writes,
             double processCpuMicros, double withoutBrokerCpuMicros, double withoutCompilerCpuMicros, double aggregatorCpuMicros,
             double brokerCpuMicros) {
         double ratio() {
-            return aggregatedPerSecond / barePerSecond;
+            return aggregatedPerSecond / bare.perSecond();
         }
+
+        double barePerSecond() {
+            return bare.perSecond();
+        }
+    }
+
+    /**
+     * The bare consumer's pass: records read per second, and the CPU per record of this JVM while it read (every thread:
+     * its own, the collector's, the compiler's) and of its thread alone. The floor under figure 1's CPU per event: what
+     * reading a record costs before anything is done with it.
+     */
+    record Bare(double perSecond, double cpuMicros, double threadCpuMicros) {
     }
 
     record Rebuild(double seconds, double liveSeconds, long objects, long retainedBytes) {
@@ -185,7 +197,10 @@ final class TopicFigures {
      * aggregator's fetch settings (larger polls and fetches than Kafka's defaults): the ratio compares the work per
      * record, not the fetching.
      */
-    double bareConsumer() {
+    Bare bareConsumer() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuBefore = Bench.processCpuNanos();
+        long threadBefore = threads.getCurrentThreadCpuTime();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(bareConsumerProperties(broker, "bench-bare"))) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream().map(p -> new TopicPartition(topic, p.partition())).toList();
             consumer.assign(partitions);
@@ -207,7 +222,8 @@ final class TopicFigures {
             if (bytes == 0) {
                 throw new IllegalStateException("nothing read");
             }
-            return read / seconds;
+            return new Bare(read / seconds, (Bench.processCpuNanos() - cpuBefore) / 1e3 / read,
+                    (threads.getCurrentThreadCpuTime() - threadBefore) / 1e3 / read);
         }
     }
 
@@ -221,7 +237,7 @@ final class TopicFigures {
 
     /** Figure 1: every event of the topic through aggregation (rules, writes to the counting sink), then the check. */
     Throughput throughput(int repetition) throws Exception {
-        double bare = bareConsumer();
+        Bare bare = bareConsumer();
         try (CountedAggregation instance = new CountedAggregation(broker, topic, seed + "-throughput-" + repetition, true,
                 compatibility, Duration.ofMillis(100), Map::of)) {
             long cpuBefore = Bench.processCpuNanos();
@@ -245,7 +261,7 @@ final class TopicFigures {
                     .mapToLong(Map.Entry::getValue).sum();
             Bench.log("CPU by thread over the pass (s): %s", Bench.cpuByThread(ticks));
             check.verify("throughput", seed, finalClusters(), instance.sink.statuses());
-            return new Throughput(consumed / seconds, bare, consumed, computations, writes, cpu / 1e3 / consumed,
+            return new Throughput(bare, consumed / seconds, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, (cpu - (brokerTicks + compilerTicks) * 10_000_000L) / 1e3 / consumed,
                     aggregatorCpu / 1e3 / consumed, brokerCpu);
         }
