@@ -245,13 +245,27 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             if (name == null) {
                 return super.findResource(query);
             }
-            for (AttributeSet key : named.byName.getOrDefault(name, Set.of())) {
+            return stored(name, query).stream().findFirst().orElse(null);
+        }
+
+        /** The stored objects {@code query} selects, in the store's order. */
+        private List<Map.Entry<AttributeSet, String>> stored(AttributeSet query) {
+            synchronized (map) {
+                return new java.util.ArrayList<>(map.entrySet().stream().filter(entry -> entry.getKey().matches(query))
+                        .map(entry -> Map.entry(entry.getKey(), entry.getValue())).toList());
+            }
+        }
+
+        /** The stored objects named {@code name} that {@code query} selects, found through the index. */
+        private List<Map.Entry<AttributeSet, String>> stored(String name, AttributeSet query) {
+            List<Map.Entry<AttributeSet, String>> found = new java.util.ArrayList<>(1);
+            for (AttributeSet key : List.copyOf(named.byName.getOrDefault(name, Set.of()))) {
                 String stored = map.get(key);
                 if (stored != null && key.matches(query)) {
-                    return Map.entry(key, stored);
+                    found.add(Map.entry(key, stored));
                 }
             }
-            return null;
+            return found;
         }
 
         /** Fabric8's lock on the store, and its deletion of one stored object (finalizers, the watch event): both private. */
@@ -269,6 +283,14 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             }
         }
 
+        private java.util.concurrent.locks.ReadWriteLock lock() {
+            try {
+                return (java.util.concurrent.locks.ReadWriteLock) LOCK.get(this);
+            } catch (IllegalAccessException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
         /**
          * A DELETE of one object by name, found through the index; anything else is Fabric8's to answer. Fabric8 copies
          * and tests the whole store for each delete, under its write lock, on the server's one event loop: at 15,000
@@ -281,21 +303,10 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             if (name == null) {
                 return super.handleDelete(path);
             }
-            java.util.concurrent.locks.Lock write;
-            try {
-                write = ((java.util.concurrent.locks.ReadWriteLock) LOCK.get(this)).writeLock();
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
+            java.util.concurrent.locks.Lock write = lock().writeLock();
             write.lock();
             try {
-                List<Map.Entry<AttributeSet, String>> found = new java.util.ArrayList<>();
-                for (AttributeSet key : List.copyOf(named.byName.getOrDefault(name, Set.of()))) {
-                    String stored = map.get(key);
-                    if (stored != null && key.matches(query)) {
-                        found.add(Map.entry(key, stored));
-                    }
-                }
+                List<Map.Entry<AttributeSet, String>> found = stored(name, query);
                 for (Map.Entry<AttributeSet, String> entry : found) {
                     PROCESS_DELETE.invoke(this, path, query, entry.getKey());
                 }
@@ -379,9 +390,20 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 return made;
             }
             List<String> deletions = from.isPresent() ? watches.deletedAfter(from.getAsLong(), selection) : List.of();
+            String name = nameOf(selection);
             int announced;
-            synchronized (map) {
-                announced = (int) map.keySet().stream().filter(key -> key.matches(selection)).count();
+            if (name != null || from.isPresent()) {
+                // See WatchAnnouncement: by name through the index; from a version, only what changed since.
+                List<Map.Entry<AttributeSet, String>> selected = name != null ? stored(name, selection) : stored(selection);
+                if (from.isPresent()) {
+                    selected.removeIf(entry -> ResumableWatches.versionOf(entry.getValue()) <= from.getAsLong());
+                }
+                WatchAnnouncement.announce(dispatcherWatch, selected, lock().readLock());
+                announced = selected.size();
+            } else {
+                synchronized (map) {
+                    announced = (int) map.keySet().stream().filter(key -> key.matches(selection)).count();
+                }
             }
             return new MockResponse().withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, from, deletions, announced));
         }

@@ -144,6 +144,15 @@ final class ResumableWatches {
         return new MockResponse().setResponseCode(410).setHeader("Content-Type", "application/json").setBody(status.toString());
     }
 
+    /** A stored object's {@code resourceVersion}; the highest there is when it has none to read, so that it is sent. */
+    static long versionOf(String object) {
+        try {
+            return JSON.readTree(object).path("metadata").path("resourceVersion").asLong(Long.MAX_VALUE);
+        } catch (IOException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
     private static String stamped(String object, long version) {
         try {
             JsonNode parsed = JSON.readTree(object);

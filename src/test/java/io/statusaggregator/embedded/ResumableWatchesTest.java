@@ -96,6 +96,43 @@ class ResumableWatchesTest {
                 () -> "the deletion made before the socket opened; sent: " + sent);
     }
 
+    /**
+     * A watch of one object by name (as the CNI observer's of each kubeconfig secret) is announced from the store's name
+     * index, not by testing every stored object: it is told of that object alone, not of one of the same name in
+     * another namespace or of another kind, then of its changes and its deletion.
+     */
+    @Test
+    void aWatchOfOneNameIsToldOfThatObjectAloneThenOfItsChanges() throws Exception {
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
+            KubernetesClient client = kubernetes.client();
+            List.of("one", "other").forEach(name -> create(client, name));
+            client.configMaps().inNamespace("elsewhere").resource(new ConfigMapBuilder().withNewMetadata().withName("one")
+                    .withNamespace("elsewhere").endMetadata().build()).create();
+            client.secrets().inNamespace(NAMESPACE).resource(new io.fabric8.kubernetes.api.model.SecretBuilder().withNewMetadata()
+                    .withName("one").withNamespace(NAMESPACE).endMetadata().build()).create();
+
+            List<String> events = new CopyOnWriteArrayList<>();
+            try (Watch watch = client.configMaps().inNamespace(NAMESPACE).withName("one").watch(new Watcher<>() {
+                @Override
+                public void eventReceived(Action action, ConfigMap object) {
+                    events.add(action + " " + object.getMetadata().getNamespace() + "/" + object.getMetadata().getName()
+                            + (object.getData() == null ? "" : " " + object.getData()));
+                }
+
+                @Override
+                public void onClose(WatcherException cause) {
+                }
+            })) {
+                Waiting.until(Duration.ofSeconds(30), () -> !events.isEmpty(), () -> "the object announced");
+                client.configMaps().inNamespace(NAMESPACE).withName("other").edit(cm -> new ConfigMapBuilder(cm).addToData("k", "other").build());
+                client.configMaps().inNamespace(NAMESPACE).withName("one").edit(cm -> new ConfigMapBuilder(cm).addToData("k", "v").build());
+                client.configMaps().inNamespace(NAMESPACE).withName("one").delete();
+                Waiting.until(Duration.ofSeconds(30), () -> events.size() >= 3, () -> "its change and its deletion, got " + events);
+                assertEquals(List.of("ADDED watched/one {}", "MODIFIED watched/one {k=v}", "DELETED watched/one {k=v}"), events);
+            }
+        }
+    }
+
     private static RecordedRequest request(HttpMethod method, String path) {
         return new RecordedRequest("HTTP/1.1", method, path, Headers.builder().build(), new Buffer());
     }
