@@ -207,7 +207,8 @@ public final class Benchmarks implements Callable<Integer> {
                     ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC%s, the broker's JVM on the other "
                             + "CPU; every thread of that JVM: last warm pass %,.0f events/s, cold %,.0f events/s at %.1f µs per event; "
                             + "the collector's pauses over every pass: median %.0f ms, 99th percentile %.0f ms, longest %.0f ms")
-                            .formatted(collector, limitedJvmOptions.stream().map(option -> " " + option).collect(java.util.stream.Collectors.joining()),
+                            .formatted(collector, LimitedPass.options(collector, limitedJvmOptions).stream().map(option -> " " + option)
+                                    .collect(java.util.stream.Collectors.joining()),
                                     result.warm().perSecond(), result.cold().perSecond(), result.cold().cpuMicros(),
                                     result.pauseMedian(), result.pause99(), result.pauseLongest()));
         }

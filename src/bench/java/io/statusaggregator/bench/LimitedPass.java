@@ -20,9 +20,11 @@ import java.util.concurrent.TimeUnit;
 final class LimitedPass {
     /** As deploy/kubernetes/deployment.yaml limits a replica: 1 GiB, the heap 75 % of it. */
     static final List<String> DEPLOYMENT_LIMITS = List.of("-XX:MaxRAM=1g", "-XX:MaxRAMPercentage=75.0");
+    /** G1's settings in deploy/kubernetes/deployment.yaml's JAVA_TOOL_OPTIONS besides the collector itself. */
+    static final List<String> DEPLOYMENT_G1 = List.of("-XX:-G1UseAdaptiveIHOP", "-XX:InitiatingHeapOccupancyPercent=75");
     /** The JVM as the Deployment runs it: its limits, and the collector it sets. */
-    static final List<String> DEPLOYMENT_JVM = java.util.stream.Stream.concat(DEPLOYMENT_LIMITS.stream(),
-            java.util.stream.Stream.of("-XX:+UseG1GC")).toList();
+    static final List<String> DEPLOYMENT_JVM = java.util.stream.Stream.of(DEPLOYMENT_LIMITS, List.of("-XX:+UseG1GC"), DEPLOYMENT_G1)
+            .flatMap(List::stream).toList();
     private static final String CPU = "1";
     /** The command prefix that holds a JVM to one CPU, as the Deployment's limit of one CPU does. */
     static final List<String> ONE_CPU = List.of("taskset", "-c", CPU);
@@ -74,6 +76,12 @@ final class LimitedPass {
         return "statuses-" + run + "-" + passes(warmPasses).get(warmPasses);
     }
 
+    /** The options a child with {@code collector} gets besides the limits: the Deployment's G1 settings, then {@code jvmOptions}. */
+    static List<String> options(String collector, List<String> jvmOptions) {
+        return java.util.stream.Stream.concat(collector.equals("G1") ? DEPLOYMENT_G1.stream() : java.util.stream.Stream.empty(),
+                jvmOptions.stream()).toList();
+    }
+
     /** Runs the child with {@code collector} (as in {@code -XX:+UseG1GC}: G1, Parallel, Serial) and {@code jvmOptions}. */
     static Result run(Bench.Broker broker, String topic, String run, long events, int warmPasses, String collector, List<String> jvmOptions)
             throws IOException, InterruptedException {
@@ -82,7 +90,7 @@ final class LimitedPass {
         List<String> command = new ArrayList<>(ONE_CPU);
         command.add(Bench.java());
         command.addAll(DEPLOYMENT_LIMITS);
-        command.addAll(jvmOptions);
+        command.addAll(options(collector, jvmOptions));
         command.addAll(List.of("-XX:+Use" + collector + "GC", "-Xlog:gc:file=" + gcLog, Bench.LOG_MANAGER,
                 "-cp", System.getProperty("java.class.path"), LimitedPass.class.getName(),
                 String.valueOf(broker.kafka().get("bootstrap.servers")), topic, run, String.valueOf(events),

@@ -154,6 +154,21 @@ class ManifestsTest {
         assertEquals("1", resources.path("limits").path("cpu").asText(), "the CPU limit the collector's choice is made for");
     }
 
+    /** The JVM the Deployment runs is the image's own: the same heap and collector settings, measured together. */
+    @Test
+    void theDeploymentsJvmOptionsAreTheImagesOwn() throws java.io.IOException {
+        java.util.Properties application = new java.util.Properties();
+        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("src/main/resources/application.properties"))) {
+            application.load(in);
+        }
+        List<String> image = List.of(application.getProperty("quarkus.jib.jvm-arguments", "").split(","));
+        List<String> deployment = List.of(manifests.environment().getOrDefault("JAVA_TOOL_OPTIONS", "").split(" "));
+        assertEquals(image.stream().filter(option -> option.startsWith("-XX:")).toList(), deployment,
+                "the Deployment's JAVA_TOOL_OPTIONS against the image's -XX arguments");
+        assertTrue(deployment.contains("-XX:-G1UseAdaptiveIHOP") && deployment.contains("-XX:InitiatingHeapOccupancyPercent=75"),
+                "G1 starts marking at a fixed 75 % of the heap, as measured at the Deployment's limits: " + deployment);
+    }
+
     @Test
     void thePodRunsLockedDown() {
         JsonNode pod = podSpec().path("securityContext");
