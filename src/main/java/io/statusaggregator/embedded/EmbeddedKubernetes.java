@@ -391,7 +391,6 @@ public final class EmbeddedKubernetes implements AutoCloseable {
             }
             List<String> deletions = from.isPresent() ? watches.deletedAfter(from.getAsLong(), selection) : List.of();
             String name = nameOf(selection);
-            int announced;
             if (name != null || from.isPresent()) {
                 // See WatchAnnouncement: by name through the index; from a version, only what changed since.
                 List<Map.Entry<AttributeSet, String>> selected = name != null ? stored(name, selection) : stored(selection);
@@ -399,13 +398,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                     selected.removeIf(entry -> ResumableWatches.versionOf(entry.getValue()) <= from.getAsLong());
                 }
                 WatchAnnouncement.announce(dispatcherWatch, selected, lock().readLock());
-                announced = selected.size();
-            } else {
-                synchronized (map) {
-                    announced = (int) map.keySet().stream().filter(key -> key.matches(selection)).count();
-                }
             }
-            return new MockResponse().withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, from, deletions, announced));
+            return new MockResponse().withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, deletions));
         }
 
         /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */

@@ -169,8 +169,8 @@ final class ResumableWatches {
     /**
      * A watch of the dispatcher, opened as soon as it is made on a stand-in socket, which holds what is sent to it
      * until the WebSocket (or the plain-HTTP stream) opens, then passes it on. The deletions after the version asked
-     * for go first; of the objects announced at the opening (the first {@code announced} events), those at or before
-     * that version are left out.
+     * for go first, then the objects announced at the opening: only those changed since that version
+     * ({@link WatchAnnouncement}).
      */
     static final class OpenedWatch extends WebSocketListener {
         private final WebSocketListener dispatcherWatch;
@@ -180,9 +180,9 @@ final class ResumableWatches {
          * Opens {@code dispatcherWatch}; call it under the dispatcher's read lock, so that no change comes between the
          * deletions told and the objects announced.
          */
-        OpenedWatch(WebSocketListener dispatcherWatch, Response response, OptionalLong from, List<String> deletions, int announced) {
+        OpenedWatch(WebSocketListener dispatcherWatch, Response response, List<String> deletions) {
             this.dispatcherWatch = dispatcherWatch;
-            this.standIn = new StandIn(from, announced);
+            this.standIn = new StandIn();
             deletions.forEach(standIn::hold);
             dispatcherWatch.onOpen(standIn, response);
         }
@@ -227,16 +227,9 @@ final class ResumableWatches {
     private static final class StandIn implements WebSocket {
         /** More held than this and the socket is taken as never to open (its client left during the handshake). */
         private static final int MOST_HELD = 200_000;
-        private final OptionalLong from;
-        private int announcedLeft;
         private final List<String> held = new ArrayList<>();
         private WebSocket socket;
         private boolean closed;
-
-        StandIn(OptionalLong from, int announced) {
-            this.from = from;
-            this.announcedLeft = from.isPresent() ? announced : 0;
-        }
 
         /** The request of the socket it stands in for, once that is open. */
         @Override
@@ -245,13 +238,7 @@ final class ResumableWatches {
         }
 
         @Override
-        public synchronized boolean send(String event) {
-            if (announcedLeft > 0) {
-                announcedLeft--;
-                if (versionOf(event) <= from.getAsLong()) {
-                    return true; // held at or before the version asked from: its client listed it
-                }
-            }
+        public boolean send(String event) {
             return hold(event);
         }
 
@@ -287,14 +274,6 @@ final class ResumableWatches {
             closed = true;
             held.clear();
             return socket == null || socket.close(code, reason);
-        }
-
-        private static long versionOf(String event) {
-            try {
-                return JSON.readTree(event).path("object").path("metadata").path("resourceVersion").asLong(Long.MAX_VALUE);
-            } catch (IOException e) {
-                return Long.MAX_VALUE;
-            }
         }
     }
 }

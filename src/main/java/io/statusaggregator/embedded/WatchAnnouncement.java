@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  * cluster when a pipeline starts: 15 to 20 s of the event loop over its first 40 s (benchmark figure 2). Its object is
  * found through the store's name index instead;</li>
  * <li>a watch from a version (an informer's, after its list) was sent every object of its kind, then
- * {@link ResumableWatches} dropped those at or before that version: 0.8 to 3.1 s for the fleet's 10,000 Machines.
- * Only those changed since are sent now, as a real API server sends them.</li>
+ * a stand-in socket dropped those at or before that version: 0.8 to 3.1 s for the fleet's 10,000 Machines. Only
+ * those changed since are sent now, as a real API server sends them ({@link ResumableWatches}).</li>
  * </ul>
  */
 final class WatchAnnouncement {
