@@ -251,4 +251,23 @@ final class Bench {
     static void log(String format, Object... args) {
         System.err.printf("[bench] " + format + "%n", args);
     }
+
+    /** The machine and the JVM the figures were measured on: cores, memory, runtime, heap, collector and its options. */
+    static String machine() {
+        String cpu = "unknown CPU";
+        try {
+            cpu = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
+        } catch (Exception e) {
+            // not Linux: the CPU model stays unknown
+        }
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        return String.format(java.util.Locale.ROOT, "%d cores (%s), %.1f GiB RAM, %s %s (%s), heap max %.1f GiB, %s, %s %s %s",
+                Runtime.getRuntime().availableProcessors(), cpu, os.getTotalMemorySize() / 1073741824.0,
+                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"), System.getProperty("java.vm.vendor"),
+                Runtime.getRuntime().maxMemory() / 1073741824.0,
+                ManagementFactory.getGarbageCollectorMXBeans().stream().map(g -> g.getName()).toList() + " "
+                        + ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> a.startsWith("-XX:")).toList(),
+                System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"));
+    }
 }

@@ -41,7 +41,7 @@ public final class Benchmarks implements Callable<Integer> {
             + "e.g. a class-data-sharing archive or a flight recording")
     List<String> coldJvmOptions = new ArrayList<>();
     @Option(names = "--cold-at-limits", description = "figure 5's fresh JVMs as the Deployment runs them: held to one CPU, its "
-            + "heap and collector, the broker's JVM on the other CPU (default: the machine's CPUs, -Xmx2g)")
+            + "heap and collector, the broker's JVM on the other CPU (default: the machine's CPUs, -Xmx2g, the image's G1)")
     boolean coldAtLimits;
     @Option(names = "--freshness-at-limits", description = "figure 2's churn against one packaged instance as the Deployment "
             + "runs it, instead of the pipeline in the harness's JVM and the baseline: held to one CPU, its heap and collector (the API "
@@ -365,7 +365,7 @@ public final class Benchmarks implements Callable<Integer> {
             cold.add(run.computedSeconds());
             coldLive.add(run.liveSeconds());
         }
-        String jvm = coldAtLimits ? "held to one CPU, the Deployment's heap and G1, the broker's JVM on the other CPU" : "-Xmx2g";
+        String jvm = coldAtLimits ? "held to one CPU, the Deployment's heap and G1, the broker's JVM on the other CPU" : String.join(" ", ColdRebuild.FRESH_JVM);
         row("5 Rebuild from the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""),
                 "%.2f s".formatted(Bench.median(cold)), "≤ 3 s", Bench.median(cold) <= 3,
                 ("%,d objects; from the JVM's start (" + jvm + "): partitions assigned by the group at %.2f s, read to their end at %.2f s, "
@@ -469,7 +469,7 @@ public final class Benchmarks implements Callable<Integer> {
 
     private void print(double seconds) {
         StringBuilder out = new StringBuilder();
-        out.append("Machine: ").append(machine()).append('\n');
+        out.append("Machine: ").append(Bench.machine()).append('\n');
         out.append("Run: seed ").append(seed).append(", ").append(repetitions).append(" repetitions (").append(slowRepetitions)
                 .append(" of the aggregation pass and of freshness), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
                         .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
@@ -479,22 +479,5 @@ public final class Benchmarks implements Callable<Integer> {
         }
         System.out.print(out);
         System.out.flush();
-    }
-
-    static String machine() {
-        String cpu = "unknown CPU";
-        try {
-            cpu = Files.readAllLines(Path.of("/proc/cpuinfo")).stream().filter(l -> l.startsWith("model name"))
-                    .map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst().orElse(cpu);
-        } catch (Exception e) {
-            // not Linux: the CPU model stays unknown
-        }
-        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        return String.format(Locale.ROOT, "%d cores (%s), %.1f GiB RAM, %s %s (%s), heap max %.1f GiB, %s, %s %s %s",
-                Runtime.getRuntime().availableProcessors(), cpu, os.getTotalMemorySize() / 1073741824.0,
-                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"), System.getProperty("java.vm.vendor"),
-                Runtime.getRuntime().maxMemory() / 1073741824.0,
-                ManagementFactory.getGarbageCollectorMXBeans().stream().map(g -> g.getName()).toList(),
-                System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"));
     }
 }

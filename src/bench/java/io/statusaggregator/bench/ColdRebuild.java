@@ -24,6 +24,10 @@ final class ColdRebuild {
             String cpuByThread) {
     }
 
+    /** The fresh JVM off the Deployment's limits: a heap of 2 GB, the image's collector and its settings. */
+    static final List<String> FRESH_JVM = java.util.stream.Stream.of(List.of("-Xmx2g", "-XX:+UseG1GC"), LimitedPass.DEPLOYMENT_G1)
+            .flatMap(List::stream).toList();
+
     private ColdRebuild() {
     }
 
@@ -145,7 +149,7 @@ final class ColdRebuild {
             boolean atLimits) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(atLimits ? LimitedPass.ONE_CPU : List.of());
         command.add(Bench.java());
-        command.addAll(atLimits ? LimitedPass.DEPLOYMENT_JVM : List.of("-Xmx2g"));
+        command.addAll(atLimits ? LimitedPass.DEPLOYMENT_JVM : FRESH_JVM);
         command.add(Bench.LOG_MANAGER);
         // A flight recording is of the rebuild: the bare consumer's child would write over it.
         jvmOptions.stream().filter(option -> !(bare && option.startsWith("-XX:StartFlightRecording"))).forEach(command::add);

@@ -169,6 +169,23 @@ class ManifestsTest {
                 "G1 starts marking at a fixed 75 % of the heap, as measured at the Deployment's limits: " + deployment);
     }
 
+    /** The benchmarks' figures are the image's JVM's: their harness runs the aggregator with the image's collector settings. */
+    @Test
+    void theBenchmarksRunTheImagesCollector() throws java.io.IOException {
+        java.util.Properties application = new java.util.Properties();
+        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("src/main/resources/application.properties"))) {
+            application.load(in);
+        }
+        java.util.regex.Matcher bench = java.util.regex.Pattern.compile("<bench\\.jvm\\.args>([^<]*)</bench\\.jvm\\.args>")
+                .matcher(java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml")));
+        assertTrue(bench.find(), "pom.xml's bench profile sets bench.jvm.args");
+        List<String> harness = List.of(bench.group(1).trim().split("\\s+"));
+        List<String> collector = java.util.Arrays.stream(application.getProperty("quarkus.jib.jvm-arguments", "").split(","))
+                .filter(option -> option.startsWith("-XX:") && !option.contains("RAM")).toList(); // the heap's size is the harness's own
+        assertFalse(collector.isEmpty(), "the image names its collector");
+        assertTrue(harness.containsAll(collector), "the harness's JVM " + harness + " against the image's collector settings " + collector);
+    }
+
     @Test
     void thePodRunsLockedDown() {
         JsonNode pod = podSpec().path("securityContext");
