@@ -157,11 +157,7 @@ class ManifestsTest {
     /** The JVM the Deployment runs is the image's own: the same heap and collector settings, measured together. */
     @Test
     void theDeploymentsJvmOptionsAreTheImagesOwn() throws java.io.IOException {
-        java.util.Properties application = new java.util.Properties();
-        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("src/main/resources/application.properties"))) {
-            application.load(in);
-        }
-        List<String> image = List.of(application.getProperty("quarkus.jib.jvm-arguments", "").split(","));
+        List<String> image = imageJvmArguments();
         List<String> deployment = List.of(manifests.environment().getOrDefault("JAVA_TOOL_OPTIONS", "").split(" "));
         assertEquals(image.stream().filter(option -> option.startsWith("-XX:")).toList(), deployment,
                 "the Deployment's JAVA_TOOL_OPTIONS against the image's -XX arguments");
@@ -172,18 +168,23 @@ class ManifestsTest {
     /** The benchmarks' figures are the image's JVM's: their harness runs the aggregator with the image's collector settings. */
     @Test
     void theBenchmarksRunTheImagesCollector() throws java.io.IOException {
-        java.util.Properties application = new java.util.Properties();
-        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("src/main/resources/application.properties"))) {
-            application.load(in);
-        }
         java.util.regex.Matcher bench = java.util.regex.Pattern.compile("<bench\\.jvm\\.args>([^<]*)</bench\\.jvm\\.args>")
                 .matcher(java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml")));
         assertTrue(bench.find(), "pom.xml's bench profile sets bench.jvm.args");
         List<String> harness = List.of(bench.group(1).trim().split("\\s+"));
-        List<String> collector = java.util.Arrays.stream(application.getProperty("quarkus.jib.jvm-arguments", "").split(","))
-                .filter(option -> option.startsWith("-XX:") && !option.contains("RAM")).toList(); // the heap's size is the harness's own
+        // Every -XX option but the heap's size, which is the harness's own.
+        List<String> collector = imageJvmArguments().stream().filter(option -> option.startsWith("-XX:") && !option.contains("RAM")).toList();
         assertFalse(collector.isEmpty(), "the image names its collector");
         assertTrue(harness.containsAll(collector), "the harness's JVM " + harness + " against the image's collector settings " + collector);
+    }
+
+    /** The image's JVM arguments, as application.properties gives them to the container-image build. */
+    private static List<String> imageJvmArguments() throws java.io.IOException {
+        java.util.Properties application = new java.util.Properties();
+        try (var in = java.nio.file.Files.newInputStream(java.nio.file.Path.of("src/main/resources/application.properties"))) {
+            application.load(in);
+        }
+        return List.of(application.getProperty("quarkus.jib.jvm-arguments", "").split(","));
     }
 
     @Test
