@@ -73,8 +73,9 @@ class PerClusterMetricsTest {
                 // As the Cluster shows it: every condition's three series, its transition time, its severity. Its
                 // worker group too: a status computed before the MachineDeployment's record was read has none yet.
                 Samples first = awaitScrape(samples -> showsConditions(samples, fleet, "metrics-alpha").isEmpty()
-                        && !Double.isNaN(samples.value("eksa_cluster_worker_group_replicas_ready", "metrics-alpha", "worker_group", "md-0")),
-                        samples -> "alpha's conditions as the Cluster shows them, and md-0: " + showsConditions(samples, fleet, "metrics-alpha"));
+                        && !Double.isNaN(samples.value("eksa_cluster_worker_group_replicas_ready", "metrics-alpha", "worker_group", "md-0"))
+                        && !Double.isNaN(samples.value("eksa_cluster_worker_group_replicas_desired", "metrics-bravo", "worker_group", "md-0")),
+                        samples -> "alpha's conditions as the Cluster shows them, its md-0 and bravo's: " + showsConditions(samples, fleet, "metrics-alpha"));
                 assertEquals(1.0, first.value("eksa_cluster_info", "metrics-alpha", "kubernetes_version", "1.31", "eksa_version", "v0.23.1", "cni", "cilium"));
                 assertEquals(1.0, first.value("eksa_cluster_generation", "metrics-alpha"));
                 assertEquals(1.0, first.value("eksa_cluster_observed_generation", "metrics-alpha"));
@@ -98,9 +99,12 @@ class PerClusterMetricsTest {
                 awaitScrape(s -> s.value("eksa_cluster_worker_group_replicas_ready", "metrics-alpha", "worker_group", "md-0") == 2.0, "md-0's 2 ready nodes");
                 fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "metrics-alpha",
                         "{\"spec\": {\"workerNodeGroupConfigurations\": [{\"name\": \"md-0\", \"count\": 3}]}}");
-                Samples scaled = awaitScrape(s -> s.value("eksa_cluster_observed_generation", "metrics-alpha") == 2.0, "generation 2 observed");
+                // A scrape is not atomic across series (nor is a Prometheus scrape anywhere): one taken while the
+                // metrics thread sets a cluster's series may hold some new values and some old. So the wait is for both.
+                Samples scaled = awaitScrape(s -> s.value("eksa_cluster_observed_generation", "metrics-alpha") == 2.0
+                        && s.value("eksa_cluster_worker_group_replicas_desired", "metrics-alpha", "worker_group", "md-0") == 3.0,
+                        "generation 2 observed, md-0 asking for the spec's 3 nodes");
                 assertEquals(2.0, scaled.value("eksa_cluster_generation", "metrics-alpha"));
-                assertEquals(3.0, scaled.value("eksa_cluster_worker_group_replicas_desired", "metrics-alpha", "worker_group", "md-0"));
 
                 // Deleted: every series of it goes; its neighbour's stay.
                 fleet.delete(ObjectKind.EKSA_CLUSTER, "default", "metrics-alpha");
