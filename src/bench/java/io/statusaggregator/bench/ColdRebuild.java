@@ -25,8 +25,8 @@ final class ColdRebuild {
     }
 
     /** The fresh JVM off the Deployment's limits: a heap of 2 GB, the image's collector and its settings. */
-    static final List<String> FRESH_JVM = java.util.stream.Stream.of(List.of("-Xmx2g", "-XX:+UseG1GC"), LimitedPass.DEPLOYMENT_G1)
-            .flatMap(List::stream).toList();
+    static final List<String> FRESH_JVM = java.util.stream.Stream.concat(java.util.stream.Stream.of("-Xmx2g"), LimitedPass.IMAGE_G1.stream())
+            .toList();
 
     private ColdRebuild() {
     }

@@ -22,9 +22,11 @@ final class LimitedPass {
     static final List<String> DEPLOYMENT_LIMITS = List.of("-XX:MaxRAM=1g", "-XX:MaxRAMPercentage=75.0");
     /** G1's settings in deploy/kubernetes/deployment.yaml's JAVA_TOOL_OPTIONS besides the collector itself. */
     static final List<String> DEPLOYMENT_G1 = List.of("-XX:-G1UseAdaptiveIHOP", "-XX:InitiatingHeapOccupancyPercent=75");
+    /** The collector the image and the Deployment set, with its settings. */
+    static final List<String> IMAGE_G1 = java.util.stream.Stream.concat(java.util.stream.Stream.of("-XX:+UseG1GC"), DEPLOYMENT_G1.stream())
+            .toList();
     /** The JVM as the Deployment runs it: its limits, and the collector it sets. */
-    static final List<String> DEPLOYMENT_JVM = java.util.stream.Stream.of(DEPLOYMENT_LIMITS, List.of("-XX:+UseG1GC"), DEPLOYMENT_G1)
-            .flatMap(List::stream).toList();
+    static final List<String> DEPLOYMENT_JVM = java.util.stream.Stream.concat(DEPLOYMENT_LIMITS.stream(), IMAGE_G1.stream()).toList();
     private static final String CPU = "1";
     /** The command prefix that holds a JVM to one CPU, as the Deployment's limit of one CPU does. */
     static final List<String> ONE_CPU = List.of("taskset", "-c", CPU);
