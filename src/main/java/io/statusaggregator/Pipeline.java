@@ -182,7 +182,7 @@ public final class Pipeline implements AutoCloseable {
         DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
         started.add(deadLetters);
         aggregator = new Aggregator(consumer, properties -> {
-            KafkaConsumer<byte[], byte[]> objectStates = new KafkaConsumer<>(properties);
+            KafkaConsumer<byte[], java.nio.ByteBuffer> objectStates = new KafkaConsumer<>(properties);
             kafkaClients.created(objectStates);
             return objectStates;
         }, deadLetters, settings.aggregatorSettings(), compatibilityData, management,

@@ -97,7 +97,7 @@ final class CountedAggregation implements AutoCloseable {
     }
 
     /** A consumer whose partitions end where they begin: the aggregator rebuilds nothing and computes every record. */
-    private static final class WithoutRebuild extends KafkaConsumer<byte[], byte[]> {
+    private static final class WithoutRebuild extends KafkaConsumer<byte[], java.nio.ByteBuffer> {
         WithoutRebuild(Map<String, Object> properties) {
             super(properties);
         }

@@ -63,9 +63,9 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
-    private Consumer<byte[], byte[]> consumer;
+    private Consumer<byte[], java.nio.ByteBuffer> consumer;
     private Map<String, Object> consumerSettings;
-    private final java.util.function.Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers;
+    private final java.util.function.Function<Map<String, Object>, Consumer<byte[], java.nio.ByteBuffer>> consumers;
     private final DeadLetters deadLetters;
     private long committedAt = System.nanoTime();
     private final Settings settings;
@@ -111,7 +111,7 @@ public final class Aggregator implements AutoCloseable {
      * @param consumers        makes the consumer from its settings: once, and again with a longer session when the
      *                         broker refuses the one asked for
      */
-    public Aggregator(Map<String, Object> consumerSettings, java.util.function.Function<Map<String, Object>, Consumer<byte[], byte[]>> consumers,
+    public Aggregator(Map<String, Object> consumerSettings, java.util.function.Function<Map<String, Object>, Consumer<byte[], java.nio.ByteBuffer>> consumers,
             DeadLetters deadLetters, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
@@ -149,7 +149,7 @@ public final class Aggregator implements AutoCloseable {
                         return consumer.poll(poll);
                     } catch (InvalidSessionTimeoutException refused) {
                         joinWithLongerSession(refused);
-                        return ConsumerRecords.<byte[], byte[]>empty();
+                        return ConsumerRecords.<byte[], java.nio.ByteBuffer>empty();
                     }
                 })
                 .until(records -> closed)
@@ -265,12 +265,14 @@ public final class Aggregator implements AutoCloseable {
         return this;
     }
 
-    private void process(ConsumerRecords<byte[], byte[]> polled) {
+    private void process(ConsumerRecords<byte[], java.nio.ByteBuffer> polled) {
         measure();
         drainOutcomes();
         feeds.handBack();
-        for (ConsumerRecord<byte[], byte[]> record : polled) {
+        for (ConsumerRecord<byte[], java.nio.ByteBuffer> fetched : polled) {
             events.incrementAndGet();
+            // A live partition's records are read within a coalescing window; a rebuilt one's may wait far longer.
+            var record = book.live(fetched.partition()) ? fetched : ObjectStateConsumer.detached(fetched);
             carryOut(book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime()));
         }
         if (System.nanoTime() - committedAt >= COMMIT_INTERVAL.toNanos()) {
@@ -322,7 +324,7 @@ public final class Aggregator implements AutoCloseable {
 
     @SuppressWarnings("unchecked") // its origin is the record process() gave the book
     private void deadLetter(Action.DeadLetter letter) {
-        ConsumerRecord<byte[], byte[]> record = (ConsumerRecord<byte[], byte[]>) letter.origin();
+        ConsumerRecord<byte[], java.nio.ByteBuffer> record = (ConsumerRecord<byte[], java.nio.ByteBuffer>) letter.origin();
         PartitionState partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {
             deadLetters.send(record, letter.reason(), letter.error());

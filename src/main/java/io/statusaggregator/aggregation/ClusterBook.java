@@ -161,7 +161,7 @@ final class ClusterBook {
      * MachineDeployment or KubeadmControlPlane is read when its cluster is computed, and only if it is its object's
      * latest ({@link UnreadRecords}); while a partition is rebuilt, at most {@link #UNREAD_WHILE_REBUILDING} wait so.
      */
-    List<Action> apply(int number, long offset, byte[] key, byte[] value, Object origin, long now) {
+    List<Action> apply(int number, long offset, byte[] key, java.nio.ByteBuffer value, Object origin, long now) {
         Partition partition = partitions.get(number);
         if (partition == null) {
             return List.of(); // revoked while the batch was in flight

@@ -98,7 +98,7 @@ public final class DeadLetters implements AutoCloseable {
     }
 
     /** Sends {@code record} to the dead-letter topic, without waiting. */
-    public void send(ConsumerRecord<byte[], byte[]> record, Reason reason, String error) {
+    public void send(ConsumerRecord<byte[], java.nio.ByteBuffer> record, Reason reason, String error) {
         TopicPartition source = new TopicPartition(record.topic(), record.partition());
         ConcurrentSkipListSet<Long> pending = inFlight.computeIfAbsent(source, tp -> new ConcurrentSkipListSet<>());
         pending.add(record.offset());
@@ -112,7 +112,8 @@ public final class DeadLetters implements AutoCloseable {
         headers.add(PARTITION, utf8(Integer.toString(record.partition())));
         headers.add(OFFSET, utf8(Long.toString(record.offset())));
         headers.add(TIMESTAMP, utf8(Long.toString(record.timestamp())));
-        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(), record.value(), headers);
+        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(),
+                record.value() == null ? null : ObjectRecord.bytes(record.value()), headers);
         String where = record.topic() + "-" + record.partition() + "@" + record.offset();
         try {
             sender.execute(() -> {

@@ -81,11 +81,14 @@ final class ObjectRecord {
      * A record of a Machine, MachineDeployment or KubeadmControlPlane (most records) whose value is not read yet: see
      * {@link #readLater}.
      */
-    record Unread(ObjectStateKey key, byte[] value) implements Read {
+    record Unread(ObjectStateKey key, ByteBuffer value) implements Read {
     }
 
-    /** The record, except that the value of a Machine, MachineDeployment or KubeadmControlPlane is left {@link Unread}. */
-    Read readLater(byte[] key, byte[] value) {
+    /**
+     * The record, except that the value of a Machine, MachineDeployment or KubeadmControlPlane is left {@link Unread}.
+     * {@code value} is not copied: left unread, it is kept as it came (see {@code ObjectStateConsumer}).
+     */
+    Read readLater(byte[] key, ByteBuffer value) {
         Optional<ObjectStateKey> parsed = keyOf(key);
         if (parsed.isEmpty()) {
             return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
@@ -96,12 +99,26 @@ final class ObjectRecord {
             forget(objectKey);
             return new Deleted(objectKey);
         }
-        return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, value);
+        return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, bytes(value));
     }
 
     /** A record left unread, read now. */
     Read read(Unread unread) {
-        return readValue(unread.key(), unread.value());
+        ByteBuffer value = unread.value();
+        if (value.hasArray()) {
+            Optional<KubernetesObject> member = members.read(value.array(), value.arrayOffset() + value.position(), value.remaining());
+            if (member.isPresent() && member.get().kind() == unread.key().kind() && member.get().key().equals(unread.key().key())) {
+                return new Readable(unread.key(), member.get());
+            }
+        }
+        return readValue(unread.key(), bytes(value));
+    }
+
+    /** A value's bytes, copied: where the fast readers cannot take it (another kind, or no luck with them). */
+    static byte[] bytes(ByteBuffer value) {
+        byte[] bytes = new byte[value.remaining()];
+        value.duplicate().get(bytes);
+        return bytes;
     }
 
     /** The Cluster {@code key} names is gone from this reader's concern (deleted, or its partition revoked). */

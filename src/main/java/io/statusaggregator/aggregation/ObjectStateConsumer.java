@@ -1,9 +1,14 @@
 package io.statusaggregator.aggregation;
 
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
 /** The settings of the consumer aggregation reads the object-state topic with. */
 public final class ObjectStateConsumer {
@@ -13,7 +18,9 @@ public final class ObjectStateConsumer {
     /**
      * The consumer aggregation needs, from the Kafka clients' settings: in the group, from the beginning, committed by
      * this class (no auto-commit), keys and values as bytes so that a record it cannot use reaches the dead-letter
-     * topic exactly as it was. Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
+     * topic exactly as it was. A value is the part of the fetched response it came in, not a copy: most records wait
+     * unread through a coalescing window, and copying each one, then the collector copying the copies it found alive,
+     * was a large part of aggregation's work (see {@link #detached} for what must not hold a response long). Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
      * those, aggregation spent most of a fleet-wide catch-up waiting for the next fetch (benchmark figure 1). A short
      * session timeout for failover. The clients' settings may still set the sizes and the timeouts.
      */
@@ -23,7 +30,7 @@ public final class ObjectStateConsumer {
         consumer.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
         consumer.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
         consumer.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
         // A replica killed without leaving the group keeps its partitions until the session times out (see GroupSession).
@@ -34,5 +41,17 @@ public final class ObjectStateConsumer {
         consumer.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
                 org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName());
         return consumer;
+    }
+
+    /**
+     * {@code record} with its value and headers copied, holding nothing of the response it was fetched in (several
+     * MiB): for a record that may wait longer than a coalescing window, as those of a partition being rebuilt do.
+     */
+    public static ConsumerRecord<byte[], ByteBuffer> detached(ConsumerRecord<byte[], ByteBuffer> record) {
+        ByteBuffer value = record.value() == null ? null : ByteBuffer.wrap(ObjectRecord.bytes(record.value()));
+        RecordHeaders headers = new RecordHeaders();
+        record.headers().forEach(header -> headers.add(new RecordHeader(header.key(), header.value())));
+        return new ConsumerRecord<>(record.topic(), record.partition(), record.offset(), record.timestamp(), record.timestampType(),
+                record.serializedKeySize(), record.serializedValueSize(), record.key(), value, headers, record.leaderEpoch());
     }
 }

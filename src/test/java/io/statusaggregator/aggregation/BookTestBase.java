@@ -133,8 +133,21 @@ abstract class BookTestBase {
     /** The next record of partition 0; its origin, what a dead letter hands back, names its offset. */
     List<Action> apply(String key, String value) {
         long at = offset++;
-        return book.apply(0, at, key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8),
-                "record@" + at, now);
+        return book.apply(0, at, key.getBytes(StandardCharsets.UTF_8), fetched(value), "record@" + at, now);
+    }
+
+    /**
+     * {@code value} as the consumer hands it over: a slice of a larger fetched response, with other records' bytes on
+     * both sides, which a reader must not stray into.
+     */
+    static java.nio.ByteBuffer fetched(String value) {
+        if (value == null) {
+            return null;
+        }
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        String before = "{\"before\":1}";
+        byte[] response = (before + value + "{\"after\":2}").getBytes(StandardCharsets.UTF_8);
+        return java.nio.ByteBuffer.wrap(response, before.length(), bytes.length).slice();
     }
 
     static String keyOf(JsonNode object) {

@@ -21,8 +21,7 @@ class ObjectRecordTest {
 
     /** The record read to the end, as the book does when its cluster is computed. */
     private ObjectRecord.Read read(String key, String value) {
-        ObjectRecord.Read read = records.readLater(key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-                value == null ? null : value.getBytes(StandardCharsets.UTF_8));
+        ObjectRecord.Read read = records.readLater(key == null ? null : key.getBytes(StandardCharsets.UTF_8), BookTestBase.fetched(value));
         return read instanceof ObjectRecord.Unread unread ? records.read(unread) : read;
     }
 
@@ -50,7 +49,7 @@ class ObjectRecordTest {
 
     @Test
     void aKeyThatIsNotUtf8IsRefused() {
-        assertInstanceOf(ObjectRecord.BadKey.class, records.readLater(new byte[] {(byte) 0xff, (byte) 0xfe}, MACHINE.getBytes(StandardCharsets.UTF_8)));
+        assertInstanceOf(ObjectRecord.BadKey.class, records.readLater(new byte[] {(byte) 0xff, (byte) 0xfe}, BookTestBase.fetched(MACHINE)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -96,7 +96,12 @@ public final class ClusterMemberReader {
 
     /** The object, if it is a member this reader reads and it reads it whole; empty to leave it to {@link ObjectDecoder}. */
     public Optional<KubernetesObject> read(byte[] json) {
-        try (JsonParser parser = ObjectFields.parser(json)) {
+        return read(json, 0, json.length);
+    }
+
+    /** {@link #read(byte[])} of {@code json[offset, offset + length)}: a record's value where the consumer fetched it. */
+    public Optional<KubernetesObject> read(byte[] json, int offset, int length) {
+        try (JsonParser parser = ObjectFields.parser(json, offset, length)) {
             Fields fields = new Fields();
             return fields.read(parser) ? Optional.ofNullable(build(fields)) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {

@@ -44,6 +44,11 @@ abstract class ObjectFields {
         return JSON.createParser(json);
     }
 
+    /** A parser of {@code json[offset, offset + length)}. */
+    static JsonParser parser(byte[] json, int offset, int length) throws IOException {
+        return JSON.createParser(json, offset, length);
+    }
+
     /** Reads the whole object; false when {@code json} is not an object, or content follows it (the tree refuses that). */
     final boolean read(JsonParser parser) throws IOException, GiveUp {
         if (parser.nextToken() != JsonToken.START_OBJECT) {
