@@ -3,14 +3,13 @@ package io.statusaggregator.feeds;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.json.StatusEncoder;
 import io.statusaggregator.model.json.StatusJson;
-import java.io.Writer;
 import java.util.Objects;
 
 /**
  * A status as the feeds carry it: the status and its JSON text, encoded at most once, when first asked for: the
- * event's data and the status topic's record both hold it, copied in as it is. Its canonical text (what a change's
- * event id hashes) is written straight into the id's digest and not kept. Made for one change and not kept after
- * it, so that the encodings cost no memory per cluster. Equal when the statuses are equal.
+ * event's data and the status topic's record both hold it, copied in as it is, and the event's id hashes it. Made for
+ * one change and not kept after it, so that the encodings cost no memory per cluster. Equal when the statuses are
+ * equal.
  */
 public final class PublishedStatus {
     private final ClusterStatus status;
@@ -39,11 +38,6 @@ public final class PublishedStatus {
             json = text;
         }
         return text;
-    }
-
-    /** Writes the canonical JSON text (keys sorted, as {@code SpecHash.canonical} writes the tree) to {@code out}. */
-    public void writeCanonical(Writer out) {
-        StatusJson.writeCanonical(out, status);
     }
 
     @Override

@@ -24,8 +24,8 @@ import java.util.Optional;
  * <p>Its id is a hash of the cluster and of both statuses, so the same change gets the same id whoever publishes it
  * and whenever: an instance that takes over after a crash and publishes a change again publishes it under the id
  * subscribers already saw. It is the base64url SHA-1 of {@code cluster + "\n" + before + "\n" + after}, each status
- * as its canonical JSON text (keys sorted, {@code SpecHash.canonical} of {@code StatusEncoder}'s tree; empty where
- * there is none); the texts are written into the digest as they are made, not kept.
+ * as the event's data carries it ({@link PublishedStatus#json}, empty where there is none): each status is written
+ * once for the id and the data both, and a subscriber can check an id against the data.
  */
 public record StatusChange(ObjectKey cluster, long generation, Optional<PublishedStatus> before, Optional<PublishedStatus> after,
         Progress progress) {
@@ -79,9 +79,9 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
     public String id() {
         Utf8Bytes sha1 = Utf8Bytes.sha1();
         sha1.append(cluster.toString()).append('\n');
-        before.ifPresent(s -> s.writeCanonical(sha1));
+        before.ifPresent(s -> sha1.append(s.json()));
         sha1.append('\n');
-        after.ifPresent(s -> s.writeCanonical(sha1));
+        after.ifPresent(s -> sha1.append(s.json()));
         return sha1.base64urlSha1();
     }
 

@@ -9,18 +9,15 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.KubernetesVersions;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.time.Instant;
 
 /**
  * A status as JSON text, written from the record by Jackson's streaming generator, with no tree in between: in the
- * contract's order, the text of {@link StatusEncoder#encode}'s tree; and canonical, the text
- * {@link SpecHash#canonical} writes of that tree (keys sorted), which a status change's event id hashes. The two
- * orders are written out here field by field; {@code StatusJsonTest} holds them to the tree's texts.
+ * contract's order, the text of {@link StatusEncoder#encode}'s tree ({@code FeedEncodingTest} holds it to the tree's
+ * text).
  *
- * <p>The feeds write each status change with these: the trees, and the maps sorting their keys, were most of what
+ * <p>The feeds write each status change with it: the trees, and the maps sorting their keys, were most of what
  * publishing a change allocated.
  */
 public final class StatusJson {
@@ -54,22 +51,6 @@ public final class StatusJson {
     @FunctionalInterface
     public interface Written {
         void to(JsonGenerator json) throws IOException;
-    }
-
-    /** The canonical text: {@code SpecHash.canonical(StatusEncoder.encode(status))}. */
-    public static String canonical(ClusterStatus status) {
-        StringWriter out = new StringWriter(1024);
-        writeCanonical(out, status);
-        return out.toString();
-    }
-
-    /** Writes the canonical text to {@code out} (a {@link Utf8Bytes} digest, say), which is left open. */
-    public static void writeCanonical(Writer out, ClusterStatus status) {
-        try (JsonGenerator json = FACTORY.createGenerator(out)) {
-            writeCanonical(json, status);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** The status as {@link StatusEncoder} orders it: empty strings left out. */
@@ -123,73 +104,15 @@ public final class StatusJson {
             stringIfPresent(json, "current", versions.current());
             stringIfPresent(json, "last", versions.last());
             if (versions.currentKubernetes().isPresent()) {
-                currentKubernetes(json, versions.currentKubernetes().get(), false);
+                currentKubernetes(json, versions.currentKubernetes().get());
             }
             json.writeEndObject();
         }
         json.writeEndObject();
     }
 
-    /** The same fields with every object's keys in {@code String} order, as {@link SpecHash#canonical} sorts them. */
-    public static void writeCanonical(JsonGenerator json, ClusterStatus status) throws IOException {
-        json.writeStartObject();
-        char[] chars = new char[TIME_CHARS];
-        json.writeArrayFieldStart("conditions");
-        for (Condition condition : status.conditions()) {
-            json.writeStartObject();
-            time(json, condition.lastTransitionTime(), chars);
-            stringIfNotEmpty(json, "message", condition.message());
-            stringIfNotEmpty(json, "reason", condition.reason());
-            stringIfNotEmpty(json, "severity", condition.severity().wireName());
-            json.writeStringField("status", condition.status().wireName());
-            json.writeStringField("type", condition.type().wireName());
-            json.writeEndObject();
-        }
-        json.writeEndArray();
-        if (status.defaultCni().isPresent()) {
-            ClusterStatus.DefaultCni cni = status.defaultCni().get();
-            json.writeObjectFieldStart("defaultCNI");
-            json.writeStringField("name", cni.name().wireName());
-            json.writeStringField("status", cni.status().wireName());
-            stringIfNotEmpty(json, "version", cni.version());
-            json.writeEndObject();
-        }
-        if (status.failure().isPresent()) {
-            stringIfNotEmpty(json, "failureMessage", status.failure().get().message());
-            stringIfNotEmpty(json, "failureReason", status.failure().get().reason());
-        }
-        json.writeNumberField("observedGeneration", status.observedGeneration());
-        ClusterStatus.Versions versions = status.versions();
-        if (hasAny(versions)) {
-            json.writeObjectFieldStart("versions");
-            stringIfPresent(json, "current", versions.current());
-            if (versions.currentKubernetes().isPresent()) {
-                currentKubernetes(json, versions.currentKubernetes().get(), true);
-            }
-            stringIfPresent(json, "last", versions.last());
-            stringIfPresent(json, "next", versions.next());
-            json.writeEndObject();
-        }
-        if (!status.workerNodeGroups().isEmpty()) {
-            json.writeArrayFieldStart("workerNodeGroups");
-            for (ClusterStatus.WorkerNodeGroupStatus group : status.workerNodeGroups()) {
-                json.writeStartObject();
-                if (group.kubernetesVersion().isPresent()) {
-                    json.writeStringField("kubernetesVersion", group.kubernetesVersion().get().toString());
-                }
-                json.writeStringField("name", group.name());
-                json.writeNumberField("readyReplicas", group.readyReplicas());
-                json.writeNumberField("replicas", group.replicas());
-                json.writeNumberField("upToDateReplicas", group.upToDateReplicas());
-                json.writeEndObject();
-            }
-            json.writeEndArray();
-        }
-        json.writeEndObject();
-    }
-
-    /** {@code versions.currentKubernetes}: its keys are in order but for a group's, {@code name} first unless sorted. */
-    private static void currentKubernetes(JsonGenerator json, KubernetesVersions recorded, boolean sorted) throws IOException {
+    /** {@code versions.currentKubernetes}, each group's {@code name} first. */
+    private static void currentKubernetes(JsonGenerator json, KubernetesVersions recorded) throws IOException {
         json.writeObjectFieldStart("currentKubernetes");
         if (recorded.cluster().isPresent()) {
             json.writeStringField("kubernetesVersion", recorded.cluster().get().toString());
@@ -197,14 +120,9 @@ public final class StatusJson {
         json.writeArrayFieldStart("workerNodeGroups");
         for (KubernetesVersions.Group group : recorded.workerNodeGroups()) {
             json.writeStartObject();
-            if (!sorted) {
-                json.writeStringField("name", group.name());
-            }
+            json.writeStringField("name", group.name());
             if (group.own().isPresent()) {
                 json.writeStringField("kubernetesVersion", group.own().get().toString());
-            }
-            if (sorted) {
-                json.writeStringField("name", group.name());
             }
             json.writeEndObject();
         }
