@@ -18,9 +18,6 @@ import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -28,12 +25,11 @@ import java.util.Optional;
 
 /**
  * What a record of the object-state topic says, decoded from its key and value bytes: an object's latest state, its
- * deletion, or why it cannot be used. No I/O; not thread-safe (one per aggregation thread: the key decoder is reused).
+ * deletion, or why it cannot be used. No I/O; not thread-safe (one per aggregation thread: it keeps what it read of
+ * each EKS-A Cluster's spec).
  */
 final class ObjectRecord {
     private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-    private final CharsetDecoder keys = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
     /** Most records are Machines and their owners' statuses: read without a tree, the rest by {@link ObjectDecoder}. */
     private final ClusterMemberReader members = new ClusterMemberReader();
     private final EksaClusterReader clusters = new EksaClusterReader();
@@ -89,7 +85,7 @@ final class ObjectRecord {
      * {@code value} is not copied: left unread, it is kept as it came (see {@code ObjectStateConsumer}).
      */
     Read readLater(byte[] key, ByteBuffer value) {
-        Optional<ObjectStateKey> parsed = keyOf(key);
+        Optional<ObjectStateKey> parsed = ObjectStateKey.parse(key);
         if (parsed.isEmpty()) {
             return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
                     + (key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\""));
@@ -176,31 +172,6 @@ final class ObjectRecord {
             Optional<EksaCluster> standIn = objectKey.kind() == ObjectKind.EKSA_CLUSTER
                     ? Optional.of(ObjectDecoder.unreadableCluster(json, objectKey.key())) : Optional.empty();
             return new Unreadable(objectKey, new MalformedObject(objectKey.kind(), objectKey.key(), e.getMessage()), standIn);
-        }
-    }
-
-    private static boolean ascii(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b < 0) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The key, if it is UTF-8 text naming an object of a kind this application writes. */
-    private Optional<ObjectStateKey> keyOf(byte[] key) {
-        if (key == null) {
-            return Optional.empty();
-        }
-        if (ascii(key)) {
-            // What every key this application writes is (Kubernetes names are ASCII): no decoder needed.
-            return ObjectStateKey.parse(new String(key, StandardCharsets.ISO_8859_1));
-        }
-        try {
-            return ObjectStateKey.parse(keys.decode(ByteBuffer.wrap(key)).toString());
-        } catch (CharacterCodingException e) {
-            return Optional.empty();
         }
     }
 }

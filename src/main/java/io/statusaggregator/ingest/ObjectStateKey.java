@@ -3,6 +3,7 @@ package io.statusaggregator.ingest;
 import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
+import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
@@ -17,24 +18,52 @@ public record ObjectStateKey(String clusterName, ObjectKind kind, ObjectKey key)
 
     /** Empty for a key this application did not write: not of this form, or names Kubernetes would not accept. */
     public static Optional<ObjectStateKey> parse(String text) {
-        if (text == null) {
+        return text == null ? Optional.empty() : parse(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@link #parse(String)} of the key's UTF-8 bytes, as a record carries it. By hand, on the bytes: every record of the
+     * topic has its key parsed, and only the names it holds are made strings.
+     */
+    public static Optional<ObjectStateKey> parse(byte[] key) {
+        if (key == null) {
             return Optional.empty();
         }
-        // By hand, not String.split (a regular expression's machinery): every record of the topic has its key parsed.
-        int first = text.indexOf('/');
-        int second = first < 0 ? -1 : text.indexOf('/', first + 1);
-        int third = second < 0 ? -1 : text.indexOf('/', second + 1);
-        if (third < 0 || text.indexOf('/', third + 1) >= 0) {
+        int first = -1;
+        int second = -1;
+        int third = -1;
+        for (int i = 0; i < key.length; i++) {
+            byte b = key[i];
+            if (b < 0) {
+                return Optional.empty(); // not ASCII, as no Kubernetes name or kind is
+            }
+            if (b != '/') {
+                continue;
+            }
+            if (first < 0) {
+                first = i;
+            } else if (second < 0) {
+                second = i;
+            } else if (third < 0) {
+                third = i;
+            } else {
+                return Optional.empty(); // a fourth slash
+            }
+        }
+        if (third < 0) {
             return Optional.empty();
         }
-        String cluster = text.substring(0, first);
-        String namespace = text.substring(second + 1, third);
-        String name = text.substring(third + 1);
+        Optional<ObjectKind> kind = ObjectKind.ofQualifiedName(key, first + 1, second);
+        if (kind.isEmpty()) {
+            return Optional.empty();
+        }
+        String cluster = new String(key, 0, first, StandardCharsets.ISO_8859_1);
+        String namespace = new String(key, second + 1, third - second - 1, StandardCharsets.ISO_8859_1);
+        String name = new String(key, third + 1, key.length - third - 1, StandardCharsets.ISO_8859_1);
         if (KubernetesNames.nameProblem(cluster).isPresent() || ObjectKey.problemOf(namespace, name).isPresent()) {
             return Optional.empty();
         }
-        return ObjectKind.ofQualifiedName(text.substring(first + 1, second))
-                .map(kind -> new ObjectStateKey(cluster, kind, new ObjectKey(namespace, name)));
+        return Optional.of(new ObjectStateKey(cluster, kind.get(), new ObjectKey(namespace, name)));
     }
 
     // Written out: a record's own equals and hashCode go through method handles, and every record read looks keys up.

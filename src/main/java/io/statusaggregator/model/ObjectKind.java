@@ -55,6 +55,29 @@ public enum ObjectKind {
         return plural;
     }
 
+    /**
+     * The kind whose {@link #qualifiedName} is the ASCII text {@code text[from, to)}, if any: how aggregation reads a
+     * record key's kind without making a string of it.
+     */
+    public static Optional<ObjectKind> ofQualifiedName(byte[] text, int from, int to) {
+        for (ObjectKind kind : KINDS) {
+            String name = kind.qualifiedName;
+            if (name.length() == to - from && sameAscii(name, text, from)) {
+                return Optional.of(kind);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static boolean sameAscii(String name, byte[] text, int from) {
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) != text[from + i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** {@code Kind.group}, unique among the kinds: how a record key names the kind. */
     public String qualifiedName() {
         return qualifiedName;

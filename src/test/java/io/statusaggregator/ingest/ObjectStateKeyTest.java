@@ -26,7 +26,8 @@ class ObjectStateKeyTest {
     @ParameterizedTest
     @ValueSource(strings = {"", "alpha", "alpha/Machine.cluster.x-k8s.io/eksa-system", "alpha/Machine.cluster.x-k8s.io/eksa-system/m/x",
             "/Machine.cluster.x-k8s.io/eksa-system/m", "alpha/Machine.cluster.x-k8s.io//m", "alpha/Machine.cluster.x-k8s.io/eksa-system/",
-            "alpha//eksa-system/m", "alpha/ConfigMap/eksa-system/m", "Alpha/Machine.cluster.x-k8s.io/eksa-system/m", "////"})
+            "alpha//eksa-system/m", "alpha/ConfigMap/eksa-system/m", "alpha/Machine.cluster.x-k8s.i/eksa-system/m",
+            "alpha/machine.cluster.x-k8s.io/eksa-system/m", "alpha/Machine.cluster.x-k8s.io.x/eksa-system/m", "Alpha/Machine.cluster.x-k8s.io/eksa-system/m", "////"})
     void aKeyThisApplicationDoesNotWriteIsRefused(String text) {
         assertEquals(Optional.empty(), ObjectStateKey.parse(text));
     }
