@@ -95,22 +95,15 @@ final class ObjectRecord {
             forget(objectKey);
             return new Deleted(objectKey);
         }
-        return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, bytes(value));
+        return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, value);
     }
 
     /** A record left unread, read now. */
     Read read(Unread unread) {
-        ByteBuffer value = unread.value();
-        if (value.hasArray()) {
-            Optional<KubernetesObject> member = members.read(value.array(), value.arrayOffset() + value.position(), value.remaining());
-            if (member.isPresent() && member.get().kind() == unread.key().kind() && member.get().key().equals(unread.key().key())) {
-                return new Readable(unread.key(), member.get());
-            }
-        }
-        return readValue(unread.key(), bytes(value));
+        return readValue(unread.key(), unread.value());
     }
 
-    /** A value's bytes, copied: where the fast readers cannot take it (another kind, or no luck with them). */
+    /** A value's bytes, copied: for the readers that need an array of their own (an EKS-A Cluster's, the tree). */
     static byte[] bytes(ByteBuffer value) {
         byte[] bytes = new byte[value.remaining()];
         value.duplicate().get(bytes);
@@ -128,12 +121,14 @@ final class ObjectRecord {
         }
     }
 
-    private Read readValue(ObjectStateKey objectKey, byte[] value) {
+    /** {@code value} is read where it lies by the members' reader; copied for the others. */
+    private Read readValue(ObjectStateKey objectKey, ByteBuffer value) {
         Optional<KubernetesObject> fast = Optional.empty();
         if (ClusterMemberReader.reads(objectKey.kind())) {
-            fast = members.read(value);
+            fast = value.hasArray() ? members.read(value.array(), value.arrayOffset() + value.position(), value.remaining())
+                    : members.read(bytes(value));
         } else if (objectKey.kind() == ObjectKind.EKSA_CLUSTER) {
-            Optional<EksaClusterReader.Read> cluster = clusters.read(value, Optional.ofNullable(specs.get(objectKey.key())));
+            Optional<EksaClusterReader.Read> cluster = clusters.read(bytes(value), Optional.ofNullable(specs.get(objectKey.key())));
             if (cluster.isPresent() && cluster.get().cluster().key().equals(objectKey.key())) {
                 specs.remove(objectKey.key()); // then put: the key kept is the one the Cluster held now holds
                 specs.put(cluster.get().cluster().key(), cluster.get().spec());
@@ -146,7 +141,7 @@ final class ObjectRecord {
         forget(objectKey); // read by the tree below, or not at all
         JsonNode json;
         try {
-            json = JSON.readTree(value);
+            json = JSON.readTree(bytes(value));
             if (json == null || json.isMissingNode()) {
                 return new NotJson(objectKey, "the value is not JSON: no content");
             }
