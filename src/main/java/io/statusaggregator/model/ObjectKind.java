@@ -1,7 +1,5 @@
 package io.statusaggregator.model;
 
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,15 +21,7 @@ public enum ObjectKind {
     private final String kind;
     private final String plural;
     private final String qualifiedName;
-    /** Looked up for every record aggregation reads: no stream, no string built per lookup. */
-    private static final Map<String, ObjectKind> BY_QUALIFIED_NAME = new HashMap<>();
     private static final ObjectKind[] KINDS = values();
-
-    static {
-        for (ObjectKind kind : KINDS) {
-            BY_QUALIFIED_NAME.put(kind.qualifiedName, kind);
-        }
-    }
 
     ObjectKind(String group, String version, String kind, String plural) {
         this.group = group;
@@ -84,7 +74,12 @@ public enum ObjectKind {
     }
 
     public static Optional<ObjectKind> ofQualifiedName(String qualifiedName) {
-        return Optional.ofNullable(qualifiedName == null ? null : BY_QUALIFIED_NAME.get(qualifiedName));
+        for (ObjectKind kind : KINDS) {
+            if (kind.qualifiedName.equals(qualifiedName)) {
+                return Optional.of(kind);
+            }
+        }
+        return Optional.empty();
     }
 
     public String group() {
