@@ -125,8 +125,9 @@ final class ObjectRecord {
     private Read readValue(ObjectStateKey objectKey, ByteBuffer value) {
         Optional<KubernetesObject> fast = Optional.empty();
         if (ClusterMemberReader.reads(objectKey.kind())) {
-            fast = value.hasArray() ? members.read(value.array(), value.arrayOffset() + value.position(), value.remaining())
-                    : members.read(bytes(value));
+            byte[] json = value.hasArray() ? value.array() : bytes(value);
+            int offset = value.hasArray() ? value.arrayOffset() + value.position() : 0;
+            fast = members.read(json, offset, value.remaining(), objectKey.key(), objectKey.clusterName());
         } else if (objectKey.kind() == ObjectKind.EKSA_CLUSTER) {
             Optional<EksaClusterReader.Read> cluster = clusters.read(bytes(value), Optional.ofNullable(specs.get(objectKey.key())));
             if (cluster.isPresent() && cluster.get().cluster().key().equals(objectKey.key())) {

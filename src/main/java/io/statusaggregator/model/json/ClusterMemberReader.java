@@ -6,7 +6,6 @@ import static io.statusaggregator.model.json.StrictTokens.count;
 import static io.statusaggregator.model.json.StrictTokens.generation;
 import static io.statusaggregator.model.json.StrictTokens.nextObject;
 import static io.statusaggregator.model.json.StrictTokens.object;
-import static io.statusaggregator.model.json.StrictTokens.text;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
@@ -42,8 +41,13 @@ public final class ClusterMemberReader {
             UPDATED_REPLICAS = SPEC << 8, UNAVAILABLE_REPLICAS = SPEC << 9, INITIALIZED = SPEC << 10, INITIALIZATION = SPEC << 11,
             CONDITIONS = SPEC << 12, LABEL_CLUSTER = SPEC << 13, LABEL_DEPLOYMENT = SPEC << 14;
 
+    private final RepeatedValues shared = new RepeatedValues();
+
     /** What was read of one object, in whatever order its fields came. */
     private static final class Fields extends ObjectFields {
+        final RepeatedValues shared;
+        /** The cluster the record's key names (null when not told): its labels and spec name it too. */
+        final String expectedCluster;
         String labelCluster;
         String labelDeployment;
         String specClusterName;
@@ -56,6 +60,17 @@ public final class ClusterMemberReader {
         boolean initialized;
         boolean controlPlaneInitialized;
         List<ObservedCondition> conditions = List.of();
+
+        Fields(RepeatedValues shared, ObjectKey expected, String expectedCluster) {
+            this.shared = shared;
+            this.expected = expected;
+            this.expectedCluster = expectedCluster;
+        }
+
+        @Override
+        String string(JsonParser parser, JsonToken value, String expected) throws IOException, GiveUp {
+            return shared.text(parser, value, expected);
+        }
 
         @Override
         void metadataField(JsonParser parser, String field, JsonToken value) throws IOException, GiveUp {
@@ -101,8 +116,19 @@ public final class ClusterMemberReader {
 
     /** {@link #read(byte[])} of {@code json[offset, offset + length)}: a record's value where the consumer fetched it. */
     public Optional<KubernetesObject> read(byte[] json, int offset, int length) {
+        return read(json, offset, length, null, null);
+    }
+
+    /**
+     * {@link #read(byte[], int, int)}, told what the record's key says: the object {@code key} of cluster
+     * {@code clusterName}. Where the object says the same, the object read holds these instances rather than copies of
+     * its own, and values it shares with objects read before (versions, conditions) are shared too: it lives until its
+     * object's next record, and what it holds of its own is what each young collection copies meanwhile. What the
+     * object says is still what is read: a record whose value names another object reads as that other object.
+     */
+    public Optional<KubernetesObject> read(byte[] json, int offset, int length, ObjectKey key, String clusterName) {
         try (JsonParser parser = ObjectFields.parser(json, offset, length)) {
-            Fields fields = new Fields();
+            Fields fields = new Fields(shared, key, clusterName);
             return fields.read(parser) ? Optional.ofNullable(build(fields)) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {
             return Optional.empty();
@@ -114,13 +140,16 @@ public final class ClusterMemberReader {
         String label;
         while ((label = parser.nextFieldName()) != null) {
             JsonToken value = parser.nextToken();
-            String text = text(parser, value);
             if (ObjectDecoder.CLUSTER_NAME_LABEL.equals(label)) {
+                String text = fields.string(parser, value, fields.expectedCluster);
                 fields.once(LABEL_CLUSTER);
                 fields.labelCluster = text == null ? "" : text;
             } else if (ObjectDecoder.DEPLOYMENT_NAME_LABEL.equals(label)) {
+                String text = fields.string(parser, value, null);
                 fields.once(LABEL_DEPLOYMENT);
                 fields.labelDeployment = text == null ? "" : text;
+            } else if (value != JsonToken.VALUE_STRING && value != JsonToken.VALUE_NULL) {
+                throw GiveUp.INSTANCE; // not kept, but read as the tree reads it: a string or nothing
             }
         }
     }
@@ -132,11 +161,11 @@ public final class ClusterMemberReader {
             switch (field) {
                 case "clusterName" -> {
                     fields.once(CLUSTER_NAME);
-                    fields.specClusterName = text(parser, value);
+                    fields.specClusterName = fields.string(parser, value, fields.expectedCluster);
                 }
                 case "version" -> {
                     fields.once(VERSION);
-                    fields.specVersion = text(parser, value);
+                    fields.specVersion = fields.string(parser, value, null);
                 }
                 default -> parser.skipChildren();
             }
@@ -180,7 +209,7 @@ public final class ClusterMemberReader {
                 }
                 case "conditions" -> {
                     fields.once(CONDITIONS);
-                    fields.conditions = conditions(parser, value);
+                    fields.conditions = conditions(parser, value, fields);
                 }
                 default -> parser.skipChildren();
             }
@@ -204,18 +233,18 @@ public final class ClusterMemberReader {
         }
     }
 
-    private static List<ObservedCondition> conditions(JsonParser parser, JsonToken value) throws IOException, GiveUp {
+    private static List<ObservedCondition> conditions(JsonParser parser, JsonToken value, Fields fields) throws IOException, GiveUp {
         if (!array(value)) {
             return List.of();
         }
         List<ObservedCondition> conditions = new ArrayList<>(4);
         while (nextObject(parser)) {
-            conditions.add(condition(parser));
+            conditions.add(condition(parser, fields));
         }
         return conditions;
     }
 
-    private static ObservedCondition condition(JsonParser parser) throws IOException, GiveUp {
+    private static ObservedCondition condition(JsonParser parser, Fields fields) throws IOException, GiveUp {
         String type = null, status = null, reason = null, message = null;
         int seen = 0;
         String field;
@@ -236,7 +265,7 @@ public final class ClusterMemberReader {
                 throw GiveUp.INSTANCE;
             }
             seen |= bit;
-            String text = text(parser, value);
+            String text = fields.string(parser, value, null);
             switch (bit) {
                 case 1 -> type = text;
                 case 2 -> status = text;
@@ -247,7 +276,8 @@ public final class ClusterMemberReader {
         if (type == null || type.isEmpty()) {
             throw GiveUp.INSTANCE; // required
         }
-        return new ObservedCondition(type, status == null ? "" : status, reason == null ? "" : reason, message == null ? "" : message);
+        return fields.shared.condition(
+                new ObservedCondition(type, status == null ? "" : status, reason == null ? "" : reason, message == null ? "" : message));
     }
 
     /** The model record, as {@link ObjectDecoder#decode} makes it; null (give up) for any other kind or a missing part. */
@@ -259,7 +289,8 @@ public final class ClusterMemberReader {
         if (kind.isEmpty()) {
             return null;
         }
-        ObjectKey key = new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
+        ObjectKey key = f.expected != null && f.name == f.expected.name() && f.namespace == f.expected.namespace() ? f.expected
+                : new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
         String clusterName = f.specClusterName != null && !f.specClusterName.isEmpty() ? f.specClusterName
                 : f.labelCluster != null && !f.labelCluster.isEmpty() ? f.labelCluster : null;
         long generation = f.generation < 0 ? 1L : f.generation;
@@ -272,7 +303,7 @@ public final class ClusterMemberReader {
                 }
                 Optional<KubernetesVersion> version = Optional.empty();
                 if (f.specVersion != null) {
-                    version = KubernetesVersion.parseMachine(f.specVersion);
+                    version = f.shared.machineVersion(f.specVersion);
                     if (version.isEmpty()) {
                         yield null;
                     }

@@ -7,6 +7,7 @@ import static io.statusaggregator.model.json.StrictTokens.text;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.StrictTokens.GiveUp;
 import java.io.IOException;
 
@@ -30,6 +31,8 @@ abstract class ObjectFields {
     String name;
     /** -1 when absent or null. */
     long generation = -1;
+    /** What the record's key says this object is, when the reader was told (null when not). */
+    ObjectKey expected;
 
     /** Marks the field of {@code bit} read; a second time gives up. */
     final void once(int bit) throws GiveUp {
@@ -60,11 +63,11 @@ abstract class ObjectFields {
             switch (field) {
                 case "apiVersion" -> {
                     once(API_VERSION);
-                    apiVersion = text(parser, value);
+                    apiVersion = string(parser, value, null);
                 }
                 case "kind" -> {
                     once(KIND);
-                    kind = text(parser, value);
+                    kind = string(parser, value, null);
                 }
                 case "metadata" -> {
                     once(METADATA);
@@ -85,11 +88,11 @@ abstract class ObjectFields {
             switch (field) {
                 case "namespace" -> {
                     once(NAMESPACE);
-                    namespace = text(parser, value);
+                    namespace = string(parser, value, expected == null ? null : expected.namespace());
                 }
                 case "name" -> {
                     once(NAME);
-                    name = text(parser, value);
+                    name = string(parser, value, expected == null ? null : expected.name());
                 }
                 case "generation" -> {
                     once(GENERATION);
@@ -98,6 +101,15 @@ abstract class ObjectFields {
                 default -> metadataField(parser, field, value);
             }
         }
+    }
+
+    /**
+     * A string value, or null for an explicit null, as {@link StrictTokens#text} reads it. A reader may share one it
+     * has read before, or {@code expected} (what the record's key says it is, null when nothing is expected) when it
+     * is equal.
+     */
+    String string(JsonParser parser, JsonToken value, String expected) throws IOException, GiveUp {
+        return text(parser, value);
     }
 
     /** A field of {@code metadata} other than these: read it, or skip it ({@code parser.skipChildren()}). */

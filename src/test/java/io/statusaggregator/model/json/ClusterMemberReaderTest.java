@@ -1,10 +1,15 @@
 package io.statusaggregator.model.json;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.ClusterMember;
 import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.Machine;
+import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -70,6 +75,72 @@ class ClusterMemberReaderTest {
             }
         }
         assertTrue(answered > 1_000, "mutations that leave a readable member are still read fast: " + answered);
+    }
+
+    @Test
+    void toldTheRecordsKeyReadsWhatTheValueSaysAndSharesOnlyWhatIsEqual() throws IOException {
+        List<ObjectNode> fixtures = JsonMutations.fixtureObjects().stream()
+                .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
+        Random random = new Random(20261127);
+        int shared = 0;
+        for (int i = 0; i < 30_000; i++) {
+            ObjectNode original = fixtures.get(random.nextInt(fixtures.size()));
+            KubernetesObject before = JsonMutations.tree(JsonMutations.bytes(original)).orElseThrow();
+            // The key of the record the mutated value came in: the object's own before the mutation, or another's.
+            KubernetesObject keyed = random.nextInt(4) == 0 ? JsonMutations.tree(JsonMutations.bytes(fixtures.get(random.nextInt(fixtures.size()))))
+                    .orElseThrow() : before;
+            String cluster = ((ClusterMember) keyed).clusterName();
+            byte[] value = JsonMutations.mutated(original, random, KNOWN, "\"spec\":{\"clusterName\":\"zeta\"}");
+            byte[] framed = new byte[value.length + 7];
+            System.arraycopy(value, 0, framed, 3, value.length);
+            Optional<KubernetesObject> fast = reader.read(framed, 3, value.length, keyed.key(), cluster);
+            if (fast.isPresent()) {
+                assertEquals(JsonMutations.tree(value), fast, "mutation " + i + ": " + new String(value, StandardCharsets.UTF_8));
+                if (fast.get().key() == keyed.key()) {
+                    shared++;
+                }
+            }
+        }
+        assertTrue(shared > 1_000, "objects that are what their key says hold the key's names: " + shared);
+    }
+
+    @Test
+    void aValueNamingAnotherObjectThanItsKeyIsReadAsThatObject() {
+        String machine = """
+                {"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"Machine","metadata":{"namespace":"eksa-system","name":"a-m0",
+                 "labels":{"cluster.x-k8s.io/cluster-name":"a","cluster.x-k8s.io/deployment-name":"a-md-0"}},
+                 "spec":{"clusterName":"a","version":"v1.27.4"}}""";
+        byte[] value = machine.getBytes(StandardCharsets.UTF_8);
+        ObjectKey key = new ObjectKey("eksa-system", "a-m0");
+        Machine read = (Machine) reader.read(value, 0, value.length, key, "a").orElseThrow();
+        assertSame(key, read.key(), "the key's names, not a copy");
+        assertSame(read.clusterName(), ((Machine) reader.read(value, 0, value.length, new ObjectKey("eksa-system", "a-m0"), "a")
+                .orElseThrow()).clusterName(), "the cluster name of the record's key");
+
+        for (ObjectKey other : List.of(new ObjectKey("eksa-system", "a-m1"), new ObjectKey("default", "a-m0"), new ObjectKey("eksa-system", "a-m"))) {
+            Machine named = (Machine) reader.read(value, 0, value.length, other, "b").orElseThrow();
+            assertEquals(key, named.key(), "named by its value, not by the key " + other);
+            assertEquals("a", named.clusterName());
+        }
+    }
+
+    @Test
+    void valuesSharedBetweenObjectsStayTheirOwnWhenManyDiffer() {
+        // More distinct deployment names and versions than the shared strings have slots: each still reads as written.
+        for (int round = 0; round < 2; round++) {
+            for (int i = 0; i < 10_000; i++) {
+                String deployment = "md-" + i + (round == 0 ? "" : "-x");
+                String version = "v1." + (i % 40) + "." + i + "-eks-" + round;
+                byte[] value = ("""
+                        {"apiVersion":"cluster.x-k8s.io/v1beta1","kind":"Machine","metadata":{"namespace":"eksa-system","name":"m%d",
+                         "labels":{"cluster.x-k8s.io/deployment-name":"%s"}},"spec":{"clusterName":"c","version":"%s"}}"""
+                        .formatted(i, deployment, version)).getBytes(StandardCharsets.UTF_8);
+                Machine read = (Machine) reader.read(value, 0, value.length, null, null).orElseThrow();
+                assertEquals(Optional.of(deployment), read.deploymentName());
+                assertEquals(KubernetesVersion.parseMachine(version), read.version());
+                assertEquals(JsonMutations.tree(value), Optional.of(read));
+            }
+        }
     }
 
     @Test
