@@ -153,6 +153,7 @@ final class ClusterBook {
                 });
             }
         }
+        records.revoked();
     }
 
     /**
