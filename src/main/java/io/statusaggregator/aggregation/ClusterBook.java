@@ -153,7 +153,6 @@ final class ClusterBook {
                 });
             }
         }
-        records.revoked();
     }
 
     /**

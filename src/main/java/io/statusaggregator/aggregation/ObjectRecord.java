@@ -38,7 +38,6 @@ final class ObjectRecord {
      * written) has the same spec bytes, and is not read through a tree again. Dropped with the Cluster.
      */
     private final Map<ObjectKey, EksaClusterReader.KnownSpec> specs = new HashMap<>();
-    private final KnownKeys known = new KnownKeys();
 
     /** A record, read. */
     sealed interface Read {
@@ -86,21 +85,14 @@ final class ObjectRecord {
      * {@code value} is not copied: left unread, it is kept as it came (see {@code ObjectStateConsumer}).
      */
     Read readLater(byte[] key, ByteBuffer value) {
-        ObjectStateKey objectKey = known.find(key);
-        if (objectKey == null) {
-            Optional<ObjectStateKey> parsed = ObjectStateKey.parse(key);
-            if (parsed.isEmpty()) {
-                return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
-                        + (key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\""));
-            }
-            objectKey = parsed.get();
-            if (value != null) {
-                known.hold(objectKey);
-            }
+        Optional<ObjectStateKey> parsed = ObjectStateKey.parse(key);
+        if (parsed.isEmpty()) {
+            return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
+                    + (key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\""));
         }
+        ObjectStateKey objectKey = parsed.get();
         if (value == null) {
             forget(objectKey);
-            known.forget(objectKey);
             return new Deleted(objectKey);
         }
         return ClusterMemberReader.reads(objectKey.kind()) ? new Unread(objectKey, value) : readValue(objectKey, value);
@@ -121,16 +113,6 @@ final class ObjectRecord {
     /** The Cluster {@code key} names is gone from this reader's concern (deleted, or its partition revoked). */
     void forget(ObjectKey key) {
         specs.remove(key);
-    }
-
-    /** Partitions were revoked: the keys held of their objects are dropped (all of them, found again as they come). */
-    void revoked() {
-        known.clear();
-    }
-
-    /** How many objects' keys are held. */
-    int keysHeld() {
-        return known.size();
     }
 
     private void forget(ObjectStateKey key) {

@@ -2,7 +2,6 @@ package io.statusaggregator.aggregation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.statusaggregator.model.Machine;
@@ -32,24 +31,6 @@ class ObjectRecordTest {
         assertInstanceOf(Machine.class, readable.object());
         assertEquals("alpha", readable.key().clusterName());
         assertInstanceOf(ObjectRecord.Deleted.class, read(MACHINE_KEY, null));
-    }
-
-    @Test
-    void anObjectsKeyIsHeldFromItsFirstRecordToItsTombstone() {
-        ObjectRecord.Readable first = assertInstanceOf(ObjectRecord.Readable.class, read(MACHINE_KEY, MACHINE));
-        ObjectRecord.Readable next = assertInstanceOf(ObjectRecord.Readable.class, read(MACHINE_KEY, MACHINE));
-        assertSame(first.key(), next.key(), "the key held, found from the record's bytes");
-        assertSame(first.key().key(), next.object().key(), "and the object read holds it");
-        assertEquals(1, records.keysHeld());
-        assertInstanceOf(ObjectRecord.Deleted.class, read(MACHINE_KEY, null));
-        assertEquals(0, records.keysHeld(), "a deleted object's key is not kept");
-        assertInstanceOf(ObjectRecord.BadKey.class, read("alpha/ConfigMap/eksa-system/x", MACHINE));
-        assertEquals(0, records.keysHeld(), "nor one that is not ours");
-
-        read(MACHINE_KEY, MACHINE);
-        records.revoked();
-        assertEquals(0, records.keysHeld(), "nor any once partitions are revoked");
-        assertEquals(first.key(), assertInstanceOf(ObjectRecord.Readable.class, read(MACHINE_KEY, MACHINE)).key());
     }
 
     @ParameterizedTest(name = "{0}")
