@@ -269,7 +269,7 @@ final class ClusterBook {
     }
 
     private static TrackedCluster tracked(Partition partition, String clusterName) {
-        return partition.clusters.computeIfAbsent(clusterName, name -> new TrackedCluster(name, partition.number));
+        return TrackedCluster.in(partition.clusters, clusterName, partition.number);
     }
 
     private List<Action> removed(Partition partition, TrackedCluster cluster, ObjectStateKey key) {

@@ -2,6 +2,7 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectStateKey;
 import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * A cluster's objects, its records not read yet, and when its first record not computed yet came. Used on the
@@ -20,5 +21,18 @@ final class TrackedCluster {
     TrackedCluster(String clusterName, int partition) {
         this.state = new ClusterState(clusterName);
         this.partition = partition;
+    }
+
+    /**
+     * The cluster {@code clusterName} of {@code clusters}, added as one of partition {@code partition} if it is not
+     * there. Not {@code computeIfAbsent}: its lambda would be made for every record.
+     */
+    static TrackedCluster in(Map<String, TrackedCluster> clusters, String clusterName, int partition) {
+        TrackedCluster cluster = clusters.get(clusterName);
+        if (cluster == null) {
+            cluster = new TrackedCluster(clusterName, partition);
+            clusters.put(clusterName, cluster);
+        }
+        return cluster;
     }
 }
