@@ -190,6 +190,18 @@ final class Bench {
         return total;
     }
 
+    /** The bytes the live threads named {@code name} have allocated, summed. */
+    static long threadAllocatedBytes(String name) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null && info.getThreadName().equals(name)) {
+                total += Math.max(0, threads.getThreadAllocatedBytes(info.getThreadId()));
+            }
+        }
+        return total;
+    }
+
     static double median(List<Double> values) {
         List<Double> sorted = values.stream().sorted().toList();
         int n = sorted.size();

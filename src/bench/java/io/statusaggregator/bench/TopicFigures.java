@@ -260,6 +260,10 @@ final class TopicFigures {
             long compilerTicks = ticks.entrySet().stream().filter(e -> e.getKey().startsWith("CN Compiler"))
                     .mapToLong(Map.Entry::getValue).sum();
             Bench.log("CPU by thread over the pass (s): %s", Bench.cpuByThread(ticks));
+            // Both threads are the instance's own, made for this pass: what they allocated is the pass's (and the start's).
+            Bench.log("allocated per event: aggregation thread %.0f B, feeds thread %.0f B; per computation %.1f kB and %.1f kB",
+                    (double) Bench.threadAllocatedBytes("aggregation") / consumed, (double) Bench.threadAllocatedBytes("feeds") / consumed,
+                    Bench.threadAllocatedBytes("aggregation") / 1e3 / computations, Bench.threadAllocatedBytes("feeds") / 1e3 / computations);
             check.verify("throughput", seed, finalClusters(), instance.sink.statuses());
             return new Throughput(bare, consumed / seconds, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, (cpu - (brokerTicks + compilerTicks) * 10_000_000L) / 1e3 / consumed,
