@@ -14,7 +14,8 @@ import java.util.Optional;
  * types, statuses and reasons, whole conditions), read once and then shared. A decoded object lives until its object's
  * next record is read, about a second in a busy fleet: values of its own would be copied by each young collection
  * meanwhile (see docs/how-it-works.md). Bounded: a string's slot holds the latest string that hashed to it, and the
- * other tables start again when full, so a value seen once costs what it did before. Not thread-safe: one per reader.
+ * other tables start again when full, and keep no value over {@value #LONGEST} characters, so a value seen once costs
+ * what it did before and the tables stay small whatever the objects say. Not thread-safe: one per reader.
  */
 final class RepeatedValues {
     private static final int SLOTS = 1 << 12;
@@ -64,8 +65,11 @@ final class RepeatedValues {
         return text(parser, value);
     }
 
-    /** {@link KubernetesVersion#parseMachine} of {@code text}, parsed once per distinct text. */
+    /** {@link KubernetesVersion#parseMachine} of {@code text}, parsed once per distinct text (a long one each time). */
     Optional<KubernetesVersion> machineVersion(String text) {
+        if (text.length() > LONGEST) {
+            return KubernetesVersion.parseMachine(text);
+        }
         Optional<KubernetesVersion> known = versions.get(text);
         if (known == null) {
             if (versions.size() >= TABLE_LIMIT) {
@@ -77,8 +81,15 @@ final class RepeatedValues {
         return known;
     }
 
-    /** {@code condition}, or an equal one read before. */
+    /**
+     * {@code condition}, or an equal one read before. One with a long text is not kept: the table must stay small
+     * whatever the objects say (a condition's message can be as long as an object allows).
+     */
     ObservedCondition condition(ObservedCondition condition) {
+        if (condition.type().length() > LONGEST || condition.status().length() > LONGEST
+                || condition.reason().length() > LONGEST || condition.message().length() > LONGEST) {
+            return condition;
+        }
         ObservedCondition known = conditions.get(condition);
         if (known != null) {
             return known;
