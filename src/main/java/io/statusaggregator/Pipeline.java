@@ -110,6 +110,8 @@ public final class Pipeline implements AutoCloseable {
     private KafkaClients kafkaClients = KafkaClients.NONE;
     private ClusterObserver clusterObserver = ClusterObserver.NONE;
     private Aggregator aggregator;
+    /** How long a stop waits for the statuses just written to come back before it stops ingest. */
+    static final Duration ECHO_GRACE = Duration.ofSeconds(2);
     private EventRecorder clusterEvents;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
@@ -459,6 +461,15 @@ public final class Pipeline implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        if (aggregator != null) {
+            // Ingest still runs: the echo of a status written just before the stop reaches the topic, or the cluster's
+            // next owner would compute from the record before it (and stamp new transition times, publish again).
+            try {
+                aggregator.awaitSettled(ECHO_GRACE);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (leadership != null) {
             leadership.close(); // gives the lease up first, so that another replica takes over at once
         }

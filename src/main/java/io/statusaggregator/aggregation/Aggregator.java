@@ -195,6 +195,19 @@ public final class Aggregator implements AutoCloseable {
         return settled;
     }
 
+    /**
+     * Waits, {@code timeout} at most, until this instance is {@link #settled}; at once while it is still rebuilding.
+     * For a stop: the echo of a status written just before it is on its way through ingest, and the cluster's next
+     * owner computes from the Cluster's record it finds on the topic.
+     */
+    public boolean awaitSettled(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (live && !settled && System.nanoTime() < deadline) {
+            Thread.sleep(20); // settled is updated by the aggregation thread at each poll
+        }
+        return settled;
+    }
+
     /** Where this instance stands, in words, for logs and diagnostics. */
     public String progress() {
         return progress;

@@ -209,7 +209,9 @@ class TransitionFeedTest {
         await(DEADLINE, () -> second.aggregator().settled() && second.aggregator().computations() > 0,
                 () -> "restart not settled: " + second.aggregator().progress());
         int before = seen.size();
-        assertEquals(before, seenToEnd(seen).size(), "no event after a clean stop and start");
+        assertEquals(before, seenToEnd(seen).size(), () -> "no event after a clean stop and start; published again: "
+                + seen.subList(Math.min(before, seen.size()), seen.size()).stream().map(e -> e.value().getType() + " " + data(e)).toList()
+                + "; before it: " + seen.stream().map(e -> e.value().getType() + " " + data(e)).toList());
     }
 
     /** Waits until the status topic holds the status alpha's last event ends in, every event read up to then. */
