@@ -34,6 +34,12 @@ class ClusterMemberReaderTest {
 
     private final ClusterMemberReader reader = new ClusterMemberReader();
 
+    /** The fixtures' objects of the kinds this reader reads, as the tree reads them. */
+    private static List<ObjectNode> memberFixtures() throws IOException {
+        return JsonMutations.fixtureObjects().stream()
+                .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
+    }
+
     private void assertSameAsTree(byte[] value, String what) {
         Optional<KubernetesObject> fast = reader.read(value);
         if (fast.isPresent()) {
@@ -62,8 +68,7 @@ class ClusterMemberReaderTest {
 
     @Test
     void neverAnswersOtherwiseThanTheTreeOnMutatedObjects() throws IOException {
-        List<ObjectNode> fixtures = JsonMutations.fixtureObjects().stream()
-                .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
+        List<ObjectNode> fixtures = memberFixtures();
         Random random = new Random(20261125);
         int answered = 0;
         for (int i = 0; i < 30_000; i++) {
@@ -79,8 +84,7 @@ class ClusterMemberReaderTest {
 
     @Test
     void toldTheRecordsKeyReadsWhatTheValueSaysAndSharesOnlyWhatIsEqual() throws IOException {
-        List<ObjectNode> fixtures = JsonMutations.fixtureObjects().stream()
-                .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
+        List<ObjectNode> fixtures = memberFixtures();
         Random random = new Random(20261127);
         int shared = 0;
         for (int i = 0; i < 30_000; i++) {
