@@ -9,7 +9,6 @@ import static io.statusaggregator.model.json.StrictTokens.text;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.CniState;
@@ -47,10 +46,12 @@ import java.util.Optional;
  * is valid, and then with what {@link ObjectDecoder#decode} gives ({@code EksaClusterReaderTest} holds the two to it);
  * on anything else it gives up (empty). Every status written comes back as such a record, so it is read often.
  * <p>
- * The status is read with the streaming parser, no tree. The spec is hashed in its canonical form (keys sorted) for
- * the version history, which needs a tree; so the spec is read through a tree of its own bytes only when those bytes
- * are new. A spec whose bytes are the ones the caller saw last for the Cluster (their SHA-256, {@link KnownSpec}) is
- * that spec again, with that hash: the record that echoes a status written has the spec of the record before it.
+ * The status is read with the streaming parser, no tree. The spec is read only when its bytes are new: a spec whose
+ * bytes are the ones the caller saw last for the Cluster (their SHA-256, {@link KnownSpec}) is that spec again, with
+ * that hash (the record that echoes a status written has the spec of the record before it). A new spec is read from
+ * its tokens ({@link ClusterSpecReader}), which write its canonical text for the version history's hash on the way
+ * ({@link CanonicalJson}); only a spec that text cannot be written for exactly (a fraction in it, say) is hashed
+ * through a tree.
  * Not thread-safe: one per reading thread.
  */
 public final class EksaClusterReader {
@@ -59,6 +60,7 @@ public final class EksaClusterReader {
     private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, ANNOTATIONS = SPEC << 2;
 
     private final MessageDigest sha256;
+    private final CanonicalJson canonical = new CanonicalJson();
 
     public EksaClusterReader() {
         try {
@@ -81,16 +83,16 @@ public final class EksaClusterReader {
 
     /** What was read of one Cluster, in whatever order its fields came. */
     private static final class Fields extends ObjectFields {
-        /** Whether to read the spec as a tree at once: no spec is known to compare its bytes with. */
-        final boolean specAsTree;
+        /** Where to write the spec's canonical text when reading it at once; null to skip it (a spec is known). */
+        final CanonicalJson canonical;
         Map<String, String> annotations = Map.of();
         int specStart = -1;
         int specEnd;
-        JsonNode specTree;
+        EksaClusterSpec spec;
         ClusterStatus status = ClusterStatus.NONE;
 
-        Fields(boolean specAsTree) {
-            this.specAsTree = specAsTree;
+        Fields(CanonicalJson canonical) {
+            this.canonical = canonical;
         }
 
         @Override
@@ -114,8 +116,8 @@ public final class EksaClusterReader {
                         throw GiveUp.INSTANCE; // no spec: the tree names what is missing
                     }
                     specStart = Math.toIntExact(parser.currentTokenLocation().getByteOffset());
-                    if (specAsTree) {
-                        specTree = TREE.readTree(parser); // read once, not skipped and read again from its bytes
+                    if (canonical != null) {
+                        spec = ClusterSpecReader.read(canonical.recording(parser)); // read once, not skipped and read again
                     } else {
                         parser.skipChildren();
                     }
@@ -138,7 +140,7 @@ public final class EksaClusterReader {
      */
     public Optional<Read> read(byte[] json, Optional<KnownSpec> known) {
         try (JsonParser parser = ObjectFields.parser(json)) {
-            Fields fields = new Fields(known.isEmpty());
+            Fields fields = new Fields(known.isEmpty() ? canonical : null);
             return fields.read(parser) ? Optional.of(build(json, fields, known)) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {
             return Optional.empty();
@@ -152,7 +154,7 @@ public final class EksaClusterReader {
      */
     public static Optional<ClusterStatus> statusOf(byte[] document) {
         try (JsonParser parser = ObjectFields.parser(document)) {
-            Fields fields = new Fields(false);
+            Fields fields = new Fields(null);
             return fields.read(parser) ? Optional.of(fields.status) : Optional.empty();
         } catch (GiveUp | IOException | RuntimeException e) {
             return Optional.empty();
@@ -182,12 +184,16 @@ public final class EksaClusterReader {
         if (known.isPresent() && known.get().digestHigh() == high && known.get().digestLow() == low) {
             return known.get();
         }
-        JsonNode tree = f.specTree != null ? f.specTree : TREE.readTree(json, f.specStart, f.specEnd - f.specStart);
-        try {
-            return new KnownSpec(high, low, ObjectDecoder.eksaClusterSpec(tree), SpecHash.of(tree));
-        } catch (MalformedObjectException e) {
-            throw GiveUp.INSTANCE;
+        EksaClusterSpec spec = f.spec;
+        if (spec == null) {
+            try (JsonParser parser = ObjectFields.parser(json, f.specStart, f.specEnd - f.specStart)) {
+                parser.nextToken();
+                spec = ClusterSpecReader.read(canonical.recording(parser));
+            }
         }
+        Optional<String> hash = canonical.hash();
+        return new KnownSpec(high, low, spec, hash.isPresent() ? hash.get()
+                : SpecHash.of(TREE.readTree(json, f.specStart, f.specEnd - f.specStart)));
     }
 
     /** Every annotation's value is a string (null reads as empty), as {@link ObjectDecoder} requires. */

@@ -45,14 +45,6 @@ final class JsonFields {
         return new JsonFields(node, "");
     }
 
-    /** The object {@code node}, found at {@code path} of an object read elsewhere (to name its fields in errors). */
-    static JsonFields at(JsonNode node, String path) throws MalformedObjectException {
-        if (!node.isObject()) {
-            throw new MalformedObjectException(path, "expected an object, got " + describe(node));
-        }
-        return new JsonFields(node, path);
-    }
-
     String path() {
         if (path == null) {
             String under = parent.pathOf(field);

@@ -145,11 +145,6 @@ public final class ObjectDecoder {
                 status(root.object("status")));
     }
 
-    /** An EKS-A Cluster's {@code spec} object, as {@link #decode} reads it (for {@link EksaClusterReader}). */
-    static EksaClusterSpec eksaClusterSpec(JsonNode spec) throws MalformedObjectException {
-        return eksaClusterSpec(JsonFields.at(spec, "spec"));
-    }
-
     private static EksaClusterSpec eksaClusterSpec(JsonFields spec) throws MalformedObjectException {
         List<WorkerNodeGroup> groups = new ArrayList<>();
         for (JsonFields group : spec.objects("workerNodeGroupConfigurations")) {

@@ -33,6 +33,11 @@ class EksaClusterReaderTest {
             "conditions", "type", "reason", "message", "severity", "lastTransitionTime", "workerNodeGroups", "kubernetesVersion",
             "replicas", "readyReplicas", "upToDateReplicas", "versions", "next", "current", "last", "currentKubernetes",
             "controlPlaneConfiguration", "count", "workerNodeGroupConfigurations", "clusterNetwork", "cniConfig", "cilium");
+    /** The field names the spec's reader looks for. */
+    private static final List<String> SPEC_FIELDS = List.of("controlPlaneConfiguration", "count", "workerNodeGroupConfigurations",
+            "name", "autoscalingConfiguration", "minCount", "maxCount", "kubernetesVersion", "eksaVersion", "bundlesRef",
+            "externalEtcdConfiguration", "clusterNetwork", "cniConfig", "cilium", "kindnetd", "skipUpgrade", "cni",
+            "managementCluster");
 
     private final EksaClusterReader reader = new EksaClusterReader();
 
@@ -106,6 +111,75 @@ class EksaClusterReaderTest {
             }
         }
         assertTrue(answered > 5_000, "mutations that leave a readable Cluster are still read fast: " + answered);
+    }
+
+    @Test
+    void readsMutatedSpecsAsTheTreeDoesWhetherReadAtOnceOrAfterAnotherSpec() throws IOException {
+        List<ObjectNode> clusters = clusters().stream().filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).isPresent()).toList();
+        Random random = new Random(20261128);
+        int answered = 0;
+        int fractions = 0;
+        for (int i = 0; i < 30_000; i++) {
+            ObjectNode original = clusters.get(random.nextInt(clusters.size()));
+            ObjectNode rest = original.deepCopy();
+            byte[] spec = JsonMutations.mutated((ObjectNode) rest.remove("spec"), random, SPEC_FIELDS, "\"count\":1");
+            String text = new String(JsonMutations.bytes(rest), StandardCharsets.UTF_8);
+            byte[] value = ("{\"spec\":" + new String(spec, StandardCharsets.UTF_8) + "," + text.substring(1)).getBytes(StandardCharsets.UTF_8);
+            Optional<EksaClusterReader.KnownSpec> known = random.nextBoolean()
+                    ? reader.read(JsonMutations.bytes(original), Optional.empty()).map(EksaClusterReader.Read::spec) : Optional.empty();
+            assertSameAsTree(value, known, "mutation " + i);
+            if (read(value, known).isPresent()) {
+                answered++;
+                fractions += new String(spec, StandardCharsets.UTF_8).contains("1.5") ? 1 : 0;
+            }
+        }
+        assertTrue(answered > 10_000, "mutated specs that stay valid are still read fast: " + answered);
+        assertTrue(fractions > 100, "some hashed through the tree (a fraction in them): " + fractions);
+    }
+
+    @Test
+    void readsEachWayOfWritingASpecAsTheTreeDoes() {
+        String cluster = """
+                {"apiVersion":"anywhere.eks.amazonaws.com/v1alpha1","kind":"Cluster","metadata":{"name":"a"},
+                 "spec":{"controlPlaneConfiguration":{"count":1},%s}}""";
+        // Each spec's fields, and whether the tree reads it (true) or names an error (false).
+        Object[][] specs = {
+                {"\"clusterNetwork\":{\"cniConfig\":{\"kindnetd\":null,\"cilium\":{\"skipUpgrade\":true}}}", true},
+                {"\"clusterNetwork\":{\"cniConfig\":{\"kindnetd\":7}}", true},
+                {"\"clusterNetwork\":{\"cniConfig\":{\"kindnetd\":{},\"cilium\":{}}}", false},
+                {"\"clusterNetwork\":{\"cniConfig\":{\"cilium\":null},\"cni\":\"kindnetd\"}", true},
+                {"\"clusterNetwork\":{\"cniConfig\":{\"cilium\":{}},\"cni\":7}", true},
+                {"\"clusterNetwork\":{\"cni\":7}", false},
+                {"\"clusterNetwork\":{\"cni\":\"cilium-1.2\"}", true},
+                {"\"clusterNetwork\":{\"cni\":\"flannel\"}", false},
+                {"\"clusterNetwork\":{\"cniConfig\":{\"cilium\":{\"skipUpgrade\":\"yes\"}}}", false},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\"}]", true},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\",\"count\":null,\"kubernetesVersion\":null}]", true},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"\",\"count\":1}]", false},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\",\"autoscalingConfiguration\":{\"maxCount\":3}}]", true},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\",\"autoscalingConfiguration\":{\"minCount\":4,\"maxCount\":3}}]", false},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\",\"autoscalingConfiguration\":{\"minCount\":1,\"maxCount\":null}}]", false},
+                {"\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\",\"kubernetesVersion\":\"1.x\"}]", false},
+                {"\"workerNodeGroupConfigurations\":[null]", false},
+                {"\"externalEtcdConfiguration\":{\"count\":3}", true},
+                {"\"externalEtcdConfiguration\":null", true},
+                {"\"externalEtcdConfiguration\":{\"count\":-3}", false},
+                {"\"externalEtcdConfiguration\":[]", false},
+                {"\"managementCluster\":{\"name\":\"\"},\"bundlesRef\":{\"name\":\"b-1\",\"namespace\":\"x\"}", true},
+                {"\"managementCluster\":{\"name\":\"mgmt\"},\"eksaVersion\":\"v0.19.0\",\"kubernetesVersion\":\"1.28\"", true},
+                {"\"kubernetesVersion\":1.28", false},
+                {"\"ratio\":0.5,\"eksaVersion\":null", true}, // a fraction elsewhere: hashed through the tree
+        };
+        for (Object[] spec : specs) {
+            byte[] value = bytes(cluster.formatted(spec[0]));
+            assertEquals(spec[1], JsonMutations.tree(value).isPresent(), "the tree's judgement of " + spec[0]);
+            assertEquals(spec[1], read(value, Optional.empty()).isPresent(), "read at once: " + spec[0]);
+            assertSameAsTree(value, Optional.empty(), "read at once");
+            Optional<EksaClusterReader.KnownSpec> before = reader.read(bytes(cluster.formatted("\"eksaVersion\":\"v0\"")), Optional.empty())
+                    .map(EksaClusterReader.Read::spec);
+            assertEquals(spec[1], read(value, before).isPresent(), "read after another spec: " + spec[0]);
+            assertSameAsTree(value, before, "read after another spec");
+        }
     }
 
     @Test
