@@ -18,6 +18,8 @@ final class CanonicalJson {
     /** The most keys of one object it sorts (by insertion): a spec's objects have a handful. */
     static final int MEMBERS = 64;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+    /** The largest buffer kept from one value for the next. */
+    static final int KEPT = 64 * 1024;
 
     private char[] text = new char[1024];
     private int size;
@@ -42,8 +44,14 @@ final class CanonicalJson {
     private boolean exact;
     private boolean complete;
 
-    /** Starts a new value. */
+    /** Starts a new value; a buffer grown past {@value #KEPT} characters by a large one is let go. */
     void reset() {
+        if (text.length > KEPT) {
+            text = new char[1024];
+        }
+        if (aside.length > KEPT) {
+            aside = new char[1024];
+        }
         size = 0;
         depth = 0;
         members = 0;

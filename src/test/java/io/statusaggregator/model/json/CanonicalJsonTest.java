@@ -105,6 +105,13 @@ class CanonicalJsonTest {
         assertAsTree("{\"a\":1}");
     }
 
+    @Test
+    void aValueLargerThanTheBuffersKeptIsWrittenWholeAndTheNextAfterIt() throws IOException {
+        String large = "x".repeat(CanonicalJson.KEPT);
+        assertAsTree("{\"b\":{\"d\":\"" + large + "\",\"c\":[\"" + large + "\"]},\"a\":1}");
+        assertAsTree("{\"b\":2,\"a\":1}");
+    }
+
     private static String manyMembers(int n) {
         List<String> members = new ArrayList<>();
         for (int i = n; i > 0; i--) {
