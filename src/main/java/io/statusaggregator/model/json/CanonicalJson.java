@@ -10,12 +10,12 @@ import java.util.Optional;
 /**
  * A value's canonical JSON text ({@link SpecHash}: keys sorted, no whitespace, escaped as Jackson escapes) written from
  * its tokens as a streaming parser reads them, so that a spec is hashed without a tree. It writes only what it can
- * write exactly as the tree's sorted writer would; on a value it cannot (a fraction, a repeated key, an object of more
- * than {@value #MEMBERS} keys) it has no {@link #hash}, and the caller hashes the tree ({@code CanonicalJsonTest} holds
+ * write exactly as the tree's sorted writer would; on a value it cannot (a fraction, a repeated key, more than
+ * {@value #MEMBERS} keys in the objects open at one time) it has no {@link #hash}, and the caller hashes the tree ({@code CanonicalJsonTest} holds
  * the two to the same text). Not thread-safe; reused value after value.
  */
 final class CanonicalJson {
-    /** The most keys of one object it sorts (by insertion): a spec's objects have a handful. */
+    /** The most keys it holds, over the objects open at one time (sorted by insertion): a spec's objects have a handful. */
     static final int MEMBERS = 64;
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     /** The largest buffer kept from one value for the next. */
@@ -37,8 +37,8 @@ final class CanonicalJson {
     // The members of the open objects, innermost last: each one's key and where its value's text starts (it ends where
     // the next one's starts, or at the end of the text).
     private int members;
-    private String[] keys = new String[MEMBERS];
-    private int[] valueAt = new int[MEMBERS];
+    private final String[] keys = new String[MEMBERS];
+    private final int[] valueAt = new int[MEMBERS];
     private final int[] order = new int[MEMBERS];
 
     private boolean exact;
