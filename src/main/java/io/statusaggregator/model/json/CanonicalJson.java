@@ -2,7 +2,6 @@ package io.statusaggregator.model.json;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.util.JsonParserDelegate;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.Optional;
@@ -59,11 +58,11 @@ final class CanonicalJson {
         complete = false;
     }
 
-    /** A parser that writes every token it reads into this value (from the current one, which must be the value's first). */
-    JsonParser recording(JsonParser parser) throws IOException {
+    /** Starts a new value at the parser's current token, the value's first, and reads it on from there. */
+    Tokens recording(JsonParser parser) throws IOException {
         reset();
         token(parser, parser.currentToken());
-        return new Recording(parser);
+        return new Tokens(parser);
     }
 
     /**
@@ -274,42 +273,41 @@ final class CanonicalJson {
         }
     }
 
-    /** Passes every token it reads, skipped ones included, to the canonical text. */
-    private final class Recording extends JsonParserDelegate {
-        Recording(JsonParser parser) {
-            super(parser);
+    /**
+     * A parser read on through this writer: every token it moves to, skipped ones included, is written. Not a
+     * {@code JsonParser} of its own: the readers' calls on a parser then stay on the one class the JIT has seen there.
+     */
+    final class Tokens {
+        /** The parser, to take the current token's value from; moved on only through this. */
+        final JsonParser parser;
+
+        private Tokens(JsonParser parser) {
+            this.parser = parser;
         }
 
-        @Override
-        public JsonToken nextToken() throws IOException {
-            JsonToken token = delegate.nextToken();
-            token(delegate, token);
+        JsonToken nextToken() throws IOException {
+            JsonToken token = parser.nextToken();
+            token(parser, token);
             return token;
         }
 
-        @Override
-        public String nextFieldName() throws IOException {
-            String name = delegate.nextFieldName(); // the parser's own, quicker than a token at a time
-            token(delegate, delegate.currentToken());
+        /** The next field's name, or null at the object's end (the parser's own, quicker than a token at a time). */
+        String nextFieldName() throws IOException {
+            String name = parser.nextFieldName();
+            token(parser, parser.currentToken());
             return name;
         }
 
-        @Override
-        public JsonToken nextValue() throws IOException {
-            JsonToken token = nextToken();
-            return token == JsonToken.FIELD_NAME ? nextToken() : token;
-        }
-
-        @Override
-        public JsonParser skipChildren() throws IOException {
-            JsonToken current = delegate.currentToken();
+        /** Reads past the object or list that starts at the current token; nothing for any other token. */
+        void skipChildren() throws IOException {
+            JsonToken current = parser.currentToken();
             if (current != JsonToken.START_OBJECT && current != JsonToken.START_ARRAY) {
-                return this;
+                return;
             }
             for (int open = 1; open > 0; ) {
                 JsonToken token = nextToken();
                 if (token == null) {
-                    break;
+                    return;
                 }
                 if (token.isStructStart()) {
                     open++;
@@ -317,12 +315,6 @@ final class CanonicalJson {
                     open--;
                 }
             }
-            return this;
-        }
-
-        @Override
-        public void close() {
-            // The parser is the caller's, read on after the value.
         }
     }
 }

@@ -3,11 +3,10 @@ package io.statusaggregator.model.json;
 import static io.statusaggregator.model.json.StrictTokens.array;
 import static io.statusaggregator.model.json.StrictTokens.bool;
 import static io.statusaggregator.model.json.StrictTokens.count;
-import static io.statusaggregator.model.json.StrictTokens.nextObject;
+import static io.statusaggregator.model.json.StrictTokens.objectItem;
 import static io.statusaggregator.model.json.StrictTokens.object;
 import static io.statusaggregator.model.json.StrictTokens.text;
 
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.statusaggregator.model.Cni;
 import io.statusaggregator.model.EksaClusterSpec;
@@ -23,8 +22,8 @@ import java.util.Optional;
 /**
  * An EKS-A Cluster's spec read from its tokens, as {@code ObjectDecoder.eksaClusterSpec} reads it from the tree: the
  * same answer for a valid spec, and a give-up on anything the tree would refuse (it names the error). Fields may come in
- * any order; one the tree reads that comes twice gives up. Used by {@link EksaClusterReader} with a parser that also
- * writes the spec's canonical text ({@link CanonicalJson}), so the spec is read once, without a tree.
+ * any order; one the tree reads that comes twice gives up. It moves its parser on only through {@link CanonicalJson}'s
+ * tokens, which write the spec's canonical text as they come, so the spec is read once, without a tree.
  */
 final class ClusterSpecReader {
     private ClusterSpecReader() {
@@ -42,8 +41,8 @@ final class ClusterSpecReader {
         }
     }
 
-    /** The spec whose {@code START_OBJECT} the parser has just read; the parser ends on its {@code END_OBJECT}. */
-    static EksaClusterSpec read(JsonParser parser) throws IOException, GiveUp {
+    /** The spec whose {@code START_OBJECT} was read last; reading ends on its {@code END_OBJECT}. */
+    static EksaClusterSpec read(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         int controlPlaneCount = -1;
         List<WorkerNodeGroup> groups = List.of();
@@ -54,51 +53,51 @@ final class ClusterSpecReader {
         CniConfig cni = new CniConfig(Cni.CILIUM, false);
         Optional<String> managementCluster = Optional.empty();
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             switch (field) {
                 case "controlPlaneConfiguration" -> {
                     seen.once(1);
                     if (object(value)) {
-                        controlPlaneCount = controlPlaneCount(parser);
+                        controlPlaneCount = controlPlaneCount(in);
                     }
                 }
                 case "workerNodeGroupConfigurations" -> {
                     seen.once(1 << 1);
                     if (array(value)) {
-                        groups = groups(parser);
+                        groups = groups(in);
                     }
                 }
                 case "kubernetesVersion" -> {
                     seen.once(1 << 2);
-                    kubernetesVersion = version(text(parser, value));
+                    kubernetesVersion = version(text(in.parser, value));
                 }
                 case "eksaVersion" -> {
                     seen.once(1 << 3);
-                    eksaVersion = Optional.ofNullable(text(parser, value));
+                    eksaVersion = Optional.ofNullable(text(in.parser, value));
                 }
                 case "bundlesRef" -> {
                     seen.once(1 << 4);
-                    bundlesRef = object(value) ? name(parser) : Optional.empty();
+                    bundlesRef = object(value) ? name(in) : Optional.empty();
                 }
                 case "externalEtcdConfiguration" -> {
                     seen.once(1 << 5);
                     externalEtcd = object(value);
                     if (externalEtcd) {
-                        externalEtcdCount(parser);
+                        externalEtcdCount(in);
                     }
                 }
                 case "clusterNetwork" -> {
                     seen.once(1 << 6);
                     if (object(value)) {
-                        cni = cni(parser);
+                        cni = cni(in);
                     }
                 }
                 case "managementCluster" -> {
                     seen.once(1 << 7);
-                    managementCluster = (object(value) ? name(parser) : Optional.<String>empty()).filter(name -> !name.isEmpty());
+                    managementCluster = (object(value) ? name(in) : Optional.<String>empty()).filter(name -> !name.isEmpty());
                 }
-                default -> parser.skipChildren();
+                default -> in.skipChildren();
             }
         }
         if (controlPlaneCount < 0) {
@@ -109,75 +108,75 @@ final class ClusterSpecReader {
     }
 
     /** A count that may be absent or null (-1), else a whole number, not negative. */
-    private static int optionalCount(JsonParser parser, JsonToken value) throws IOException, GiveUp {
-        return value == JsonToken.VALUE_NULL ? -1 : count(parser, value);
+    private static int optionalCount(CanonicalJson.Tokens in, JsonToken value) throws IOException, GiveUp {
+        return value == JsonToken.VALUE_NULL ? -1 : count(in.parser, value);
     }
 
-    private static int controlPlaneCount(JsonParser parser) throws IOException, GiveUp {
+    private static int controlPlaneCount(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         int count = -1;
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             if (field.equals("count")) {
                 seen.once(1);
-                count = optionalCount(parser, value);
+                count = optionalCount(in, value);
             } else {
-                parser.skipChildren();
+                in.skipChildren();
             }
         }
         return count;
     }
 
-    private static void externalEtcdCount(JsonParser parser) throws IOException, GiveUp {
+    private static void externalEtcdCount(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             if (field.equals("count")) {
                 seen.once(1);
-                optionalCount(parser, value); // checked, not kept
+                optionalCount(in, value); // checked, not kept
             } else {
-                parser.skipChildren();
+                in.skipChildren();
             }
         }
     }
 
-    private static List<WorkerNodeGroup> groups(JsonParser parser) throws IOException, GiveUp {
+    private static List<WorkerNodeGroup> groups(CanonicalJson.Tokens in) throws IOException, GiveUp {
         List<WorkerNodeGroup> groups = new ArrayList<>(2);
-        while (nextObject(parser)) {
-            groups.add(group(parser));
+        while (objectItem(in.nextToken())) {
+            groups.add(group(in));
         }
         return groups;
     }
 
-    private static WorkerNodeGroup group(JsonParser parser) throws IOException, GiveUp {
+    private static WorkerNodeGroup group(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         String name = null;
         int count = -1;
         Optional<WorkerNodeGroup.Autoscaling> autoscaling = Optional.empty();
         Optional<KubernetesVersion> version = Optional.empty();
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             switch (field) {
                 case "name" -> {
                     seen.once(1);
-                    name = text(parser, value);
+                    name = text(in.parser, value);
                 }
                 case "count" -> {
                     seen.once(1 << 1);
-                    count = optionalCount(parser, value);
+                    count = optionalCount(in, value);
                 }
                 case "autoscalingConfiguration" -> {
                     seen.once(1 << 2);
-                    autoscaling = object(value) ? Optional.of(autoscaling(parser)) : Optional.empty();
+                    autoscaling = object(value) ? Optional.of(autoscaling(in)) : Optional.empty();
                 }
                 case "kubernetesVersion" -> {
                     seen.once(1 << 3);
-                    version = version(text(parser, value));
+                    version = version(text(in.parser, value));
                 }
-                default -> parser.skipChildren();
+                default -> in.skipChildren();
             }
         }
         if (name == null || name.isEmpty()) {
@@ -187,23 +186,23 @@ final class ClusterSpecReader {
         return new WorkerNodeGroup(name, count < 0 ? 1 : count, autoscaling, version);
     }
 
-    private static WorkerNodeGroup.Autoscaling autoscaling(JsonParser parser) throws IOException, GiveUp {
+    private static WorkerNodeGroup.Autoscaling autoscaling(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         int min = 0;
         int max = -1;
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             switch (field) {
                 case "minCount" -> {
                     seen.once(1);
-                    min = count(parser, value);
+                    min = count(in.parser, value);
                 }
                 case "maxCount" -> {
                     seen.once(1 << 1);
-                    max = optionalCount(parser, value);
+                    max = optionalCount(in, value);
                 }
-                default -> parser.skipChildren();
+                default -> in.skipChildren();
             }
         }
         if (max < 0 || min > max) {
@@ -224,17 +223,17 @@ final class ClusterSpecReader {
     }
 
     /** An object's {@code name}, if it is there. */
-    private static Optional<String> name(JsonParser parser) throws IOException, GiveUp {
+    private static Optional<String> name(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         String name = null;
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             if (field.equals("name")) {
                 seen.once(1);
-                name = text(parser, value);
+                name = text(in.parser, value);
             } else {
-                parser.skipChildren();
+                in.skipChildren();
             }
         }
         return Optional.ofNullable(name);
@@ -244,29 +243,29 @@ final class ClusterSpecReader {
      * {@code clusterNetwork}: {@code cniConfig} names one CNI; else the older {@code cni} string, judged only then (as
      * the tree judges it); else Cilium.
      */
-    private static CniConfig cni(JsonParser parser) throws IOException, GiveUp {
+    private static CniConfig cni(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         CniConfig configured = null;
         String legacy = null;
         boolean legacyNotText = false;
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             switch (field) {
                 case "cniConfig" -> {
                     seen.once(1);
-                    configured = object(value) ? cniConfig(parser) : null;
+                    configured = object(value) ? cniConfig(in) : null;
                 }
                 case "cni" -> {
                     seen.once(1 << 1);
                     if (value == JsonToken.VALUE_STRING) {
-                        legacy = parser.getText();
+                        legacy = in.parser.getText();
                     } else if (value != JsonToken.VALUE_NULL) {
                         legacyNotText = true;
-                        parser.skipChildren();
+                        in.skipChildren();
                     }
                 }
-                default -> parser.skipChildren();
+                default -> in.skipChildren();
             }
         }
         if (configured != null) {
@@ -285,26 +284,26 @@ final class ClusterSpecReader {
     }
 
     /** {@code cniConfig}: Cilium (with whether its upgrades are skipped) or kindnetd, not both; null when neither. */
-    private static CniConfig cniConfig(JsonParser parser) throws IOException, GiveUp {
+    private static CniConfig cniConfig(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         CniConfig cilium = null;
         boolean kindnetd = false;
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             switch (field) {
                 case "cilium" -> {
                     seen.once(1);
                     if (object(value)) {
-                        cilium = new CniConfig(Cni.CILIUM, skipUpgrade(parser));
+                        cilium = new CniConfig(Cni.CILIUM, skipUpgrade(in));
                     }
                 }
                 case "kindnetd" -> {
                     seen.once(1 << 1);
                     kindnetd = value != JsonToken.VALUE_NULL; // its content is not read
-                    parser.skipChildren();
+                    in.skipChildren();
                 }
-                default -> parser.skipChildren();
+                default -> in.skipChildren();
             }
         }
         if (cilium != null && kindnetd) {
@@ -313,17 +312,17 @@ final class ClusterSpecReader {
         return kindnetd ? new CniConfig(Cni.KINDNETD, false) : cilium;
     }
 
-    private static boolean skipUpgrade(JsonParser parser) throws IOException, GiveUp {
+    private static boolean skipUpgrade(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         boolean skip = false;
         String field;
-        while ((field = parser.nextFieldName()) != null) {
-            JsonToken value = parser.nextToken();
+        while ((field = in.nextFieldName()) != null) {
+            JsonToken value = in.nextToken();
             if (field.equals("skipUpgrade")) {
                 seen.once(1);
                 skip = bool(value);
             } else {
-                parser.skipChildren();
+                in.skipChildren();
             }
         }
         return skip;

@@ -57,7 +57,11 @@ final class StrictTokens {
 
     /** The next item of a list of objects: true for an object, false at the list's end; anything else gives up. */
     static boolean nextObject(JsonParser parser) throws IOException, GiveUp {
-        JsonToken item = parser.nextToken();
+        return objectItem(parser.nextToken());
+    }
+
+    /** A list of objects' item token: true for an object, false for the list's end; anything else gives up. */
+    static boolean objectItem(JsonToken item) throws GiveUp {
         if (item == JsonToken.END_ARRAY) {
             return false;
         }
