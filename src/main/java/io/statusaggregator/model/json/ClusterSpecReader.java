@@ -59,7 +59,7 @@ final class ClusterSpecReader {
                 case "controlPlaneConfiguration" -> {
                     seen.once(1);
                     if (object(value)) {
-                        controlPlaneCount = controlPlaneCount(in);
+                        controlPlaneCount = countOf(in);
                     }
                 }
                 case "workerNodeGroupConfigurations" -> {
@@ -84,7 +84,7 @@ final class ClusterSpecReader {
                     seen.once(1 << 5);
                     externalEtcd = object(value);
                     if (externalEtcd) {
-                        externalEtcdCount(in);
+                        countOf(in); // checked, not kept
                     }
                 }
                 case "clusterNetwork" -> {
@@ -112,7 +112,8 @@ final class ClusterSpecReader {
         return value == JsonToken.VALUE_NULL ? -1 : count(in.parser, value);
     }
 
-    private static int controlPlaneCount(CanonicalJson.Tokens in) throws IOException, GiveUp {
+    /** An object's {@code count}: -1 when absent or null. */
+    private static int countOf(CanonicalJson.Tokens in) throws IOException, GiveUp {
         Seen seen = new Seen();
         int count = -1;
         String field;
@@ -126,20 +127,6 @@ final class ClusterSpecReader {
             }
         }
         return count;
-    }
-
-    private static void externalEtcdCount(CanonicalJson.Tokens in) throws IOException, GiveUp {
-        Seen seen = new Seen();
-        String field;
-        while ((field = in.nextFieldName()) != null) {
-            JsonToken value = in.nextToken();
-            if (field.equals("count")) {
-                seen.once(1);
-                optionalCount(in, value); // checked, not kept
-            } else {
-                in.skipChildren();
-            }
-        }
     }
 
     private static List<WorkerNodeGroup> groups(CanonicalJson.Tokens in) throws IOException, GiveUp {
