@@ -31,10 +31,11 @@ public interface AggregatorConfig {
 
     /**
      * How long the coalescing window grows at most while aggregation is behind by more records than one poll takes;
-     * the coalescing window itself (or less) turns the growth off.
+     * the coalescing window itself (or less) turns the growth off. Kept equal to
+     * {@code CoalescingWindow.DEFAULT_LONGEST}.
      */
     @WithName("coalescing-window-max")
-    @WithDefault("1s")
+    @WithDefault("3s")
     Duration longestCoalescingWindow();
 
     /** How long a written status counts as shown, from the end of its write, while the Cluster does not show it yet. */

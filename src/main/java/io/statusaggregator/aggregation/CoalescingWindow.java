@@ -13,8 +13,13 @@ import java.time.Duration;
  * @param longest a value shorter than {@code window} counts as {@code window}: the window never grows
  */
 public record CoalescingWindow(Duration window, Duration longest, int pollRecords) {
-    /** How long the window grows at most unless configured (aggregator.coalescing-window-max). */
-    public static final Duration DEFAULT_LONGEST = Duration.ofSeconds(1);
+    /**
+     * How long the window grows at most unless configured (aggregator.coalescing-window-max). It binds only in a
+     * catch-up that lasts longer: the window follows the backlog down as it is read. At 1 s a catch-up computed every
+     * cluster about once a second, a third more computations than at 3 s for statuses replaced within seconds
+     * (BENCHMARKS.md, "The coalescing window's longest").
+     */
+    public static final Duration DEFAULT_LONGEST = Duration.ofSeconds(3);
 
     public CoalescingWindow {
         if (window.isNegative() || pollRecords < 1) {

@@ -3,6 +3,8 @@ package io.statusaggregator.aggregation;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.smallrye.config.WithDefault;
+import io.statusaggregator.AggregatorConfig;
 import java.time.Duration;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,6 +35,26 @@ class CoalescingWindowTest {
         CoalescingWindow fixed = new CoalescingWindow(Duration.ofMillis(250), Duration.ofMillis(100), 500);
         assertEquals(Duration.ofMillis(250), fixed.longest());
         assertEquals(Duration.ofMillis(250).toNanos(), fixed.nanos(1_000_000));
+    }
+
+    @ParameterizedTest(name = "by default, {0} records behind: {1} ms")
+    @CsvSource({
+            "2000, 100",
+            "20000, 1000",
+            "40000, 2000",
+            "60000, 3000",     // the longest
+            "1000000, 3000",
+    })
+    void byDefaultTheWindowGrowsToThreeSeconds(long backlog, long millis) {
+        CoalescingWindow window = new CoalescingWindow(Duration.ofMillis(100), CoalescingWindow.DEFAULT_LONGEST, 2_000);
+        assertEquals(millis, Duration.ofNanos(window.nanos(backlog)).toMillis());
+    }
+
+    @Test
+    void theApplicationsDefaultIsTheLongestByDefault() throws NoSuchMethodException {
+        String configured = AggregatorConfig.class.getMethod("longestCoalescingWindow").getAnnotation(WithDefault.class).value();
+        assertEquals(CoalescingWindow.DEFAULT_LONGEST, Duration.parse("PT" + configured.toUpperCase(java.util.Locale.ROOT)),
+                "aggregator.coalescing-window-max's default, as the tests and benchmarks use it");
     }
 
     @Test
