@@ -183,7 +183,8 @@ class FleetPageBrowserTest {
         wait.withMessage(() -> "alpha's detail lists Ready False -> True: " + html(By.id("detail")))
                 .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(
                         "#detail[data-cluster='default/alpha'] [data-transition][data-condition='Ready'][data-from='False'][data-to='True']")));
-        assertTrue(browser.findElement(By.id("detail")).isDisplayed());
+        // The panel slides in from transparent (0.2 s): its transitions can be in the page before it counts as shown.
+        wait.withMessage("alpha's detail shown").until(ExpectedConditions.visibilityOfElementLocated(By.id("detail")));
         WebElement newest = browser.findElement(By.cssSelector("#transitions > li"));
         assertTrue(newest.getText().contains("Ready"), "the newest change comes first and made alpha Ready: " + newest.getText());
 
