@@ -239,17 +239,21 @@ public final class Aggregator implements AutoCloseable {
         return tracked;
     }
 
-    /** The records of the assigned partitions not read yet, and whether the consumer is connected to a broker. */
+    /**
+     * The records of the assigned partitions not read yet; of the live ones (what the coalescing window follows: a
+     * takeover's rebuild does not hold back the clusters already live); whether the consumer is connected to a broker.
+     */
     private volatile long lag;
+    private volatile long liveLag;
     private volatile boolean connected;
 
     public long lag() {
         return lag;
     }
 
-    /** The coalescing window the records not read yet make ({@link CoalescingWindow}): longer while behind. */
+    /** The coalescing window the live partitions' records not read yet make ({@link CoalescingWindow}): longer while behind. */
     public Duration coalescingWindow() {
-        return Duration.ofNanos(coalescing.nanos(lag));
+        return Duration.ofNanos(coalescing.nanos(liveLag));
     }
 
     /** Whether the aggregation's consumer has a connection to the brokers (read on its own thread, after each poll). */
@@ -258,11 +262,12 @@ public final class Aggregator implements AutoCloseable {
     }
 
     private void measure() {
-        long behind = 0;
+        Map<Integer, Long> waiting = new HashMap<>();
         for (TopicPartition partition : consumer.assignment()) {
-            behind += consumer.currentLag(partition).orElse(0);
+            waiting.put(partition.partition(), consumer.currentLag(partition).orElse(0));
         }
-        lag = behind;
+        lag = waiting.values().stream().mapToLong(Long::longValue).sum();
+        liveLag = book.backlog(waiting);
         connected = consumer.metrics().entrySet().stream()
                 .filter(m -> m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics"))
                 .anyMatch(m -> m.getValue().metricValue() instanceof Double count && count > 0);
@@ -297,7 +302,7 @@ public final class Aggregator implements AutoCloseable {
                 LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
             }
         }
-        carryOut(book.due(System.nanoTime(), lag, compatibility.get(), management.get(), clock.instant()));
+        carryOut(book.due(System.nanoTime(), liveLag, compatibility.get(), management.get(), clock.instant()));
         computations = book.computations();
         live = book.live();
         tracked = book.tracked();

@@ -55,10 +55,7 @@ final class ClusterBook {
         }
     }
 
-    /**
-     * How many records may wait unread while partitions are rebuilt: each an object's latest, its bytes kept (about a
-     * kilobyte) until the partition is rebuilt and its cluster computed.
-     */
+    /** How many records may wait unread while partitions are rebuilt: each an object's latest, kept as bytes (about 1 KB). */
     static final int UNREAD_WHILE_REBUILDING = 50_000;
 
     /** How long a change the broker did not take waits before its cluster is computed and published again. */
@@ -299,8 +296,7 @@ final class ClusterBook {
     /**
      * What is due at {@code now}: echoes not come within their timeout (the Cluster's own status is trusted again),
      * every cluster again when the compatibility data or the management cluster changed, and the clusters whose
-     * oldest uncomputed record is a coalescing window old, computed with the rules at {@code instant}. The window is
-     * the one for {@code backlog} records waiting to be read.
+     * oldest uncomputed record is a coalescing window old ({@code backlog}: {@link #backlog}), computed at {@code instant}.
      */
     List<Action> due(long now, long backlog, Compatibility inForce, ManagementCluster management, Instant instant) {
         long window = coalescing.nanos(backlog);
@@ -468,6 +464,11 @@ final class ClusterBook {
     boolean live(int number) {
         Partition partition = partitions.get(number);
         return partition != null && partition.live;
+    }
+
+    /** The backlog the coalescing window follows: of the records {@code waiting} (by partition), the live partitions'. */
+    long backlog(Map<Integer, Long> waiting) {
+        return waiting.entrySet().stream().filter(partition -> live(partition.getKey())).mapToLong(Map.Entry::getValue).sum();
     }
 
     /** True once every assigned partition is rebuilt. */

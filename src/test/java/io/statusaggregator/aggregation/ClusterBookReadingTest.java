@@ -52,6 +52,25 @@ class ClusterBookReadingTest extends BookTestBase {
     }
 
     @Test
+    void aPartitionBeingRebuiltDoesNotHoldBackTheLiveOnesClusters() {
+        ClusterStatus ready = settledOnReady();
+        book.assigned(List.of(1), 1, Map.of()); // taken over: read from its beginning, far from its end
+        Map<Integer, Long> waiting = Map.of(0, 0L, 1, 100L * POLL);
+        assertEquals(0, book.backlog(waiting), "only the live partitions' records count");
+        ObjectNode kcp = object("KubeadmControlPlane");
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        assertEquals(List.of(), due(WINDOW.toMillis() - 1, book.backlog(waiting)));
+        WriteStatus write = assertInstanceOf(WriteStatus.class, due(1, book.backlog(waiting)).get(0),
+                "a live cluster's change is computed one window on, whatever the rebuild has left to read");
+        assertNotEquals(ready, write.status());
+
+        book.rebuilt(1);
+        assertEquals(100L * POLL, book.backlog(waiting), "live now: its records count");
+        assertEquals(0, book.backlog(Map.of(2, 5L)), "nor do a partition's not assigned");
+    }
+
+    @Test
     void aRebuiltPartitionIsComputedAtOnceHoweverFarBehindTheConsumerIs() {
         book.assigned(List.of(0), 1, Map.of());
         objects.forEach(this::put);
