@@ -239,10 +239,7 @@ public final class Aggregator implements AutoCloseable {
         return tracked;
     }
 
-    /**
-     * The records of the assigned partitions not read yet; of the live ones (what the coalescing window follows: a
-     * takeover's rebuild does not hold back the clusters already live); whether the consumer is connected to a broker.
-     */
+    /** Records not read yet: of every assigned partition, of the live ones (the window's); whether a broker is connected. */
     private volatile long lag;
     private volatile long liveLag;
     private volatile boolean connected;
@@ -262,11 +259,14 @@ public final class Aggregator implements AutoCloseable {
     }
 
     private void measure() {
+        long behind = 0;
         Map<Integer, Long> waiting = new HashMap<>();
         for (TopicPartition partition : consumer.assignment()) {
-            waiting.put(partition.partition(), consumer.currentLag(partition).orElse(0));
+            long partitionLag = consumer.currentLag(partition).orElse(0);
+            behind += partitionLag;
+            waiting.put(partition.partition(), partitionLag);
         }
-        lag = waiting.values().stream().mapToLong(Long::longValue).sum();
+        lag = behind;
         liveLag = book.backlog(waiting);
         connected = consumer.metrics().entrySet().stream()
                 .filter(m -> m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics"))

@@ -10,8 +10,8 @@ import java.util.Optional;
  * A value's canonical JSON text ({@link SpecHash}: keys sorted, no whitespace, escaped as Jackson escapes) written from
  * its tokens as a streaming parser reads them, so that a spec is hashed without a tree. It writes only what it can
  * write exactly as the tree's sorted writer would; on a value it cannot (a fraction, a repeated key, more than
- * {@value #MEMBERS} keys in the objects open at one time) it has no {@link #hash}, and the caller hashes the tree ({@code CanonicalJsonTest} holds
- * the two to the same text). Not thread-safe; reused value after value.
+ * {@value #MEMBERS} keys in the objects open at one time) it has no {@link #hash}, and the caller hashes the tree
+ * ({@code CanonicalJsonTest} holds the two to the same text). Not thread-safe; reused value after value.
  */
 final class CanonicalJson {
     /** The most keys it holds, over the objects open at one time (sorted by insertion): a spec's objects have a handful. */
