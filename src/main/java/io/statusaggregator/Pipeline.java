@@ -139,8 +139,8 @@ public final class Pipeline implements AutoCloseable {
         kafkaClients.created(events);
         TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
         // Read once at start, while the aggregator joins its group (the broker holds a new group's first rebalance 3 s
-        // by default), and waited for by its first assignment and by this start (the broker answers, or the start
-        // fails); then read again on each later assignment of partitions.
+        // by default), and waited for by this start (the broker answers, or the start fails) and by the first
+        // assignment's partitions before they go live; then read again on each later assignment of partitions.
         java.util.concurrent.ExecutorService statusReader = java.util.concurrent.Executors.newSingleThreadExecutor(
                 DaemonThreads.named("status-topic"));
         CompletableFuture<Map<String, ClusterStatus>> readingAtStart = CompletableFuture.supplyAsync(() -> {

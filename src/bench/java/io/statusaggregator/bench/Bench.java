@@ -80,15 +80,22 @@ final class Bench {
         }
 
         void createTopics(boolean compacted, String... topics) {
+            Map<String, Boolean> byName = new java.util.LinkedHashMap<>();
+            for (String topic : topics) {
+                byName.put(topic, compacted);
+            }
+            createTopics(byName);
+        }
+
+        /** Each topic, compacted or not, with one admin client: as the pipeline's start makes them. */
+        void createTopics(Map<String, Boolean> compactedByName) {
             try (Admin admin = Admin.create(new HashMap<>(kafka()))) {
                 List<NewTopic> created = new ArrayList<>();
-                for (String topic : topics) {
-                    created.add(new NewTopic(topic, PARTITIONS, (short) 1).configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG,
-                            compacted ? TopicConfig.CLEANUP_POLICY_COMPACT : TopicConfig.CLEANUP_POLICY_DELETE)));
-                }
+                compactedByName.forEach((topic, compacted) -> created.add(new NewTopic(topic, PARTITIONS, (short) 1).configs(
+                        Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, compacted ? TopicConfig.CLEANUP_POLICY_COMPACT : TopicConfig.CLEANUP_POLICY_DELETE))));
                 admin.createTopics(created).all().get(30, TimeUnit.SECONDS);
             } catch (Exception e) {
-                throw new IllegalStateException("could not create topics " + List.of(topics), e);
+                throw new IllegalStateException("could not create topics " + compactedByName.keySet(), e);
             }
         }
 

@@ -76,8 +76,8 @@ public final class Aggregator implements AutoCloseable {
     private final java.util.function.Supplier<ManagementCluster> management;
     private final StatusWriter writer;
     private final FeedPublication feeds;
-    /** Reads the status topic's last status of each cluster (namespace/name), on each assignment. */
-    private final java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic;
+    /** The status topic read on each assignment, while its partitions are read. */
+    private final StatusTopicReads statusReads;
     private final Clock clock;
     private final Map<Integer, PartitionState> partitions = new HashMap<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
@@ -116,7 +116,7 @@ public final class Aggregator implements AutoCloseable {
             java.util.function.Supplier<ManagementCluster> management,
             java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
             StatusFeed feed, TransitionFeed transitions, java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
-        this.statusTopic = statusTopic;
+        this.statusReads = new StatusTopicReads(statusTopic);
         this.management = management;
         this.consumerSettings = Map.copyOf(consumerSettings);
         this.consumers = consumers;
@@ -296,6 +296,7 @@ public final class Aggregator implements AutoCloseable {
         if (System.nanoTime() - committedAt >= COMMIT_INTERVAL.toNanos()) {
             commit(partitions.keySet(), false);
         }
+        statusReads.done((assignment, statuses) -> carryOut(book.statusesRead(assignment, statuses)));
         for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
             if (!book.live(entry.getKey()) && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= entry.getValue().rebuildUntil) {
                 carryOut(book.rebuilt(entry.getKey()));
@@ -401,12 +402,12 @@ public final class Aggregator implements AutoCloseable {
             }
             consumer.seekToBeginning(assigned);
             Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
-            // What the status topic holds for these partitions' clusters; another instance may have owned them. Every
-            // status this instance sent is there first.
+            // What the status topic holds for these partitions' clusters, read meanwhile; another instance may have owned
+            // them. Every status this instance sent is there first.
             feeds.settle();
             Set<Integer> numbers = new java.util.HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
-            book.assigned(numbers, consumer.partitionsFor(settings.topic()).size(), statusTopic.get());
+            statusReads.read(book.assigned(numbers, consumer.partitionsFor(settings.topic()).size()));
             Map<TopicPartition, OffsetAndMetadata> committed;
             try {
                 committed = consumer.committed(new java.util.HashSet<>(assigned));
@@ -490,6 +491,7 @@ public final class Aggregator implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        statusReads.close();
         writer.close();
     }
 

@@ -34,7 +34,7 @@ import java.util.OptionalLong;
  * does it. No I/O and no clock of its own: instants are {@code System.nanoTime()} values passed in.
  *
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
- * latest state), then every cluster of it is computed once; from there on each record marks its cluster, and a
+ * latest state), then, once the status topic is read for it too, every cluster of it is computed once; from there on each record marks its cluster, and a
  * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
  * computation; the window grows while the consumer is behind ({@link CoalescingWindow}). Most records are read only
  * then, and only each object's latest ({@link UnreadRecords}). A status is written only when it differs from the one
@@ -45,16 +45,6 @@ import java.util.OptionalLong;
  * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.
  */
 final class ClusterBook {
-    private static final class Partition {
-        final int number;
-        boolean live;
-        final Map<String, TrackedCluster> clusters = new HashMap<>();
-
-        Partition(int number) {
-            this.number = number;
-        }
-    }
-
     /** How many records may wait unread while partitions are rebuilt: each an object's latest, kept as bytes (about 1 KB). */
     static final int UNREAD_WHILE_REBUILDING = 50_000;
 
@@ -63,17 +53,14 @@ final class ClusterBook {
 
     private final CoalescingWindow coalescing;
     private final PendingWrites<TrackedCluster> pending;
-    private final Map<Integer, Partition> partitions = new HashMap<>();
+    private final Map<Integer, AssignedPartition> partitions = new HashMap<>();
     /** Clusters with something not computed yet, and when each is due. */
     private final ComputeQueue dirty = new ComputeQueue();
     private final ObjectRecord records = new ObjectRecord();
     private final UnreadRecords unread = new UnreadRecords();
-    /**
-     * The last status on the status topic of each cluster (namespace/name) of the assigned partitions: read from the
-     * topic on assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted.
-     */
-    private final Map<String, ClusterStatus> published = new HashMap<>();
+    private final PublishedStatuses published = new PublishedStatuses();
     private int partitionCount = 1;
+    private long assignments;
     /** The compatibility data and management cluster the clusters were last computed with: when either changes, all are again. */
     private Compatibility computedWith;
     private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
@@ -91,43 +78,62 @@ final class ClusterBook {
     }
 
     /**
-     * Partitions assigned, of {@code partitionCount}: rebuilding until {@link #rebuilt}. {@code statusTopic} is the
-     * status topic's last status of each cluster (namespace/name); those of these partitions are what was published.
+     * Partitions assigned, of {@code partitionCount}: each rebuilding until both read to its end ({@link #rebuilt}) and
+     * the status topic read for it ({@link #statusesRead}); returns the number of this assignment, for the latter.
      */
-    void assigned(Collection<Integer> numbers, int partitionCount, Map<String, ClusterStatus> statusTopic) {
+    long assigned(Collection<Integer> numbers, int partitionCount) {
         this.partitionCount = partitionCount;
-        published.keySet().removeIf(key -> numbers.contains(partitionOf(key)));
-        statusTopic.forEach((key, status) -> {
-            if (numbers.contains(partitionOf(key))) {
-                published.put(key, status);
-            }
-        });
+        long assignment = ++assignments;
+        published.forget(numbers, partitionCount);
         numbers.forEach(number -> {
             unread.revoked(number); // read again from its beginning: nothing of an earlier assignment is left unread
-            partitions.put(number, new Partition(number));
+            partitions.put(number, new AssignedPartition(number, assignment));
         });
+        return assignment;
     }
 
     /**
-     * A partition read to the end it had when assigned: every cluster of it is computed once, and a cluster with a
-     * published status but no Cluster left (deleted while no instance owned the partition) is announced deleted.
+     * The status topic read for assignment {@code assignment}: its last status of each cluster (namespace/name); those
+     * of that assignment's partitions still assigned are what was published. A partition already read to its end
+     * goes live now.
      */
+    List<Action> statusesRead(long assignment, Map<String, ClusterStatus> statusTopic) {
+        List<AssignedPartition> reading = partitions.values().stream()
+                .filter(p -> p.assignment == assignment && !p.statusesRead).toList();
+        published.read(reading.stream().map(p -> p.number).toList(), partitionCount, statusTopic);
+        List<Action> actions = new ArrayList<>();
+        for (AssignedPartition partition : reading) {
+            partition.statusesRead = true;
+            actions.addAll(liveIfReady(partition));
+        }
+        return actions;
+    }
+
+    /** A partition read to the end it had when assigned: live now, if the status topic was read for it. */
     List<Action> rebuilt(int number) {
-        Partition partition = partitions.get(number);
-        if (partition == null || partition.live) {
+        AssignedPartition partition = partitions.get(number);
+        if (partition == null || partition.readToEnd) {
+            return List.of();
+        }
+        partition.readToEnd = true;
+        return liveIfReady(partition);
+    }
+
+    /**
+     * A partition goes live: every cluster of it is computed once, and a cluster with a published status but no
+     * Cluster left (deleted while no instance owned the partition) is announced deleted.
+     */
+    private List<Action> liveIfReady(AssignedPartition partition) {
+        if (!partition.readToEnd || !partition.statusesRead) {
             return List.of();
         }
         partition.live = true;
         partition.clusters.values().forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
-        for (String key : List.copyOf(published.keySet())) {
-            ObjectKey cluster = ObjectKey.parse(key).orElse(null);
-            if (cluster == null || partitionOf(key) != number) {
-                continue;
-            }
+        for (ObjectKey cluster : published.clustersOf(partition.number, partitionCount)) {
             TrackedCluster tracked = partition.clusters.get(cluster.name());
             if (tracked == null || tracked.state.cluster().filter(c -> c.key().equals(cluster)).isEmpty()) {
-                announceDeleted(cluster, published.get(key).observedGeneration()).ifPresent(actions::add);
+                announceDeleted(cluster, published.get(cluster).orElseThrow().observedGeneration()).ifPresent(actions::add);
             }
         }
         return actions;
@@ -136,7 +142,7 @@ final class ClusterBook {
     /** Partitions revoked or lost: their clusters are forgotten, and whatever was pending for them. */
     void revoked(Collection<Integer> numbers) {
         for (Integer number : numbers) {
-            Partition partition = partitions.remove(number);
+            AssignedPartition partition = partitions.remove(number);
             unread.revoked(number);
             if (partition != null) {
                 // One by one: removeAll would look each member of the set up in the map's values, a linear search.
@@ -159,7 +165,7 @@ final class ClusterBook {
      * latest ({@link UnreadRecords}); while a partition is rebuilt, at most {@link #UNREAD_WHILE_REBUILDING} wait so.
      */
     List<Action> apply(int number, long offset, byte[] key, java.nio.ByteBuffer value, Object origin, long now) {
-        Partition partition = partitions.get(number);
+        AssignedPartition partition = partitions.get(number);
         if (partition == null) {
             return List.of(); // revoked while the batch was in flight
         }
@@ -186,7 +192,7 @@ final class ClusterBook {
      * While rebuilding, too many records wait to be read (each object's latest, kept as bytes until the partition is
      * rebuilt): the oldest clusters' are read now, without computing, until half as many wait.
      */
-    private List<Action> readOldest(Partition partition) {
+    private List<Action> readOldest(AssignedPartition partition) {
         List<Action> actions = new ArrayList<>();
         while (unread.size() > UNREAD_WHILE_REBUILDING / 2) {
             TrackedCluster oldest = unread.oldestCluster(partition.number).orElse(null);
@@ -199,7 +205,7 @@ final class ClusterBook {
     }
 
     /** Reads {@code cluster}'s records left unread, in the order they came; one may take the cluster away (not JSON). */
-    private List<Action> readUnread(Partition partition, TrackedCluster cluster) {
+    private List<Action> readUnread(AssignedPartition partition, TrackedCluster cluster) {
         List<Action> actions = new ArrayList<>(0);
         for (Optional<UnreadRecords.Taken> next; (next = unread.next(cluster)).isPresent(); ) {
             actions.addAll(applyRead(partition, records.read(next.get().record()), next.get().origin()));
@@ -215,7 +221,7 @@ final class ClusterBook {
                 : read instanceof ObjectRecord.Unreadable u ? u.key() : null);
     }
 
-    private List<Action> applyRead(Partition partition, ObjectRecord.Read read, Object origin) {
+    private List<Action> applyRead(AssignedPartition partition, ObjectRecord.Read read, Object origin) {
         Optional<ObjectStateKey> eksaKey = keyOf(read).filter(k -> k.kind() == ObjectKind.EKSA_CLUSTER);
         if (eksaKey.isEmpty()) {
             return applyTo(partition, read, origin);
@@ -228,7 +234,7 @@ final class ClusterBook {
         return actions;
     }
 
-    private List<Action> applyTo(Partition partition, ObjectRecord.Read read, Object origin) {
+    private List<Action> applyTo(AssignedPartition partition, ObjectRecord.Read read, Object origin) {
         if (read instanceof ObjectRecord.BadKey bad) {
             return List.of(new DeadLetter(Reason.UNKNOWN_KEY, bad.error(), origin));
         } else if (read instanceof ObjectRecord.OtherKind other) {
@@ -265,11 +271,11 @@ final class ClusterBook {
         return actions;
     }
 
-    private static TrackedCluster tracked(Partition partition, String clusterName) {
+    private static TrackedCluster tracked(AssignedPartition partition, String clusterName) {
         return TrackedCluster.in(partition.clusters, clusterName, partition.number);
     }
 
-    private List<Action> removed(Partition partition, TrackedCluster cluster, ObjectStateKey key) {
+    private List<Action> removed(AssignedPartition partition, TrackedCluster cluster, ObjectStateKey key) {
         unread.deleted(cluster, key); // its record not read yet, if any, never will be
         Optional<EksaCluster> before = cluster.state.cluster();
         cluster.state.remove(key.kind(), key.key());
@@ -285,7 +291,7 @@ final class ClusterBook {
         return actions;
     }
 
-    private void forgetIfEmpty(Partition partition, TrackedCluster cluster) {
+    private void forgetIfEmpty(AssignedPartition partition, TrackedCluster cluster) {
         if (cluster.state.isEmpty() && !UnreadRecords.any(cluster)) {
             partition.clusters.remove(cluster.state.clusterName());
             dirty.remove(cluster);
@@ -308,7 +314,7 @@ final class ClusterBook {
         pending.expire(now).forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
         for (TrackedCluster cluster : dirty.due(now, window)) {
-            Partition partition = partitions.get(cluster.partition);
+            AssignedPartition partition = partitions.get(cluster.partition);
             if (partition == null) {
                 continue; // revoked: forgotten
             }
@@ -388,10 +394,10 @@ final class ClusterBook {
      * @return whether it is taken back
      */
     boolean unpublished(ObjectKey key, Optional<ClusterStatus> before, ClusterStatus status, long now) {
-        if (!status.equals(published.get(key.toString()))) {
+        if (!published.get(key).equals(Optional.of(status))) {
             return false;
         }
-        before.ifPresentOrElse(b -> published.put(key.toString(), b), () -> published.remove(key.toString()));
+        before.ifPresentOrElse(b -> published.put(key, b), () -> published.remove(key));
         TrackedCluster cluster = find(key);
         if (cluster != null) {
             dirty.asOf(cluster, now + REPUBLISH_AFTER.toNanos() - coalescing.window().toNanos());
@@ -401,16 +407,15 @@ final class ClusterBook {
 
     /** Whether {@code cluster} has a published status: after its deletion was announced, that it is back. */
     boolean isPublished(ObjectKey cluster) {
-        return published.containsKey(cluster.toString());
+        return published.get(cluster).isPresent();
     }
 
     private Optional<Action> publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
-        String key = eksa.key().toString();
-        Optional<ClusterStatus> before = Optional.ofNullable(published.get(key));
+        Optional<ClusterStatus> before = published.get(eksa.key());
         if (before.equals(Optional.of(status))) {
             return Optional.empty();
         }
-        published.put(key, status);
+        published.put(eksa.key(), status);
         StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
                 .filter(snapshot -> snapshot.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER)) // no counts to read
                 .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
@@ -418,8 +423,8 @@ final class ClusterBook {
     }
 
     private Optional<Action> announceDeleted(ObjectKey cluster, long generation) {
-        ClusterStatus last = published.remove(cluster.toString());
-        return last == null ? Optional.empty() : Optional.of(new AnnounceDeletion(cluster, generation, last)); // else never published, or announced
+        // Nothing when never published, or announced already.
+        return published.remove(cluster).<Action>map(last -> new AnnounceDeletion(cluster, generation, last));
     }
 
     /**
@@ -440,13 +445,13 @@ final class ClusterBook {
     }
 
     private TrackedCluster find(ObjectKey eksaCluster) {
-        Partition expected = partitions.get(ClusterPartitioner.partitionOf(eksaCluster.name(), partitionCount));
+        AssignedPartition expected = partitions.get(ClusterPartitioner.partitionOf(eksaCluster.name(), partitionCount));
         TrackedCluster found = expected == null ? null : expected.clusters.get(eksaCluster.name());
         if (found != null && found.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
             return found;
         }
         // Then every partition: a record that another producer put on an unexpected partition still makes a cluster there.
-        for (Partition partition : partitions.values()) {
+        for (AssignedPartition partition : partitions.values()) {
             TrackedCluster cluster = partition.clusters.get(eksaCluster.name());
             if (cluster != null && cluster.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
                 return cluster;
@@ -455,14 +460,9 @@ final class ClusterBook {
         return null;
     }
 
-    /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
-    private int partitionOf(String statusKey) {
-        return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
-    }
-
     /** Whether partition {@code number} is assigned and rebuilt. */
     boolean live(int number) {
-        Partition partition = partitions.get(number);
+        AssignedPartition partition = partitions.get(number);
         return partition != null && partition.live;
     }
 

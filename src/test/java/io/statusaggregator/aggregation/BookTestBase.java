@@ -77,7 +77,7 @@ abstract class BookTestBase {
 
     /** Assigned and rebuilt: the status of the Cluster, which shows none, is handed to write-back. */
     ClusterStatus firstWrite() {
-        book.assigned(List.of(0), 1, Map.of());
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
         book.rebuilt(0);
         return assertInstanceOf(WriteStatus.class, due(0).get(0)).status();

@@ -54,7 +54,7 @@ class ClusterBookReadingTest extends BookTestBase {
     @Test
     void aPartitionBeingRebuiltDoesNotHoldBackTheLiveOnesClusters() {
         ClusterStatus ready = settledOnReady();
-        book.assigned(List.of(1), 1, Map.of()); // taken over: read from its beginning, far from its end
+        book.statusesRead(book.assigned(List.of(1), 1), Map.of()); // taken over: read from its beginning, far from its end
         Map<Integer, Long> waiting = Map.of(0, 0L, 1, 100L * POLL);
         assertEquals(0, book.backlog(waiting), "only the live partitions' records count");
         ObjectNode kcp = object("KubeadmControlPlane");
@@ -72,7 +72,7 @@ class ClusterBookReadingTest extends BookTestBase {
 
     @Test
     void aRebuiltPartitionIsComputedAtOnceHoweverFarBehindTheConsumerIs() {
-        book.assigned(List.of(0), 1, Map.of());
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
         book.rebuilt(0);
         assertInstanceOf(WriteStatus.class, due(0, 100 * POLL).get(0));
@@ -97,7 +97,7 @@ class ClusterBookReadingTest extends BookTestBase {
 
     @Test
     void aRebuildReadsOnlyEachObjectsLatestRecordAndAtMostSoManyWaitUnread() {
-        book.assigned(List.of(0), 1, Map.of());
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
         ObjectNode machine = object("Machine");
         apply(keyOf(machine), "{not json"); // replaced below before it is read: no dead letter
         objects.forEach(this::put);

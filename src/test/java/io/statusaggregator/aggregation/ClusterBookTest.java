@@ -31,7 +31,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
 
     @Test
     void aRebuildComputesNothingUntilThePartitionIsRebuiltThenEachClusterOnce() {
-        book.assigned(List.of(0), 1, Map.of());
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
         objects.forEach(o -> assertEquals(List.of(), put(o)));
         assertEquals(List.of(), due(WINDOW.toMillis() * 10), "nothing computed while rebuilding");
         assertFalse(book.live());
@@ -152,11 +152,46 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ClusterStatus last = settledOnReady();
         ObjectKey gone = new ObjectKey("default", "gone-while-away");
         book.revoked(List.of(0));
-        book.assigned(List.of(0), 1, Map.of(CLUSTER.toString(), last, gone.toString(), last));
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of(CLUSTER.toString(), last, gone.toString(), last));
         objects.forEach(this::put);
         List<Action> actions = book.rebuilt(0);
         assertEquals(1, actions.size(), "test-cluster is there: only the other is announced: " + actions);
         assertEquals(gone, assertInstanceOf(AnnounceDeletion.class, actions.get(0)).cluster());
+    }
+
+    @Test
+    void aPartitionReadToItsEndWaitsForTheStatusTopicBeforeItsClustersAreComputed() {
+        ClusterStatus last = settledOnReady();
+        ObjectKey gone = new ObjectKey("default", "gone-while-away");
+        book.revoked(List.of(0));
+        long assignment = book.assigned(List.of(0), 1);
+        objects.forEach(this::put);
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), last)); // its latest record: the echo
+        assertEquals(List.of(), book.rebuilt(0), "the status topic not read yet: nothing announced");
+        assertFalse(book.live(0));
+        long computations = book.computations();
+        assertEquals(List.of(), due(WINDOW.toMillis()), "nothing computed before the status topic is read");
+        assertEquals(computations, book.computations());
+
+        List<Action> actions = book.statusesRead(assignment, Map.of(CLUSTER.toString(), last, gone.toString(), last));
+        assertEquals(List.of(new AnnounceDeletion(gone, last.observedGeneration(), last)), actions, "once read, live");
+        assertTrue(book.live(0));
+        assertEquals(List.of(), due(0), "test-cluster shows what it last published: nothing to write or publish");
+        assertEquals(computations + 1, book.computations());
+    }
+
+    @Test
+    void theStatusTopicReadForAnEarlierAssignmentDoesNotCountForALaterOne() {
+        long first = book.assigned(List.of(0), 1);
+        book.revoked(List.of(0)); // then assigned again before the first read came back: what it read may be stale
+        long second = book.assigned(List.of(0), 1);
+        objects.forEach(this::put);
+        book.rebuilt(0);
+        assertEquals(List.of(), book.statusesRead(first, Map.of()));
+        assertFalse(book.live(0), "the read of the earlier assignment does not make the partition live");
+        book.statusesRead(second, Map.of());
+        assertTrue(book.live(0));
+        assertInstanceOf(WriteStatus.class, due(0).get(0));
     }
 
     @Test
@@ -189,7 +224,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
 
     @Test
     void theObserverHearsNothingWhileRebuildingThenWhatTheClusterShowsAtEachComputationAndWrite() {
-        book.assigned(List.of(0), 1, Map.of());
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
         book.rebuilt(0);
         assertEquals(List.of(), told, "nothing while rebuilding");
@@ -291,7 +326,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         book.revoked(List.of(0));
         assertEquals(List.of(new Left(CLUSTER)), told);
 
-        book.assigned(List.of(0), 1, Map.of(CLUSTER.toString(), ready));
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of(CLUSTER.toString(), ready));
         objects.forEach(o -> put(o.path("kind").asText().equals("Cluster") && o.path("apiVersion").asText().startsWith("anywhere")
                 ? showing(o, ready) : o));
         book.rebuilt(0);

@@ -1,0 +1,22 @@
+package io.statusaggregator.aggregation;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** A partition of the object-state topic assigned to this instance, in {@link ClusterBook}: its clusters, and how far its rebuild is. */
+final class AssignedPartition {
+    final int number;
+    /** The assignment that brought it, as {@link ClusterBook#assigned} numbered it. */
+    final long assignment;
+    /** Read to the end it had when assigned; the status topic read for it: live once both. */
+    boolean readToEnd;
+    boolean statusesRead;
+    boolean live;
+    /** By cluster name. */
+    final Map<String, TrackedCluster> clusters = new HashMap<>();
+
+    AssignedPartition(int number, long assignment) {
+        this.number = number;
+        this.assignment = assignment;
+    }
+}

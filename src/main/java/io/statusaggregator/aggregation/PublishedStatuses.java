@@ -1,0 +1,57 @@
+package io.statusaggregator.aggregation;
+
+import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ObjectKey;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The last status on the status topic of each cluster of the assigned partitions: read from the topic for each
+ * assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted. Keyed by
+ * the status topic's key, the cluster's namespace/name. Pure; part of {@link ClusterBook}.
+ */
+final class PublishedStatuses {
+    private final Map<String, ClusterStatus> byCluster = new HashMap<>();
+
+    /** Partitions assigned anew, of {@code partitionCount}: what an earlier assignment of them read is forgotten. */
+    void forget(Collection<Integer> numbers, int partitionCount) {
+        byCluster.keySet().removeIf(key -> numbers.contains(partitionOf(key, partitionCount)));
+    }
+
+    /** The status topic as read for partitions {@code numbers}: the last status there of each of their clusters. */
+    void read(Collection<Integer> numbers, int partitionCount, Map<String, ClusterStatus> statusTopic) {
+        statusTopic.forEach((key, status) -> {
+            if (numbers.contains(partitionOf(key, partitionCount))) {
+                byCluster.put(key, status);
+            }
+        });
+    }
+
+    /** The clusters of partition {@code number} with a published status. */
+    List<ObjectKey> clustersOf(int number, int partitionCount) {
+        return byCluster.keySet().stream().filter(key -> partitionOf(key, partitionCount) == number)
+                .flatMap(key -> ObjectKey.parse(key).stream()).toList();
+    }
+
+    Optional<ClusterStatus> get(ObjectKey cluster) {
+        return Optional.ofNullable(byCluster.get(cluster.toString()));
+    }
+
+    void put(ObjectKey cluster, ClusterStatus status) {
+        byCluster.put(cluster.toString(), status);
+    }
+
+    /** Forgets {@code cluster}'s published status; returns it, if it had one. */
+    Optional<ClusterStatus> remove(ObjectKey cluster) {
+        return Optional.ofNullable(byCluster.remove(cluster.toString()));
+    }
+
+    /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
+    private static int partitionOf(String statusKey, int partitionCount) {
+        return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
+    }
+}
