@@ -27,7 +27,7 @@ final class StatusTopicReads implements AutoCloseable {
     }
 
     private final Supplier<Map<String, ClusterStatus>> statusTopic;
-    private final ExecutorService reader = Executors.newSingleThreadExecutor(DaemonThreads.named("status-topic"));
+    private final ExecutorService reader = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation-status-reads"));
     private final List<Reading> readings = new ArrayList<>();
 
     /** @param statusTopic reads the status topic's last status of each cluster (namespace/name) */
