@@ -59,6 +59,8 @@ final class LimitedPass {
                 long consumed = instance.aggregator.events();
                 String threads = Bench.cpuByThread(Bench.ticksSince(ticksBefore, Bench.cpuTicksByThread()));
                 System.out.printf("limited-pass %s %.1f %.3f %s%n", pass, consumed / timed.seconds(), cpu / 1e3 / consumed, threads);
+                // Where the instance stood when its pass was taken as ended: what the status check then finds.
+                System.out.printf("limited-progress %s %s%n", pass, instance.aggregator.progress());
                 System.out.flush();
             }
         }
@@ -108,6 +110,7 @@ final class LimitedPass {
             broker.pinTo(null);
         }
         List<String> lines = Files.readAllLines(output);
+        lines.stream().filter(line -> line.startsWith("limited-progress ")).forEach(line -> Bench.log("%s: %s", collector, line));
         Pass cold = pass(lines, "cold");
         Pass warm = pass(lines, passes(warmPasses).get(warmPasses));
         List<Double> pauses = pauses(gcLog);

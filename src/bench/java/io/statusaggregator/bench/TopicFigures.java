@@ -292,8 +292,8 @@ final class TopicFigures {
     }
 
     /**
-     * Starts {@code instance} and waits until it has consumed {@code events} and nothing more is computed or written
-     * for half a second (5 minutes at most).
+     * Starts {@code instance} and waits until it has consumed {@code events} and nothing more is computed, written or
+     * published for half a second (5 minutes at most).
      */
     static Pass pass(CountedAggregation instance, long events) throws InterruptedException {
         instance.start();
@@ -308,6 +308,7 @@ final class TopicFigures {
         long previous = first;
         long computations = -1;
         long writes = -1;
+        long published = -1;
         long deadline = first + Duration.ofMinutes(5).toNanos();
         while (true) {
             Thread.sleep(2);
@@ -318,10 +319,17 @@ final class TopicFigures {
             previous = now;
             long c = instance.aggregator.computations();
             long w = instance.sink.writes();
-            if (c != computations || w != writes || instance.aggregator.events() < events) {
+            long p = instance.published();
+            boolean working = c != computations || w != writes || instance.aggregator.events() < events;
+            if (working) {
                 computations = c;
                 writes = w;
                 lastChange = now;
+            }
+            // Quiet once the feeds are too: an instance closed while they still publish leaves the rest to the next
+            // owner (FeedPublication's grace), and the status topic the check reads would lack it.
+            if (working || p != published) {
+                published = p;
                 quietSince = now;
             } else if (now - quietSince > 500_000_000L) {
                 return new Pass((lastChange - first) / 1e9, computations, writes);

@@ -3,7 +3,10 @@ package io.statusaggregator.aggregation;
 import java.util.HashMap;
 import java.util.Map;
 
-/** A partition of the object-state topic assigned to this instance, in {@link ClusterBook}: its clusters, and how far its rebuild is. */
+/**
+ * A partition of the object-state topic assigned to this instance, in {@link ClusterBook}: its clusters, and how far
+ * its rebuild is.
+ */
 final class AssignedPartition {
     final int number;
     /** The assignment that brought it, as {@link ClusterBook#assigned} numbered it. */

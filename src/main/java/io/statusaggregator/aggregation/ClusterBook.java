@@ -34,12 +34,12 @@ import java.util.OptionalLong;
  * does it. No I/O and no clock of its own: instants are {@code System.nanoTime()} values passed in.
  *
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
- * latest state), then, once the status topic is read for it too, every cluster of it is computed once; from there on each record marks its cluster, and a
- * cluster is computed when its oldest uncomputed record is one coalescing window old, so that a burst makes one
- * computation; the window grows while the consumer is behind ({@link CoalescingWindow}). Most records are read only
- * then, and only each object's latest ({@link UnreadRecords}). A status is written only when it differs from the one
- * the Cluster shows, counting the status written and not echoed yet as shown ({@link PendingWrites}). A status the
- * Cluster shows is published once, in order.
+ * latest state), then, once the status topic is read for it too, every cluster of it is computed once; from there on
+ * each record marks its cluster, and a cluster is computed when its oldest uncomputed record is one coalescing window
+ * old, so that a burst makes one computation; the window grows while the consumer is behind ({@link CoalescingWindow}).
+ * Most records are read only then, and only each object's latest ({@link UnreadRecords}). A status is written only
+ * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
+ * ({@link PendingWrites}). A status the Cluster shows is published once, in order.
  *
  * <p>Its {@link ClusterObserver} (the per-cluster metrics) is told what each Cluster shows after each computation and
  * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.

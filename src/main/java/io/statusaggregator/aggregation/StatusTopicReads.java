@@ -52,8 +52,8 @@ final class StatusTopicReads implements AutoCloseable {
             try {
                 statuses = reading.statuses().join();
             } catch (RuntimeException e) {
-                LOG.warnf("could not read the status topic (%s); deletions while these partitions were elsewhere may go unannounced",
-                        e.getCause() != null ? e.getCause().toString() : e.toString());
+                LOG.warnf("could not read the status topic (%s); deletions while these partitions were elsewhere may go "
+                        + "unannounced", e.getCause() != null ? e.getCause().toString() : e.toString());
                 statuses = Map.of();
             }
             done.accept(reading.assignment(), statuses);
