@@ -37,7 +37,7 @@ final class CountedAggregation implements AutoCloseable {
     final CountingDestination sink = new CountingDestination();
     final Aggregator aggregator;
     /** Status changes the transitions feed has taken: the feeds still publish after the last computation. */
-    private final java.util.concurrent.atomic.AtomicLong published = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong publishedChanges = new java.util.concurrent.atomic.AtomicLong();
     private final KafkaProducer<String, String> statuses;
     private final KafkaProducer<String, CloudEvent> transitions;
     private final DeadLetters deadLetters;
@@ -70,12 +70,12 @@ final class CountedAggregation implements AutoCloseable {
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), published,
                 Clock.fixed(TopicFigures.STATUS_TIME, java.time.ZoneOffset.UTC));
-        aggregator.onPublished(change -> published.incrementAndGet());
+        aggregator.onPublished(change -> publishedChanges.incrementAndGet());
     }
 
     /** Status changes published so far (their events taken by the broker). */
     long published() {
-        return published.get();
+        return publishedChanges.get();
     }
 
     void start() {
