@@ -62,7 +62,7 @@ final class CountedAggregation implements AutoCloseable {
         dead.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         dead.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         deadLetters = new DeadLetters(new KafkaProducer<>(dead), "dead-letters-" + run);
-        // One admin client, as the pipeline's start has (two cost a fresh JVM of figure 5 about 0.4 s more).
+        // One admin client, as the pipeline's start has (measured: no difference to figure 5's fresh JVM).
         broker.createTopics(Map.of("statuses-" + run, true, "transitions-" + run, false));
         aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
                 deadLetters, new Aggregator.Settings(topic, coalescingWindow, LONGEST_WINDOW, Duration.ofHours(1)),
