@@ -33,8 +33,8 @@ final class PublishedStatuses {
 
     /** The clusters of partition {@code number} with a published status. */
     List<ObjectKey> clustersOf(int number, int partitionCount) {
-        return byCluster.keySet().stream().filter(key -> partitionOf(key, partitionCount) == number)
-                .flatMap(key -> ObjectKey.parse(key).stream()).toList();
+        return byCluster.keySet().stream().flatMap(key -> ObjectKey.parse(key).stream())
+                .filter(cluster -> ClusterPartitioner.partitionOf(cluster.name(), partitionCount) == number).toList();
     }
 
     Optional<ClusterStatus> get(ObjectKey cluster) {
