@@ -33,9 +33,14 @@ public final class Benchmarks implements Callable<Integer> {
     long seed = 7;
     @Option(names = "--repetitions", description = "runs of each timed figure; the table shows medians (default ${DEFAULT-VALUE})")
     int repetitions = 3;
-    @Option(names = "--slow-repetitions", description = "runs of the aggregation pass over the throughput topic and of the "
-            + "freshness runs, which take minutes each on a 2-core machine (default ${DEFAULT-VALUE})")
+    @Option(names = "--slow-repetitions", description = "warm passes of figure 1 at the Deployment's limits, and runs of the "
+            + "freshness figure, which take minutes each on a 2-core machine (default ${DEFAULT-VALUE})")
     int slowRepetitions = 1;
+    // Three: the first warm pass still compiles (3 to 4 s of the compiler's threads over the million events), the
+    // median of three is a pass of a JVM that has stopped compiling, as a replica that has been running is.
+    @Option(names = "--warm-passes", description = "figure 1's warm passes over the throughput topic in the harness's JVM, "
+            + "after its cold one; the warm rows are their medians (default ${DEFAULT-VALUE})")
+    int warmPasses = 3;
     @Option(names = "--cold-jvm-option", description = "an option for the fresh JVM of figure 5's cold rebuild (repeatable), "
             + "e.g. a class-data-sharing archive or a flight recording")
     List<String> coldJvmOptions = new ArrayList<>();
@@ -117,9 +122,9 @@ public final class Benchmarks implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (repetitions < 1 || slowRepetitions < 1) {
+        if (repetitions < 1 || slowRepetitions < 1 || warmPasses < 1) {
             // Every figure is a median of its runs: none would leave nothing to report.
-            System.err.println("--repetitions and --slow-repetitions must be at least 1");
+            System.err.println("--repetitions, --slow-repetitions and --warm-passes must be at least 1");
             return 2;
         }
         long started = System.nanoTime();
@@ -223,7 +228,7 @@ public final class Benchmarks implements Callable<Integer> {
             // next ones in the same JVM (warm), as an instance that has been running.
             List<TopicFigures.Throughput> cold = new ArrayList<>();
             List<TopicFigures.Throughput> warm = new ArrayList<>();
-            for (int i = 0; i < slowRepetitions + 1; i++) {
+            for (int i = 0; i < warmPasses + 1; i++) {
                 TopicFigures.Throughput pass = topic.throughput(i);
                 Bench.log("throughput %d (%s): aggregation %,.0f/s, bare consumer %,.0f/s (%.1f µs of CPU per record, its thread %.1f), "
                         + "ratio %.2f; %,d computations, %,d writes; "
@@ -470,7 +475,8 @@ public final class Benchmarks implements Callable<Integer> {
         StringBuilder out = new StringBuilder();
         out.append("Machine: ").append(Bench.machine()).append('\n');
         out.append("Run: seed ").append(seed).append(", ").append(repetitions).append(" repetitions (").append(slowRepetitions)
-                .append(" of the aggregation pass and of freshness), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
+                .append(" of freshness and of the warm pass at the limits, ").append(warmPasses)
+                .append(" warm passes of figure 1), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
                         .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
         out.append("| figure | measured | target | | notes |\n| --- | --- | --- | --- | --- |\n");
         for (String[] row : rows) {

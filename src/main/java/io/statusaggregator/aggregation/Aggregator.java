@@ -79,7 +79,7 @@ public final class Aggregator implements AutoCloseable {
     /** The status topic read on each assignment, while its partitions are read. */
     private final StatusTopicReads statusReads;
     private final Clock clock;
-    private final Map<Integer, PartitionState> partitions = new HashMap<>();
+    private final Map<Integer, ConsumedPartition> partitions = new HashMap<>();
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
     private final AtomicLong events = new AtomicLong();
@@ -91,20 +91,6 @@ public final class Aggregator implements AutoCloseable {
     private volatile String progress = "starting";
     private volatile int tracked;
     private Cancellable subscription;
-
-    private static final class PartitionState {
-        final long rebuildUntil;
-        /** The group's committed offset when assigned: records before it were handled by an earlier owner. */
-        final long handledBefore;
-        /** The offset this instance committed last (or found committed). */
-        long committed;
-
-        PartitionState(long rebuildUntil, long handledBefore) {
-            this.rebuildUntil = rebuildUntil;
-            this.handledBefore = handledBefore;
-            this.committed = handledBefore;
-        }
-    }
 
     /**
      * @param consumerSettings as {@link ObjectStateConsumer#properties} makes them
@@ -297,8 +283,10 @@ public final class Aggregator implements AutoCloseable {
             commit(partitions.keySet(), false);
         }
         statusReads.done((assignment, statuses) -> carryOut(book.statusesRead(assignment, statuses)));
-        for (Map.Entry<Integer, PartitionState> entry : partitions.entrySet()) {
-            if (!book.live(entry.getKey()) && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= entry.getValue().rebuildUntil) {
+        for (Map.Entry<Integer, ConsumedPartition> entry : partitions.entrySet()) {
+            ConsumedPartition partition = entry.getValue();
+            if (!partition.readToEnd && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= partition.rebuildUntil) {
+                partition.readToEnd = true;
                 carryOut(book.rebuilt(entry.getKey()));
                 LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
             }
@@ -345,7 +333,7 @@ public final class Aggregator implements AutoCloseable {
     @SuppressWarnings("unchecked") // its origin is the record process() gave the book
     private void deadLetter(Action.DeadLetter letter) {
         ConsumerRecord<byte[], java.nio.ByteBuffer> record = (ConsumerRecord<byte[], java.nio.ByteBuffer>) letter.origin();
-        PartitionState partition = partitions.get(record.partition());
+        ConsumedPartition partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {
             deadLetters.send(record, letter.reason(), letter.error());
         } else {
@@ -363,7 +351,7 @@ public final class Aggregator implements AutoCloseable {
         committedAt = System.nanoTime();
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         for (Integer number : which) {
-            PartitionState partition = partitions.get(number);
+            ConsumedPartition partition = partitions.get(number);
             if (partition == null) {
                 continue;
             }
@@ -422,7 +410,7 @@ public final class Aggregator implements AutoCloseable {
             }
             for (TopicPartition tp : assigned) {
                 OffsetAndMetadata handled = committed.get(tp);
-                partitions.put(tp.partition(), new PartitionState(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
+                partitions.put(tp.partition(), new ConsumedPartition(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
             }
             live = false;
             LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
