@@ -441,12 +441,12 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    @Override
     /**
      * Stops gracefully: no more polls; the writes under way finish (for at most {@link #SHUTDOWN_GRACE}) and their
      * changes go to the feeds; then the consumer commits what it read and leaves the group, so that the partitions
      * move to the other instances at once. Whatever is left undone, the next owner's rebuild does again.
      */
+    @Override
     public void close() {
         closed = true;
         if (subscription != null) {
