@@ -453,8 +453,10 @@ public final class Benchmarks implements Callable<Integer> {
 
     /** Runs a JMH benchmark, a row for each value of its parameter {@code param}. */
     private void jmh(Class<?> benchmark, String param, String figure, String what) throws Exception {
+        // Six seconds of warm-up: after three, the tree's reading was still being compiled in the first measured
+        // second (21 µs against 11 after), which made figure 7's first row vary by ± 13 to 18 µs.
         var options = new OptionsBuilder().include(benchmark.getName()).forks(1)
-                .warmupIterations(3).warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                .warmupIterations(6).warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
                 .measurementIterations(5).measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
                 .addProfiler(GCProfiler.class).jvmArgs("-Xmx512m").build();
         for (RunResult result : new Runner(options).run()) {
@@ -463,7 +465,7 @@ public final class Benchmarks implements Callable<Integer> {
             double bytes = result.getSecondaryResults().entrySet().stream().filter(e -> e.getKey().endsWith("alloc.rate.norm"))
                     .mapToDouble(e -> e.getValue().getScore()).findFirst().orElse(Double.NaN);
             row(figure.formatted(result.getParams().getParam(param)), "%,.0f ns, %,.0f B allocated".formatted(ns, bytes), "", null,
-                    "JMH, 1 fork, 5 × 1 s after 3 × 1 s warm-up, ± %.0f ns (99.9%%); %s".formatted(error, what));
+                    "JMH, 1 fork, 5 × 1 s after 6 × 1 s warm-up, ± %.0f ns (99.9%%); %s".formatted(error, what));
         }
     }
 
