@@ -44,6 +44,14 @@ public interface AggregatorConfig {
     Duration echoTimeout();
 
     /**
+     * How long an instance rehearses the rebuild at most before it joins a consumer group whose members serve the
+     * partitions meanwhile; 0 turns the rehearsal off.
+     */
+    @WithName("rebuild-rehearsal")
+    @WithDefault("30s")
+    Duration rebuildRehearsal();
+
+    /**
      * A ConfigMap in the CAPI namespace whose key {@code compatibility.yaml} replaces the built-in compatibility data
      * while it exists; followed at run time.
      */

@@ -5,6 +5,7 @@ import io.statusaggregator.threads.DaemonThreads;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.ObjectStateConsumer;
+import io.statusaggregator.aggregation.RebuildRehearsal;
 import io.statusaggregator.writeback.EventRecorder;
 import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.aggregation.ClusterObserver;
@@ -125,6 +126,9 @@ public final class Pipeline implements AutoCloseable {
 
     /** Starts every stage; returns when the topics exist, and ingest (if it runs here) has listed the objects. */
     public void start(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
+        // Asked first, so that the answer is in when the aggregator would join: whether to rehearse its rebuild before.
+        CompletableFuture<Boolean> othersServe = settings.aggregatorSettings().rehearsal().isZero() ? CompletableFuture.completedFuture(false)
+                : RebuildRehearsal.othersServe(settings.kafka(), settings.groupId(), timeout);
         if (settings.createTopics()) {
             createTopics(timeout);
         }
@@ -199,6 +203,7 @@ public final class Pipeline implements AutoCloseable {
         aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
                 change.after().map(PublishedStatus::status)));
         aggregator.observedBy(clusterObserver);
+        aggregator.rehearsingFirst(othersServe::join);
         aggregator.start();
         try {
             // Longer than the read's own timeout, whose error says more.

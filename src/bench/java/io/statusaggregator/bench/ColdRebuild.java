@@ -21,7 +21,7 @@ final class ColdRebuild {
      * each thread used.
      */
     record Run(double liveSeconds, double computedSeconds, double mainSeconds, double assignedSeconds, double statusesSeconds,
-            String cpuByThread) {
+            double rehearsedSeconds, String cpuByThread) {
     }
 
     /** The fresh JVM off the Deployment's limits: a heap of 2 GB, the image's collector and its settings. */
@@ -31,7 +31,7 @@ final class ColdRebuild {
     private ColdRebuild() {
     }
 
-    /** The child: {@code bootstrap topic clusters run}. */
+    /** The child: {@code bootstrap topic clusters run [bare|rehearse]}. */
     public static void main(String[] args) throws Exception {
         long jvmStart = java.lang.management.ManagementFactory.getRuntimeMXBean().getStartTime();
         Bench.quietLogging();
@@ -52,7 +52,19 @@ final class ColdRebuild {
                     statuses[0] = statuses[0] == 0 ? System.currentTimeMillis() : statuses[0];
                     return read;
                 });
+        boolean rehearse = args.length > 4 && args[4].equals("rehearse");
+        if (rehearse) {
+            instance.rehearsingFirst(); // as a replica joining a group whose members serve the partitions meanwhile
+        }
         instance.start();
+        long rehearsed = 0;
+        if (rehearse) {
+            if (!Bench.await(120_000, 10, () -> !instance.aggregator.progress().equals("starting")
+                    && !instance.aggregator.progress().startsWith("rehearsing"))) {
+                throw new IllegalStateException("no rehearsal within 120 s: " + instance.aggregator.progress());
+            }
+            rehearsed = System.currentTimeMillis();
+        }
         // When the group gave this consumer its partitions: what the JVM's start, the group join and the rebuild each take.
         if (!Bench.await(120_000, 10, () -> instance.aggregator.progress().startsWith("partitions [") && !instance.aggregator.progress().startsWith("partitions []"))) {
             throw new IllegalStateException("no partitions assigned within 120 s: " + instance.aggregator.progress());
@@ -62,8 +74,8 @@ final class ColdRebuild {
         long live = System.currentTimeMillis();
         instance.awaitComputed(clusters);
         long computed = System.currentTimeMillis();
-        System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
-                (assigned - jvmStart) / 1e3, (statuses[0] - jvmStart) / 1e3);
+        System.out.printf("cold-rebuild %.3f %.3f %.3f %.3f %.3f %.3f%n", (live - jvmStart) / 1e3, (computed - jvmStart) / 1e3, (main - jvmStart) / 1e3,
+                (assigned - jvmStart) / 1e3, (statuses[0] - jvmStart) / 1e3, rehearse ? (rehearsed - jvmStart) / 1e3 : 0);
         // Where the fresh JVM's CPU went, thread by thread (the compiler's and the collector's too), in seconds.
         System.out.println("cold-rebuild-cpu " + Bench.cpuByThread(Bench.cpuTicksByThread()));
         System.out.flush();
@@ -124,19 +136,19 @@ final class ColdRebuild {
      * Runs the child with {@code jvmOptions}; returns what it measured. {@code atLimits}: held to one CPU with the
      * Deployment's heap and collector, as {@link LimitedPass} runs its JVMs.
      */
-    static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean atLimits)
+    static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean atLimits, boolean rehearse)
             throws IOException, InterruptedException {
-        List<String> lines = child(bootstrap, topic, clusters, run, jvmOptions, false, atLimits);
+        List<String> lines = child(bootstrap, topic, clusters, run, jvmOptions, rehearse ? "rehearse" : "", atLimits);
         String cpu = lines.stream().filter(l -> l.startsWith("cold-rebuild-cpu ")).findFirst().map(l -> l.substring(17)).orElse("");
         String[] figures = figureLine(lines, "cold-rebuild ");
         return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
-                Double.parseDouble(figures[4]), Double.parseDouble(figures[5]), cpu);
+                Double.parseDouble(figures[4]), Double.parseDouble(figures[5]), Double.parseDouble(figures[6]), cpu);
     }
 
     /** Runs the bare child (see {@link #bareConsumer}) with {@code jvmOptions}. */
     static Bare bare(String bootstrap, String topic, String run, List<String> jvmOptions, boolean atLimits)
             throws IOException, InterruptedException {
-        String[] figures = figureLine(child(bootstrap, topic, 0, run, jvmOptions, true, atLimits), "cold-bare ");
+        String[] figures = figureLine(child(bootstrap, topic, 0, run, jvmOptions, "bare", atLimits), "cold-bare ");
         return new Bare(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Long.parseLong(figures[4]));
     }
 
@@ -145,8 +157,10 @@ final class ColdRebuild {
                 .orElseThrow(() -> new IllegalStateException("the fresh JVM printed no figure: " + String.join("\n", lines)));
     }
 
-    private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean bare,
+    /** @param mode "bare" for the bare consumer, "rehearse" for a rebuild rehearsed first, "" for the rebuild alone */
+    private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, String mode,
             boolean atLimits) throws IOException, InterruptedException {
+        boolean bare = mode.equals("bare");
         List<String> command = new ArrayList<>(atLimits ? LimitedPass.ONE_CPU : List.of());
         command.add(Bench.java());
         command.addAll(atLimits ? LimitedPass.DEPLOYMENT_JVM : FRESH_JVM);
@@ -163,8 +177,8 @@ final class ColdRebuild {
         }
         command.addAll(List.of("-cp", classPath, ColdRebuild.class.getName(), bootstrap, topic,
                 String.valueOf(clusters), run));
-        if (bare) {
-            command.add("bare");
+        if (!mode.isEmpty()) {
+            command.add(mode);
         }
         Path output = Files.createTempFile("cold-rebuild", ".log");
         Process child = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();

@@ -34,6 +34,8 @@ final class CountedAggregation implements AutoCloseable {
     /** The coalescing window's longest: the application's default, unless {@code -Dbench.coalescing-longest-ms} says. */
     private static final Duration LONGEST_WINDOW = Duration.ofMillis(
             Long.getLong("bench.coalescing-longest-ms", CoalescingWindow.DEFAULT_LONGEST.toMillis()));
+    /** The rebuild's rehearsal at most, as the application's default, when {@link #rehearsingFirst} asks for one. */
+    private static final Duration REHEARSAL = Duration.ofSeconds(30);
     final CountingDestination sink = new CountingDestination();
     final Aggregator aggregator;
     /** Status changes the transitions feed has taken: the feeds still publish after the last computation. */
@@ -65,7 +67,7 @@ final class CountedAggregation implements AutoCloseable {
         // One admin client, as the pipeline's start has (measured: no difference to figure 5's fresh JVM).
         broker.createTopics(Map.of("statuses-" + run, true, "transitions-" + run, false));
         aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
-                deadLetters, new Aggregator.Settings(topic, coalescingWindow, LONGEST_WINDOW, Duration.ofHours(1)),
+                deadLetters, new Aggregator.Settings(topic, coalescingWindow, LONGEST_WINDOW, Duration.ofHours(1), REHEARSAL),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), published,
@@ -76,6 +78,11 @@ final class CountedAggregation implements AutoCloseable {
     /** Status changes published so far (their events taken by the broker). */
     long published() {
         return publishedChanges.get();
+    }
+
+    /** Before {@link #start}: the rebuild rehearsed before joining, as a replica does when others serve the group. */
+    void rehearsingFirst() {
+        aggregator.rehearsingFirst(() -> true);
     }
 
     void start() {

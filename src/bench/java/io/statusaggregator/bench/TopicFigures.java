@@ -413,12 +413,15 @@ final class TopicFigures {
         }
     }
 
-    /** Figure 5 in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}; {@code atLimits} as for {@link #coldBare}. */
-    ColdRebuild.Run coldRebuild(String run, java.util.List<String> jvmOptions, boolean atLimits) throws Exception {
+    /**
+     * Figure 5 in a fresh JVM (see {@link ColdRebuild}), with {@code jvmOptions}; {@code atLimits} as for {@link #coldBare};
+     * {@code rehearse}: the rebuild rehearsed before the group is joined.
+     */
+    ColdRebuild.Run coldRebuild(String run, java.util.List<String> jvmOptions, boolean atLimits, boolean rehearse) throws Exception {
         broker.pinTo(atLimits ? LimitedPass.OTHER_CPU : null);
         try {
             return ColdRebuild.run(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, clusters, seed + "-" + run, jvmOptions,
-                    atLimits);
+                    atLimits, rehearse);
         } finally {
             broker.pinTo(null);
         }

@@ -58,8 +58,10 @@ public final class Aggregator implements AutoCloseable {
      * @param longestCoalescingWindow how long the coalescing window grows at most ({@link CoalescingWindow})
      * @param echoTimeout how long a written status counts as shown, from the end of its write, while the Cluster does
      *                    not show it; then its own status is trusted again (another controller may have overwritten it)
+     * @param rehearsal   how long the rebuild is rehearsed at most before joining the group ({@link RebuildRehearsal})
      */
-    public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout) {
+    public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
+            Duration rehearsal) {
     }
 
     /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
@@ -91,6 +93,7 @@ public final class Aggregator implements AutoCloseable {
     private volatile String progress = "starting";
     private volatile int tracked;
     private Cancellable subscription;
+    private RebuildRehearsal rehearsal;
 
     /**
      * @param consumerSettings as {@link ObjectStateConsumer#properties} makes them
@@ -125,7 +128,20 @@ public final class Aggregator implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Before {@link #start}: the rebuild is rehearsed before the group is joined ({@link RebuildRehearsal}, for
+     * {@link Settings#rehearsal} at most) if {@code othersServe}, asked then, says the group's other members serve it.
+     */
+    public Aggregator rehearsingFirst(java.util.function.BooleanSupplier othersServe) {
+        rehearsal = settings.rehearsal().isZero() ? null : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
+                coalescing, settings.echoTimeout(), compatibility, management, clock, othersServe);
+        return this;
+    }
+
     public void start() {
+        if (rehearsal != null) { // on the aggregation thread, before its first poll
+            thread.execute(() -> rehearsal.beforeJoining(() -> closed, text -> progress = text));
+        }
         Duration poll = settings.coalescingWindow().compareTo(Duration.ofMillis(100)) < 0
                 ? settings.coalescingWindow() : Duration.ofMillis(100);
         subscription = Multi.createBy().repeating()
@@ -396,22 +412,7 @@ public final class Aggregator implements AutoCloseable {
             Set<Integer> numbers = new java.util.HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
             statusReads.read(book.assigned(numbers, consumer.partitionsFor(settings.topic()).size()));
-            Map<TopicPartition, OffsetAndMetadata> committed;
-            try {
-                committed = consumer.committed(new java.util.HashSet<>(assigned));
-            } catch (RuntimeException e) {
-                // Unknown how far the group got: take everything there as handled rather than dead-letter it twice.
-                LOG.warnf("could not read the committed offsets of %s (%s): the records there now are not dead-lettered again",
-                        assigned, e.toString());
-                committed = new HashMap<>();
-                for (TopicPartition tp : assigned) {
-                    committed.put(tp, new OffsetAndMetadata(ends.getOrDefault(tp, 0L)));
-                }
-            }
-            for (TopicPartition tp : assigned) {
-                OffsetAndMetadata handled = committed.get(tp);
-                partitions.put(tp.partition(), new ConsumedPartition(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
-            }
+            partitions.putAll(ConsumedPartition.assigned(consumer, assigned, ends));
             live = false;
             LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
         }

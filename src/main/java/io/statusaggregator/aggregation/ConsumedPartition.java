@@ -1,5 +1,13 @@
 package io.statusaggregator.aggregation;
 
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.jboss.logging.Logger;
+
 /**
  * What the Kafka shell ({@link Aggregator}) knows of a partition it was assigned: where its rebuild ends, how far the
  * group had handled it, what this instance committed. The book keeps its own side ({@link AssignedPartition}).
@@ -18,5 +26,30 @@ final class ConsumedPartition {
         this.rebuildUntil = rebuildUntil;
         this.handledBefore = handledBefore;
         this.committed = handledBefore;
+    }
+
+    /**
+     * The partitions {@code assigned} to {@code consumer}, by number: each rebuilt until its end in {@code ends}, handled
+     * before the group's committed offset.
+     */
+    static Map<Integer, ConsumedPartition> assigned(Consumer<?, ?> consumer, Collection<TopicPartition> assigned, Map<TopicPartition, Long> ends) {
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try {
+            committed = consumer.committed(new java.util.HashSet<>(assigned));
+        } catch (RuntimeException e) {
+            // Unknown how far the group got: take everything there as handled rather than dead-letter it twice.
+            Logger.getLogger(Aggregator.class).warnf("could not read the committed offsets of %s (%s): the records there now are "
+                    + "not dead-lettered again", assigned, e.toString());
+            committed = new HashMap<>();
+            for (TopicPartition tp : assigned) {
+                committed.put(tp, new OffsetAndMetadata(ends.getOrDefault(tp, 0L)));
+            }
+        }
+        Map<Integer, ConsumedPartition> partitions = new HashMap<>();
+        for (TopicPartition tp : assigned) {
+            OffsetAndMetadata handled = committed.get(tp);
+            partitions.put(tp.partition(), new ConsumedPartition(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
+        }
+        return partitions;
     }
 }

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.sun.net.httpserver.HttpServer;
+import io.statusaggregator.aggregation.RebuildRehearsal;
 import io.statusaggregator.deploy.StrimziResources.Acl;
 import io.statusaggregator.deploy.StrimziResources.Resources;
 import io.statusaggregator.feeds.AlertBridge;
@@ -212,6 +213,19 @@ class StrimziAclsOnBrokerTest {
         Map<String, Object> group = new HashMap<>(kafka);
         group.put(ConsumerConfig.GROUP_ID_CONFIG, aggregatorGroup());
         assertTrue(consumeInGroup(group, topics.get("objectStates")) > 0, "the aggregator reads capi-object-states in its group");
+        // A replica joining asks first whether the group has members (to rehearse its rebuild while they serve it).
+        Map<String, Object> member = new HashMap<>(group);
+        member.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        member.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        try (KafkaConsumer<String, String> serving = new KafkaConsumer<>(member)) {
+            serving.subscribe(List.of(topics.get("objectStates")));
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (serving.assignment().isEmpty() && System.nanoTime() < deadline) {
+                serving.poll(Duration.ofMillis(200));
+            }
+            assertTrue(RebuildRehearsal.othersServe(kafka, aggregatorGroup(), WAIT).get(WAIT.toSeconds() * 2, TimeUnit.SECONDS),
+                    "the aggregator sees the members of its group (describe, implied by the group's read)");
+        }
         // The published statuses at start, the fleet page, vanished objects: whole topics read without a group.
         for (String topic : List.of(topics.get("objectStates"), topics.get("statuses"), topics.get("transitions"))) {
             assertTrue(CompactedTopic.latest(kafka, topic, WAIT).map(m -> !m.isEmpty()).orElse(false), "the aggregator reads " + topic);

@@ -54,6 +54,8 @@ class DeadLettersTest {
 
     @RegisterExtension
     final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
+    @RegisterExtension
+    final LogCapture logged = new LogCapture(java.util.logging.Level.INFO);
     /** Partitions of the topics the test pipelines create (Fleet.settings). */
     private static final int PARTITIONS = 3;
 
@@ -148,6 +150,47 @@ class DeadLettersTest {
         // And it serves alpha as before.
         pipelineRun.fleet().workers("alpha", 1, 1, 1, 0);
         pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
+    }
+
+    @Test
+    void aReplicaJoiningAServedGroupRehearsesItsRebuildFirstAndCarriesOutNothingOfTheRehearsal() throws Exception {
+        Pipeline first = pipelineRun.start();
+        pipelineRun.fleet().createCluster("alpha", 1, 1);
+        pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.NOT_JSON, "the value is not JSON",
+                    machineKey("alpha", "m9"), "<html>".getBytes(StandardCharsets.UTF_8));
+        }
+        await(DEADLINE, () -> readDeadLetters().size() == 1 && first.aggregator().settled(),
+                () -> "dead letters " + readDeadLetters().size() + ", " + first.aggregator().progress());
+        assertTrue(rehearsalLines().isEmpty(), "the first replica, alone in its group, joined without a rehearsal: " + rehearsalLines());
+
+        // A second replica joins while the first serves every partition: it rehearses its rebuild first, then joins.
+        Pipeline second = pipelineRun.start(Fleet.settings(kafka.bootstrapServers(), pipelineRun.id(), false));
+        await(DEADLINE, () -> second.aggregator().live() && second.aggregator().progress().matches("partitions \\[\\d.*"),
+                () -> "the second replica holds no partition: " + second.aggregator().progress());
+        List<String> rehearsal = rehearsalLines();
+        assertEquals(2, rehearsal.size(), "the second replica says it rehearses, then what it rehearsed: " + rehearsal);
+        java.util.regex.Matcher rehearsed = java.util.regex.Pattern
+                .compile("rehearsed the rebuild in [0-9.]+ s: ([0-9,]+) records of 3 partitions, ([0-9,]+) computations").matcher(rehearsal.get(1));
+        assertTrue(rehearsed.find(), "every partition read, not cut short: " + rehearsal.get(1));
+        assertTrue(Long.parseLong(rehearsed.group(1).replace(",", "")) > 1 && Long.parseLong(rehearsed.group(2).replace(",", "")) >= 1,
+                "the topic read and alpha computed: " + rehearsal.get(1));
+        // It read the poison record (twice: rehearsing, then rebuilding), and carried out nothing of the rehearsal.
+        DeadLetters ofSecond = second.aggregator().deadLetters();
+        assertEquals(0, ofSecond.sent(Reason.NOT_JSON) + ofSecond.inFlight() + ofSecond.failed());
+        assertEquals(0, second.aggregator().submitted(), "alpha's status was already right: nothing to write");
+        assertEquals(1, readDeadLetters().size(), "the poison record is dead-lettered once");
+
+        // Both serve: alpha's next change reaches its status, whichever replica holds it.
+        pipelineRun.fleet().controlPlaneReady("alpha", 1);
+        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
+        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
+        pipelineRun.fleet().awaitReady("alpha");
+    }
+
+    private List<String> rehearsalLines() {
+        return logged.lines().stream().filter(line -> line.contains("rehears")).toList();
     }
 
     @Test
