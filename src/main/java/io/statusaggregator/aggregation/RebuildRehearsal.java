@@ -21,6 +21,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.jboss.logging.Logger;
@@ -31,9 +32,10 @@ import org.jboss.logging.Logger;
  * partitions it takes over go unserved that long (docs/how-it-works.md, "A restart"). The rehearsal reads the
  * object-state topic once through that same code, with a consumer of its own outside the group and a book it then
  * drops, so that the rebuild after joining runs compiled code. Nothing it decides is carried out: no status written,
- * nothing published, no dead letter, no offset committed. It reads every partition at once, as an instance alone in
- * its group rebuilds them, and holds what that instance holds until it ends; cut short at {@code longest}, when the
- * instance stops, or at an error (the instance then joins as it would have).
+ * nothing published, no dead letter, no offset committed. One partition at a time, each into a book of its own: it
+ * holds one partition's clusters at most, so that a replica need not be sized to hold every partition for its
+ * rehearsal. Cut short at {@code longest}, when the instance stops, or at an
+ * error (the instance then joins as it would have).
  */
 public final class RebuildRehearsal {
     private static final Logger LOG = Logger.getLogger(RebuildRehearsal.class);
@@ -114,34 +116,35 @@ public final class RebuildRehearsal {
         int partitions = 0;
         boolean complete = false;
         try (Consumer<byte[], ByteBuffer> consumer = new KafkaConsumer<>(consumerSettings)) {
-            List<TopicPartition> all = consumer.partitionsFor(topic, longest).stream()
-                    .map(info -> new TopicPartition(topic, info.partition())).toList();
-            consumer.assign(all);
-            consumer.seekToBeginning(all);
-            Map<TopicPartition, Long> ends = new HashMap<>(consumer.endOffsets(all, left(deadline)));
-            ClusterBook book = new ClusterBook(coalescing, echoTimeout); // dropped at the end
-            book.statusesRead(book.assigned(all.stream().map(TopicPartition::partition).toList(), all.size()), Map.of());
-            while (!ends.isEmpty() && !stopped.getAsBoolean() && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], ByteBuffer> fetched : consumer.poll(POLL)) {
-                    // As the aggregator treats a partition it rebuilds: the record copied out of its response.
-                    ConsumerRecord<byte[], ByteBuffer> record = ObjectStateConsumer.detached(fetched);
-                    book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime());
-                    records++;
-                }
-                for (java.util.Iterator<Map.Entry<TopicPartition, Long>> it = ends.entrySet().iterator(); it.hasNext(); ) {
-                    Map.Entry<TopicPartition, Long> end = it.next();
-                    if (consumer.position(end.getKey(), left(deadline)) >= end.getValue()) {
-                        book.rebuilt(end.getKey().partition());
-                        partitions++;
-                        it.remove();
+            List<PartitionInfo> all = consumer.partitionsFor(topic, longest);
+            rehearsal:
+            for (PartitionInfo info : all) {
+                TopicPartition partition = new TopicPartition(topic, info.partition());
+                consumer.assign(List.of(partition));
+                consumer.seekToBeginning(List.of(partition));
+                long end = consumer.endOffsets(List.of(partition), left(deadline)).getOrDefault(partition, 0L);
+                ClusterBook book = new ClusterBook(coalescing, echoTimeout); // dropped with the partition
+                book.statusesRead(book.assigned(List.of(info.partition()), all.size()), Map.of());
+                while (true) {
+                    if (stopped.getAsBoolean() || System.nanoTime() >= deadline) {
+                        break rehearsal;
+                    }
+                    if (consumer.position(partition, left(deadline)) >= end) {
+                        break;
+                    }
+                    for (ConsumerRecord<byte[], ByteBuffer> fetched : consumer.poll(POLL)) {
+                        // As the aggregator treats a partition it rebuilds: the record copied out of its response.
+                        ConsumerRecord<byte[], ByteBuffer> record = ObjectStateConsumer.detached(fetched);
+                        book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime());
+                        records++;
                     }
                 }
-            }
-            if (!stopped.getAsBoolean()) { // the partitions read to their end computed, as a rebuild's are
+                book.rebuilt(info.partition()); // its clusters computed, as a rebuild's are
                 book.due(System.nanoTime(), 0, compatibility.get(), management.get(), clock.instant());
+                computations += book.computations();
+                partitions++;
             }
-            computations = book.computations();
-            complete = ends.isEmpty();
+            complete = partitions == all.size();
         } catch (RuntimeException e) {
             LOG.infof("the rebuild's rehearsal stopped: %s", e.toString());
         }
