@@ -57,7 +57,7 @@ final class ColdRebuild {
             instance.rehearsingFirst(); // as a replica joining a group whose members serve the partitions meanwhile
         }
         instance.start();
-        long rehearsed = 0;
+        long rehearsed = 0; // when the rehearsal ended, its progress then "rehearsed the rebuild; joining the group"
         if (rehearse) {
             if (!Bench.await(120_000, 10, () -> !instance.aggregator.progress().equals("starting")
                     && !instance.aggregator.progress().startsWith("rehearsing"))) {

@@ -102,6 +102,7 @@ public final class RebuildRehearsal {
         LOG.infof("consumer group %s has members serving topic %s: rehearsing the rebuild before joining it (%d s at most)", group, topic,
                 longest.toSeconds());
         Rehearsed done = run(stopped);
+        progress.accept("rehearsed the rebuild; joining the group");
         LOG.infof("rehearsed the rebuild in %.1f s: %,d records of %d partitions%s, %,d computations; joining consumer group %s",
                 done.took().toMillis() / 1e3, done.records(), done.partitions(), done.complete() ? "" : " (cut short)",
                 done.computations(), group);
