@@ -12,10 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.profile.GCProfiler;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -27,7 +23,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs the benchmarks and prints one table of figures with the machine's description.")
 public final class Benchmarks implements Callable<Integer> {
-    enum Figure { throughput, limited, freshness, amplification, memory, rebuild, rules, reading, failover }
+    enum Figure { throughput, limited, freshness, amplification, memory, rebuild, rules, reading, book, failover }
 
     @Option(names = "--seed", description = "seed of every workload (default ${DEFAULT-VALUE})")
     long seed = 7;
@@ -103,7 +99,7 @@ public final class Benchmarks implements Callable<Integer> {
             + "the API server, which slows down with every object it holds; 0 skips it (default ${DEFAULT-VALUE})")
     int informerApiMachines = 2_000;
 
-    private final List<String[]> rows = new ArrayList<>();
+    private final FigureTable table = new FigureTable();
     private String loadAtStart;
 
     /** The machine's load average: other processes on the same cores change every figure. */
@@ -155,11 +151,15 @@ public final class Benchmarks implements Callable<Integer> {
                 informerMemory(broker);
             }
         }
+        JmhFigures jmh = new JmhFigures(table);
         if (figures.contains(Figure.reading)) {
-            reading();
+            jmh.reading();
         }
         if (figures.contains(Figure.rules)) {
-            rules();
+            jmh.rules();
+        }
+        if (figures.contains(Figure.book)) {
+            jmh.book(events, clusters);
         }
         print((System.nanoTime() - started) / 1e9);
         return 0;
@@ -173,19 +173,19 @@ public final class Benchmarks implements Callable<Integer> {
         double withoutCompiler = Bench.median(passes.stream().map(TopicFigures.Throughput::withoutCompilerCpuMicros).toList());
         double own = Bench.median(passes.stream().map(TopicFigures.Throughput::aggregatorCpuMicros).toList());
         TopicFigures.Throughput last = passes.get(passes.size() - 1);
-        row("1 Throughput (" + jvm + " JVM): aggregation", "%,.0f events/s".formatted(aggregated), "≥ 100,000 events/s", aggregated >= 100_000,
+        table.row("1 Throughput (" + jvm + " JVM): aggregation", "%,.0f events/s".formatted(aggregated), "≥ 100,000 events/s", aggregated >= 100_000,
                 "%,d events, %d clusters, %,d Machines; %d runs; last run %,d computations, %,d writes"
                         .formatted(events, clusters, machines, passes.size(), last.computations(), last.writes()));
-        row("1 Throughput (" + jvm + " JVM): bare consumer (deserialise only)",
+        table.row("1 Throughput (" + jvm + " JVM): bare consumer (deserialise only)",
                 "%,.0f events/s".formatted(Bench.median(passes.stream().map(TopicFigures.Throughput::barePerSecond).toList())), "", null,
                 ("same topic, just before each pass, with the aggregator's fetch settings; CPU per record %.1f µs (every thread "
                         + "of this JVM while it read), its thread alone %.1f µs").formatted(
                         Bench.median(passes.stream().map(pass -> pass.bare().cpuMicros()).toList()),
                         Bench.median(passes.stream().map(pass -> pass.bare().threadCpuMicros()).toList())));
-        row("1 Throughput (" + jvm + " JVM): ratio aggregation / bare", "%.2f".formatted(ratio), "≥ 0.25", ratio >= 0.25,
+        table.row("1 Throughput (" + jvm + " JVM): ratio aggregation / bare", "%.2f".formatted(ratio), "≥ 0.25", ratio >= 0.25,
                 "median of the per-run ratios");
         double broker = Bench.median(passes.stream().map(TopicFigures.Throughput::brokerCpuMicros).toList());
-        row("1 Throughput (" + jvm + " JVM): CPU per event", "%.1f µs".formatted(withoutBroker), "≤ 5 µs", withoutBroker <= 5,
+        table.row("1 Throughput (" + jvm + " JVM): CPU per event", "%.1f µs".formatted(withoutBroker), "≤ 5 µs", withoutBroker <= 5,
                 (inProcessBroker
                         ? "the process's CPU over the pass per event, less the in-process broker's request and network threads "
                                 + "(with them %.1f µs); less the compiler's threads too %.1f µs; the aggregation and feeds threads alone: %.1f µs"
@@ -206,7 +206,7 @@ public final class Benchmarks implements Callable<Integer> {
                     + "%d pauses, median %.0f ms, 99th percentile %.0f ms, longest %.0f ms", collector, result.cold().perSecond(),
                     result.cold().cpuMicros(), result.cold().cpuByThread(), result.warm().perSecond(), result.warm().cpuMicros(),
                     result.warm().cpuByThread(), result.pauses(), result.pauseMedian(), result.pause99(), result.pauseLongest());
-            row("1 Throughput at the Deployment's limits (" + collector + "), warm JVM: CPU per event",
+            table.row("1 Throughput at the Deployment's limits (" + collector + "), warm JVM: CPU per event",
                     "%.1f µs".formatted(result.warm().cpuMicros()), "≤ 5 µs", result.warm().cpuMicros() <= 5,
                     ("the aggregator alone in a JVM held to one CPU, heap 75 %% of 1 GiB, -XX:+Use%sGC%s, the broker's JVM on the other "
                             + "CPU; every thread of that JVM: last warm pass %,.0f events/s, cold %,.0f events/s at %.1f µs per event; "
@@ -259,13 +259,13 @@ public final class Benchmarks implements Callable<Integer> {
                 perObject.add((double) rebuild.retainedBytes() / rebuild.objects());
             }
             if (figures.contains(Figure.rebuild)) {
-                row("5 Rebuild from the compacted topic (warm JVM)", "%.2f s".formatted(Bench.median(seconds)), "≤ 5 s", Bench.median(seconds) <= 5,
+                table.row("5 Rebuild from the compacted topic (warm JVM)", "%.2f s".formatted(Bench.median(seconds)), "≤ 5 s", Bench.median(seconds) <= 5,
                         "%,d objects; partitions read to their end in %.2f s, then every cluster computed; %d runs"
                                 .formatted(topic.objects(), Bench.median(live), repetitions));
                 coldRebuild(topic);
                 if (topic.events() > topic.objects()) {
                     TopicFigures.Rebuild history = topic.rebuildUncompacted();
-                    row("5 Rebuild from a topic not compacted yet (warm JVM)", "%.2f s".formatted(history.seconds()), "", null,
+                    table.row("5 Rebuild from a topic not compacted yet (warm JVM)", "%.2f s".formatted(history.seconds()), "", null,
                             ("%,d records of %,d objects (the throughput topic: a fleet's history, as the segments not compacted "
                                     + "yet hold it); read to their end in %.2f s, then every cluster computed; 1 run")
                                     .formatted(topic.events(), history.objects(), history.liveSeconds()));
@@ -273,7 +273,7 @@ public final class Benchmarks implements Callable<Integer> {
             }
             if (figures.contains(Figure.memory)) {
                 double bytes = Bench.median(perObject);
-                row("4 Memory: aggregator state", "%,.0f B/object".formatted(bytes), "≤ 1,024 B", bytes <= 1024,
+                table.row("4 Memory: aggregator state", "%,.0f B/object".formatted(bytes), "≤ 1,024 B", bytes <= 1024,
                         "retained heap after full GC, running minus before the instance was made (the harness's copy of the statuses dropped), over %,d objects; %d runs".formatted(topic.objects(), repetitions));
             }
         }
@@ -295,10 +295,10 @@ public final class Benchmarks implements Callable<Integer> {
             poller.add(p);
         }
         double p99 = Bench.median(aggregator.stream().map(ApiServerFigures.Freshness::p99).toList());
-        row("2 Freshness: aggregator p50 / p99 / max", freshnessCell(aggregator), "p99 ≤ 500 ms", p99 <= 500,
+        table.row("2 Freshness: aggregator p50 / p99 / max", freshnessCell(aggregator), "p99 ≤ 500 ms", p99 <= 500,
                 "%d clusters, %,d Machines, %d changes/s asked, %s achieved, %d s per run; %d runs; %s"
                         .formatted(churnClusters, churnMachines, churnRate, achieved(aggregator), churnSeconds, slowRepetitions, unreflected(aggregator)));
-        row("2 Freshness: baseline, 10 s re-read of not-Ready clusters", freshnessCell(poller), "", null,
+        table.row("2 Freshness: baseline, 10 s re-read of not-Ready clusters", freshnessCell(poller), "", null,
                 "same churn, same runs; %s achieved; %s; clusters it had not caught up with 60 s after the churn %s"
                         .formatted(achieved(poller), unreflected(poller), poller.stream().map(r -> String.valueOf(r.behind())).toList()));
     }
@@ -316,7 +316,7 @@ public final class Benchmarks implements Callable<Integer> {
     }
 
     private void limitedFreshnessRow(String which, ApiServerFigures.LimitedFreshness run) {
-        row("2 Freshness at the Deployment's limits, " + which + ": p50 / p99 / max", freshnessCell(List.of(run.changes())), "p99 ≤ 500 ms",
+        table.row("2 Freshness at the Deployment's limits, " + which + ": p50 / p99 / max", freshnessCell(List.of(run.changes())), "p99 ≤ 500 ms",
                 run.changes().p99() <= 500,
                 ("the packaged application (run) held to one CPU, heap 75 %% of 1 GiB, G1%s; the API server, churn driver and broker "
                         + "not held; same churn: %s achieved, %d s; the instance's CPU from the churn's start until every change was "
@@ -348,10 +348,10 @@ public final class Benchmarks implements Callable<Integer> {
         ApiServerFigures.Amplification a = api.rollingUpgrade(upgradeRate);
         Bench.log("write amplification: %s", a);
         double perDistinct = (double) a.writes() / a.distinctStatuses();
-        row("3 Writes per distinct status: aggregator", "%.2f".formatted(perDistinct), "≤ 1", perDistinct <= 1.0,
+        table.row("3 Writes per distinct status: aggregator", "%.2f".formatted(perDistinct), "≤ 1", perDistinct <= 1.0,
                 "rolling upgrade of %d clusters: %,d changes, %,d input events, %,d distinct statuses, %,d writes (%.3f per input event); 1 run"
                         .formatted(churnClusters, a.changes(), a.events(), a.distinctStatuses(), a.writes(), (double) a.writes() / a.events()));
-        row("3 Writes per distinct status: baseline, write on every event", "%.2f".formatted((double) a.baselineWrites() / a.distinctStatuses()),
+        table.row("3 Writes per distinct status: baseline, write on every event", "%.2f".formatted((double) a.baselineWrites() / a.distinctStatuses()),
                 "", null, "same upgrade: %,d writes (%.3f per input event)".formatted(a.baselineWrites(), (double) a.baselineWrites() / a.events()));
     }
 
@@ -370,7 +370,7 @@ public final class Benchmarks implements Callable<Integer> {
             coldLive.add(run.liveSeconds());
         }
         String jvm = coldAtLimits ? "held to one CPU, the Deployment's heap and G1, the broker's JVM on the other CPU" : String.join(" ", ColdRebuild.FRESH_JVM);
-        row("5 Rebuild from the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""),
+        table.row("5 Rebuild from the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""),
                 "%.2f s".formatted(Bench.median(cold)), "≤ 3 s", Bench.median(cold) <= 3,
                 ("%,d objects; from the JVM's start (" + jvm + "): partitions assigned by the group at %.2f s, read to their end at %.2f s, "
                         + "then every cluster computed; %d runs").formatted(topic.objects(), Bench.median(assigned), Bench.median(coldLive), repetitions));
@@ -384,7 +384,7 @@ public final class Benchmarks implements Callable<Integer> {
             bare.add(run.readSeconds());
             bareAssigned.add(run.assignedSeconds());
         }
-        row("5 Bare consumer over the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""), "%.2f s".formatted(Bench.median(bare)), "", null,
+        table.row("5 Bare consumer over the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""), "%.2f s".formatted(Bench.median(bare)), "", null,
                 ("the floor under the row above: the same topic, group and settings, every record only turned into strings; "
                         + "partitions assigned at %.2f s; %d runs").formatted(Bench.median(bareAssigned), repetitions));
     }
@@ -407,7 +407,7 @@ public final class Benchmarks implements Callable<Integer> {
             rehearsed.add(run.rehearsedSeconds());
             live.add(run.liveSeconds());
         }
-        row("5 Rebuild in a fresh JVM that rehearsed it before joining" + (coldAtLimits ? ", at the Deployment's limits" : "")
+        table.row("5 Rebuild in a fresh JVM that rehearsed it before joining" + (coldAtLimits ? ", at the Deployment's limits" : "")
                         + ": from the assignment", "%.2f s".formatted(Bench.median(fromAssignment)), "≤ 3 s", Bench.median(fromAssignment) <= 3,
                 ("%,d objects, as a replica joining a group whose members serve the partitions meanwhile (" + jvm + "): rehearsed by "
                         + "%.2f s from the JVM's start, read to the end at %.2f s; %d runs").formatted(topic.objects(), Bench.median(rehearsed),
@@ -419,7 +419,7 @@ public final class Benchmarks implements Callable<Integer> {
         for (int rate : failoverRates) {
             ApiServerFigures.Failover tuned = api.failover("defaults-" + rate, failoverEnv, rate, failoverBackground);
             Bench.log("failover, the application's defaults, %d changes/s: %s", rate, tuned);
-            row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max, %d changes/s asked".formatted(rate),
+            table.row("8 Failover: SIGKILL of the Lease holder, change → fresh status p50 / p99 / max, %d changes/s asked".formatted(rate),
                     failoverCell(tuned), "max ≤ 10 s", tuned.changes().max() <= 10_000, failoverNotes(tuned, "the application's defaults: "
                             + "consumer session 3 s, heartbeat 1 s; Lease 3 s, renew deadline 2 s, retry 0.5 s"));
         }
@@ -429,7 +429,7 @@ public final class Benchmarks implements Callable<Integer> {
                     "KAFKA_HEARTBEAT_INTERVAL_MS", "3000", "AGGREGATOR_INGEST_LEASE_DURATION", "15s",
                     "AGGREGATOR_INGEST_LEASE_RENEW_DEADLINE", "10s", "AGGREGATOR_INGEST_LEASE_RETRY_PERIOD", "2s"), rate, failoverBackground);
             Bench.log("failover, Kafka's and client-go's defaults: %s", before);
-            row("8 Failover: baseline, Kafka's and client-go's defaults, %d changes/s asked".formatted(rate), failoverCell(before), "", null,
+            table.row("8 Failover: baseline, Kafka's and client-go's defaults, %d changes/s asked".formatted(rate), failoverCell(before), "", null,
                     failoverNotes(before, "consumer session 45 s, heartbeat 3 s; Lease 15 s, renew deadline 10 s, retry 2 s"));
         }
     }
@@ -450,53 +450,22 @@ public final class Benchmarks implements Callable<Integer> {
         InformerMemory.Result full = InformerMemory.measureStores(seed, Math.max(1, informerBeforeMachines / perCluster), perCluster, true);
         Bench.log("informer stores, whole objects: %s", full);
         double fullPerObject = (double) full.retainedBytes() / full.objects();
-        row("4 Memory: ingest informer caches, whole objects (before)", "%,.0f B/object".formatted(fullPerObject), "",
+        table.row("4 Memory: ingest informer caches, whole objects (before)", "%,.0f B/object".formatted(fullPerObject), "",
                 null, "%,d objects (%,d Machines) in Fabric8's default informer store, one per kind; %s"
                         .formatted(full.objects(), full.machines(), full.histogram()));
         InformerMemory.Result reduced = InformerMemory.measureStores(seed, Math.max(1, informerMachines / perCluster), perCluster, false);
         Bench.log("informer stores, ReducedObjectStore: %s", reduced);
         double reducedPerObject = (double) reduced.retainedBytes() / reduced.objects();
-        row("4 Memory: ingest informer caches (ReducedObjectStore, as shipped)", "%,.0f B/object".formatted(reducedPerObject), "≤ 1,024 B",
+        table.row("4 Memory: ingest informer caches (ReducedObjectStore, as shipped)", "%,.0f B/object".formatted(reducedPerObject), "≤ 1,024 B",
                 reducedPerObject <= 1024, "the same objects, each kept as ingest publishes it (ObjectReduction's fields, UTF-8 JSON); %s"
                         .formatted(reduced.histogram()));
         if (informerApiMachines > 0) {
             InformerMemory.Result api = InformerMemory.measure(broker, seed, Math.max(1, informerApiMachines / perCluster), perCluster);
             Bench.log("informer memory through the API server: %s", api);
-            row("4 Memory: ingest's informers on the API server (cross-check)", "%,.0f B/object".formatted((double) api.retainedBytes() / api.objects()),
+            table.row("4 Memory: ingest's informers on the API server (cross-check)", "%,.0f B/object".formatted((double) api.retainedBytes() / api.objects()),
                     "", null, "ObjectIngest listing %,d objects (%,d Machines) from the CRUD mock, running minus stopped; %s"
                             .formatted(api.objects(), api.machines(), api.histogram()));
         }
-    }
-
-    private void rules() throws Exception {
-        jmh(RulesBenchmark.class, "cluster", "6 Rules: one cluster's status (%s)", "10-Machine cluster");
-    }
-
-    private void reading() throws Exception {
-        jmh(ClusterRecordBenchmark.class, "reading", "7 Reading an EKS-A Cluster's record (%s)",
-                "the reduced Cluster of a 10-Machine cluster in a rolling upgrade, with the status the rules give it");
-    }
-
-    /** Runs a JMH benchmark, a row for each value of its parameter {@code param}. */
-    private void jmh(Class<?> benchmark, String param, String figure, String what) throws Exception {
-        // Six seconds of warm-up: after three, the tree's reading was still being compiled in the first measured
-        // second (21 µs against 11 after), which made figure 7's first row vary by ± 13 to 18 µs.
-        var options = new OptionsBuilder().include(benchmark.getName()).forks(1)
-                .warmupIterations(6).warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
-                .measurementIterations(5).measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
-                .addProfiler(GCProfiler.class).jvmArgs("-Xmx512m").build();
-        for (RunResult result : new Runner(options).run()) {
-            double ns = result.getPrimaryResult().getScore();
-            double error = result.getPrimaryResult().getScoreError();
-            double bytes = result.getSecondaryResults().entrySet().stream().filter(e -> e.getKey().endsWith("alloc.rate.norm"))
-                    .mapToDouble(e -> e.getValue().getScore()).findFirst().orElse(Double.NaN);
-            row(figure.formatted(result.getParams().getParam(param)), "%,.0f ns, %,.0f B allocated".formatted(ns, bytes), "", null,
-                    "JMH, 1 fork, 5 × 1 s after 6 × 1 s warm-up, ± %.0f ns (99.9%%); %s".formatted(error, what));
-        }
-    }
-
-    private void row(String figure, String value, String target, Boolean met, String notes) {
-        rows.add(new String[] {figure, value, target, met == null ? "" : met ? "met" : "**missed**", notes});
     }
 
     private void print(double seconds) {
@@ -506,10 +475,7 @@ public final class Benchmarks implements Callable<Integer> {
                 .append(" of freshness and of the warm pass at the limits, ").append(warmPasses)
                 .append(" warm passes of figure 1), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
                         .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
-        out.append("| figure | measured | target | | notes |\n| --- | --- | --- | --- | --- |\n");
-        for (String[] row : rows) {
-            out.append("| ").append(String.join(" | ", row)).append(" |\n");
-        }
+        out.append(table.markdown());
         System.out.print(out);
         System.out.flush();
     }

@@ -2,7 +2,6 @@ package io.statusaggregator.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.aggregation.ClusterState;
-import io.statusaggregator.ingest.ObjectReduction;
 import io.statusaggregator.ingest.ObjectStateKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.feeds.PublishedStatus;
@@ -160,23 +159,14 @@ final class TopicFigures {
         return StatusCheck.clusters(objects);
     }
 
-    /** A record as ingest's {@code ObjectStatePublisher} makes it: the reduced object under its key, a tombstone for a delete. */
+    /** A record as ingest's {@code ObjectStatePublisher} makes it ({@link FleetRecords}). */
     private void send(KafkaProducer<String, String> producer, FleetWorkload.Write write) {
-        JsonNode object = write.object();
-        String key;
-        try {
-            String cluster = ObjectDecoder.clusterNameOf(write.kind(), object).orElseThrow();
-            key = new ObjectStateKey(cluster, write.kind(),
-                    new ObjectKey(object.path("metadata").path("namespace").asText(), object.path("metadata").path("name").asText())).encode();
-        } catch (MalformedObjectException e) {
-            throw new IllegalStateException(e);
-        }
-        if (write.op() == FleetWorkload.Op.DELETE) {
-            producer.send(new ProducerRecord<>(topic, key, null));
+        String key = FleetRecords.key(write).encode();
+        JsonNode reduced = FleetRecords.value(write);
+        producer.send(new ProducerRecord<>(topic, key, reduced == null ? null : reduced.toString()));
+        if (reduced == null) {
             latest.remove(key);
         } else {
-            JsonNode reduced = ObjectReduction.reduce(write.kind(), object);
-            producer.send(new ProducerRecord<>(topic, key, reduced.toString()));
             latest.put(key, reduced);
         }
         events++;
