@@ -32,11 +32,16 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--slow-repetitions", description = "warm passes of figure 1 at the Deployment's limits, and runs of the "
             + "freshness figure, which take minutes each on a 2-core machine (default ${DEFAULT-VALUE})")
     int slowRepetitions = 1;
-    // Three: the first warm pass still compiles (3 to 4 s of the compiler's threads over the million events), the
-    // median of three is a pass of a JVM that has stopped compiling, as a replica that has been running is.
     @Option(names = "--warm-passes", description = "figure 1's warm passes over the throughput topic in the harness's JVM, "
-            + "after its cold one; the warm rows are their medians (default ${DEFAULT-VALUE})")
+            + "after its cold one and the warm-up passes; the warm rows are their medians (default ${DEFAULT-VALUE})")
     int warmPasses = 3;
+    // A replica that has been running is a JVM that has stopped compiling; the compiler's threads took 7.7, 2.8 and
+    // 1.9 s of the first warm passes' CPU in one run, 2.9, 1.5, 2.1 and 1.9 s in another (BENCHMARKS.md, "Figure 1's
+    // warm rows after the compiler settles").
+    @Option(names = "--warm-up-passes", description = "figure 1's passes after the cold one that the warm rows leave out, "
+            + "at most: they end at the first pass whose compiler threads used under a tenth of the JVM's CPU; logged like "
+            + "the others (default ${DEFAULT-VALUE})")
+    int warmUpPasses = 6;
     @Option(names = "--cold-jvm-option", description = "an option for the fresh JVM of figure 5's cold rebuild (repeatable), "
             + "e.g. a class-data-sharing archive or a flight recording")
     List<String> coldJvmOptions = new ArrayList<>();
@@ -118,9 +123,9 @@ public final class Benchmarks implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (repetitions < 1 || slowRepetitions < 1 || warmPasses < 1) {
+        if (repetitions < 1 || slowRepetitions < 1 || warmPasses < 1 || warmUpPasses < 0) {
             // Every figure is a median of its runs: none would leave nothing to report.
-            System.err.println("--repetitions, --slow-repetitions and --warm-passes must be at least 1");
+            System.err.println("--repetitions, --slow-repetitions and --warm-passes must be at least 1, --warm-up-passes at least 0");
             return 2;
         }
         long started = System.nanoTime();
@@ -165,7 +170,7 @@ public final class Benchmarks implements Callable<Integer> {
         return 0;
     }
 
-    private void throughputRows(String jvm, List<TopicFigures.Throughput> passes, long events) {
+    private void throughputRows(String jvm, List<TopicFigures.Throughput> passes, long events, int warmingUp) {
         double aggregated = Bench.median(passes.stream().map(TopicFigures.Throughput::aggregatedPerSecond).toList());
         double ratio = Bench.median(passes.stream().map(TopicFigures.Throughput::ratio).toList());
         double process = Bench.median(passes.stream().map(TopicFigures.Throughput::processCpuMicros).toList());
@@ -174,8 +179,11 @@ public final class Benchmarks implements Callable<Integer> {
         double own = Bench.median(passes.stream().map(TopicFigures.Throughput::aggregatorCpuMicros).toList());
         TopicFigures.Throughput last = passes.get(passes.size() - 1);
         table.row("1 Throughput (" + jvm + " JVM): aggregation", "%,.0f events/s".formatted(aggregated), "≥ 100,000 events/s", aggregated >= 100_000,
-                "%,d events, %d clusters, %,d Machines; %d runs; last run %,d computations, %,d writes"
-                        .formatted(events, clusters, machines, passes.size(), last.computations(), last.writes()));
+                "%,d events, %d clusters, %,d Machines; %d runs%s; last run %,d computations, %,d writes"
+                        .formatted(events, clusters, machines, passes.size(),
+                                jvm.equals("warm") ? (" after %d warm-up passes, until the compiler's threads used under a tenth of "
+                                        + "the JVM's CPU (%d at most)").formatted(warmingUp, warmUpPasses) : "",
+                                last.computations(), last.writes()));
         table.row("1 Throughput (" + jvm + " JVM): bare consumer (deserialise only)",
                 "%,.0f events/s".formatted(Bench.median(passes.stream().map(TopicFigures.Throughput::barePerSecond).toList())), "", null,
                 ("same topic, just before each pass, with the aggregator's fetch settings; CPU per record %.1f µs (every thread "
@@ -225,23 +233,32 @@ public final class Benchmarks implements Callable<Integer> {
         Bench.log("topic filled: %,d events, %,d objects in %.1f s", topic.events(), topic.objects(), (System.nanoTime() - t) / 1e9);
         if (figures.contains(Figure.throughput)) {
             // The first pass runs in a JVM that has not run aggregation before (cold), as a restarted pod does; the
-            // next ones in the same JVM (warm), as an instance that has been running.
+            // next ones in the same JVM (warm-up while the compiler still compiles, then warm), as an instance that has
+            // been running.
             List<TopicFigures.Throughput> cold = new ArrayList<>();
             List<TopicFigures.Throughput> warm = new ArrayList<>();
-            for (int i = 0; i < warmPasses + 1; i++) {
+            int warmingUp = 0;
+            for (int i = 0; warm.size() < warmPasses; i++) {
                 TopicFigures.Throughput pass = topic.throughput(i);
+                boolean settled = i > 0 && (warmingUp == warmUpPasses || pass.compilerShare() < 0.1);
                 Bench.log("throughput %d (%s): aggregation %,.0f/s, bare consumer %,.0f/s (%.1f µs of CPU per record, its thread %.1f), "
                         + "ratio %.2f; %,d computations, %,d writes; "
                         + "CPU per event %.1f µs (process), %.1f µs (without the broker's threads), %.1f µs (nor the compiler's), "
                         + "%.1f µs (aggregation and feeds threads); the broker's own JVM %.1f µs",
-                        i + 1, i == 0 ? "cold" : "warm", pass.aggregatedPerSecond(), pass.barePerSecond(), pass.bare().cpuMicros(),
+                        i + 1, i == 0 ? "cold" : warm.isEmpty() && !settled ? "warm-up" : "warm", pass.aggregatedPerSecond(), pass.barePerSecond(), pass.bare().cpuMicros(),
                         pass.bare().threadCpuMicros(), pass.ratio(), pass.computations(),
                         pass.writes(), pass.processCpuMicros(), pass.withoutBrokerCpuMicros(), pass.withoutCompilerCpuMicros(),
                         pass.aggregatorCpuMicros(), pass.brokerCpuMicros());
-                (i == 0 ? cold : warm).add(pass);
+                if (i == 0) {
+                    cold.add(pass);
+                } else if (warm.isEmpty() && !settled) {
+                    warmingUp++;
+                } else {
+                    warm.add(pass);
+                }
             }
-            throughputRows("cold", cold, topic.events());
-            throughputRows("warm", warm, topic.events());
+            throughputRows("cold", cold, topic.events(), 0);
+            throughputRows("warm", warm, topic.events(), warmingUp);
         }
         if (figures.contains(Figure.limited)) {
             limitedRows(topic);
@@ -473,7 +490,8 @@ public final class Benchmarks implements Callable<Integer> {
         out.append("Machine: ").append(Bench.machine()).append('\n');
         out.append("Run: seed ").append(seed).append(", ").append(repetitions).append(" repetitions (").append(slowRepetitions)
                 .append(" of freshness and of the warm pass at the limits, ").append(warmPasses)
-                .append(" warm passes of figure 1), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
+                .append(" warm passes of figure 1 after at most ").append(warmUpPasses)
+                .append(" warm-up passes), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
                         .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
         out.append(table.markdown());
         System.out.print(out);

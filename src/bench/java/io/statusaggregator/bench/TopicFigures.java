@@ -51,6 +51,11 @@ final class TopicFigures {
         double barePerSecond() {
             return bare.perSecond();
         }
+
+        /** The just-in-time compiler's threads' part of the CPU the pass cost (the broker's left out). */
+        double compilerShare() {
+            return (withoutBrokerCpuMicros - withoutCompilerCpuMicros) / withoutBrokerCpuMicros;
+        }
     }
 
     /**
