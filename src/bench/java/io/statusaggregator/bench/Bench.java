@@ -271,6 +271,15 @@ final class Bench {
         System.err.printf("[bench] " + format + "%n", args);
     }
 
+    /** The machine's load average: other processes on the same cores change every figure. */
+    static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).trim().split(" ", 4)[0];
+        } catch (Exception e) {
+            return "%.2f".formatted(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        }
+    }
+
     /** The machine and the JVM the figures were measured on: cores, memory, runtime, heap, collector and its options. */
     static String machine() {
         String cpu = "unknown CPU";

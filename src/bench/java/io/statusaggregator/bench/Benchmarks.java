@@ -3,9 +3,6 @@ package io.statusaggregator.bench;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.json.CompatibilityReader;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
@@ -107,15 +104,6 @@ public final class Benchmarks implements Callable<Integer> {
     private final FigureTable table = new FigureTable();
     private String loadAtStart;
 
-    /** The machine's load average: other processes on the same cores change every figure. */
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).trim().split(" ", 4)[0];
-        } catch (Exception e) {
-            return "%.2f".formatted(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-        }
-    }
-
     public static void main(String[] args) {
         Bench.quietLogging();
         System.exit(new CommandLine(new Benchmarks()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
@@ -129,7 +117,7 @@ public final class Benchmarks implements Callable<Integer> {
             return 2;
         }
         long started = System.nanoTime();
-        loadAtStart = loadAverage();
+        loadAtStart = Bench.loadAverage();
         Compatibility compatibility = CompatibilityReader.builtIn();
         StatusCheck check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
         try (Bench.Broker broker = new Bench.Broker(inProcessBroker)) {
@@ -492,7 +480,7 @@ public final class Benchmarks implements Callable<Integer> {
                 .append(" of freshness and of the warm pass at the limits, ").append(warmPasses)
                 .append(" warm passes of figure 1 after at most ").append(warmUpPasses)
                 .append(" warm-up passes), whole run %.0f s; 1-minute load average %s at the start, %s at the end"
-                        .formatted(seconds, loadAtStart, loadAverage())).append("\n\n");
+                        .formatted(seconds, loadAtStart, Bench.loadAverage())).append("\n\n");
         out.append(table.markdown());
         System.out.print(out);
         System.out.flush();
