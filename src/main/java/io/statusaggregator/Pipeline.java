@@ -113,6 +113,12 @@ public final class Pipeline implements AutoCloseable {
     private Aggregator aggregator;
     /** How long a stop waits for the statuses just written to come back before it stops ingest. */
     static final Duration ECHO_GRACE = Duration.ofSeconds(2);
+    /**
+     * How long a stop waits for a producer's records in flight: a batch the broker kept refusing held a stop past the
+     * pod's 30 s grace. The next instance sends what is left (ingest lists every object; a change missing from the
+     * status topic is published again).
+     */
+    static final Duration PRODUCER_CLOSE = Duration.ofSeconds(5);
     private EventRecorder clusterEvents;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
@@ -133,13 +139,13 @@ public final class Pipeline implements AutoCloseable {
             createTopics(timeout);
         }
         KafkaProducer<String, String> statuses = new KafkaProducer<>(producerProperties("statuses", Optional.empty()));
-        started.add(statuses);
+        started.add(() -> statuses.close(PRODUCER_CLOSE));
         kafkaClients.created(statuses);
         StatusFeed feed = new StatusFeed(statuses, settings.statusesTopic());
         Map<String, Object> eventProducer = producerProperties("transitions", Optional.empty());
         eventProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
         KafkaProducer<String, CloudEvent> events = new KafkaProducer<>(eventProducer);
-        started.add(events);
+        started.add(() -> events.close(PRODUCER_CLOSE));
         kafkaClients.created(events);
         TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
         // Read once at start, while the aggregator joins its group (the broker holds a new group's first rebalance 3 s
@@ -254,7 +260,7 @@ public final class Pipeline implements AutoCloseable {
                 onFailure -> new ObjectStatePublisher(producer, settings.objectStatesTopic(), onFailure));
         objects.standBy();
         informers = objects;
-        informerParts = List.of(objects, producer);
+        informerParts = List.of(objects, () -> producer.close(PRODUCER_CLOSE));
         informersListed = objects.start();
     }
 
