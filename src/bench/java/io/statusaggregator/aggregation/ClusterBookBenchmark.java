@@ -35,8 +35,10 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class ClusterBookBenchmark {
     /** As figure 1's topic and consumer. */
-    private static final int PARTITIONS = 6;
-    private static final int POLL_RECORDS = 2_000;
+    private static final int PARTITIONS = FleetRecords.PARTITIONS;
+    /** The consumer's poll, as the aggregator sets it. */
+    private static final int POLL_RECORDS = (Integer) ObjectStateConsumer.properties(Map.of(), "bench")
+            .get(org.apache.kafka.clients.consumer.ConsumerConfig.MAX_POLL_RECORDS_CONFIG);
     /** How fast the records are taken to come: about what figure 1's warm passes read, so that the window grows as there. */
     private static final long NANOS_PER_RECORD = 4_000;
     private static final Instant COMPUTED_AT = Instant.parse("2026-01-05T09:00:00Z");

@@ -21,6 +21,9 @@ public final class FleetRecords {
     public record TopicRecord(int partition, byte[] key, byte[] value) {
     }
 
+    /** The partitions of the harness's topics, as figure 1's. */
+    public static final int PARTITIONS = Bench.Broker.PARTITIONS;
+
     private FleetRecords() {
     }
 
