@@ -86,6 +86,7 @@ public final class Aggregator implements AutoCloseable {
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
     private final AtomicLong events = new AtomicLong();
     private volatile long computations;
+    private volatile long busyNanos; // written by the aggregation thread only
     private final AtomicLong submitted = new AtomicLong();
     private volatile boolean closed;
     private volatile boolean live;
@@ -224,6 +225,11 @@ public final class Aggregator implements AutoCloseable {
         return events.get();
     }
 
+    /** The aggregation thread's time on what its polls returned, not waiting in one: its share of a span is how busy it was. */
+    public Duration busy() {
+        return Duration.ofNanos(busyNanos);
+    }
+
     public long computations() {
         return computations;
     }
@@ -286,6 +292,7 @@ public final class Aggregator implements AutoCloseable {
     }
 
     private void process(ConsumerRecords<byte[], java.nio.ByteBuffer> polled) {
+        long start = System.nanoTime();
         measure();
         drainOutcomes();
         feeds.handBack();
@@ -313,6 +320,7 @@ public final class Aggregator implements AutoCloseable {
         tracked = book.tracked();
         settled = book.settled();
         progress = book.progress();
+        busyNanos += System.nanoTime() - start;
     }
 
     /** Write-back's outcomes, applied on this thread. */

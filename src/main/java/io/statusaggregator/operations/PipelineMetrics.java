@@ -31,6 +31,9 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("Object-state records aggregation read").register(registry);
         FunctionCounter.builder("aggregator_computations", aggregator, Aggregator::computations)
                 .description("Status computations").register(registry);
+        FunctionCounter.builder("aggregator_busy_seconds", aggregator, a -> a.busy().toNanos() / 1e9)
+                .description("Time the aggregation thread spent on the records it polled and the computations they made, "
+                        + "not waiting for records: its rate is how busy the thread is, 1 when it never waits").register(registry);
         Gauge.builder("aggregator_consumer_lag", aggregator, Aggregator::lag)
                 .description("Object-state records of the assigned partitions not read yet").register(registry);
         Gauge.builder("aggregator_coalescing_ratio", aggregator, a -> a.computations() == 0 ? 0 : (double) a.events() / a.computations())

@@ -139,6 +139,7 @@ class OperationsTest {
                 assertTrue(sample(text, "aggregator_events_ingested_total") >= 3, "ingested");
                 assertTrue(sample(text, "aggregator_events_consumed_total") >= 3, "consumed");
                 assertTrue(sample(text, "aggregator_computations_total") >= 2, "computations");
+                assertTrue(sample(text, "aggregator_busy_seconds_total") > 0, "the aggregation thread's busy time");
                 assertTrue(sample(text, "aggregator_consumer_lag") >= 0, "lag");
                 assertTrue(sample(text, "aggregator_coalescing_ratio") > 0, "coalescing ratio");
                 // Caught up: the window is the one set (200 ms here), not grown.
