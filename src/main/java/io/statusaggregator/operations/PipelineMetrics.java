@@ -32,8 +32,8 @@ public final class PipelineMetrics implements StatusWriter.Observer {
         FunctionCounter.builder("aggregator_computations", aggregator, Aggregator::computations)
                 .description("Status computations").register(registry);
         FunctionCounter.builder("aggregator_busy_seconds", aggregator, a -> a.busy().toNanos() / 1e9)
-                .description("Time the aggregation thread spent on the records it polled and the computations they made, "
-                        + "not waiting for records: its rate is how busy the thread is, 1 when it never waits").register(registry);
+                .description("Time the aggregation thread spent outside its polls, on the records they returned and the "
+                        + "computations those made: its rate is how busy the thread is (a poll's own work is not counted)").register(registry);
         Gauge.builder("aggregator_consumer_lag", aggregator, Aggregator::lag)
                 .description("Object-state records of the assigned partitions not read yet").register(registry);
         Gauge.builder("aggregator_coalescing_ratio", aggregator, a -> a.computations() == 0 ? 0 : (double) a.events() / a.computations())
