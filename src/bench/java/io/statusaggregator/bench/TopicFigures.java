@@ -256,9 +256,9 @@ final class TopicFigures {
                     .mapToLong(Map.Entry::getValue).sum();
             Bench.log("CPU by thread over the pass (s): %s", Bench.cpuByThread(ticks));
             // Busy: on what polls returned; the rest of the pass it waited in a poll, or spent the poll's own CPU.
-            Bench.log("aggregation thread busy %.2f s of the pass's %.2f s (%.0f %%), its CPU %.2f s",
-                    instance.aggregator.busy().toNanos() / 1e9, seconds, 100 * instance.aggregator.busy().toNanos() / 1e9 / seconds,
-                    Bench.threadCpuNanos("aggregation") / 1e9);
+            double busy = instance.aggregator.busy().toNanos() / 1e9;
+            Bench.log("aggregation thread busy %.2f s of the pass's %.2f s (%.0f %%), its CPU %.2f s", busy, seconds,
+                    100 * busy / seconds, Bench.threadCpuNanos("aggregation") / 1e9);
             // Both threads are the instance's own, made for this pass: what they allocated is the pass's (and the start's).
             Bench.log("allocated per event: aggregation thread %.0f B, feeds thread %.0f B; per computation %.1f kB and %.1f kB",
                     (double) Bench.threadAllocatedBytes("aggregation") / consumed, (double) Bench.threadAllocatedBytes("feeds") / consumed,
