@@ -1,29 +1,31 @@
 package io.statusaggregator;
 
-import io.statusaggregator.threads.DaemonThreads;
-
+import io.cloudevents.CloudEvent;
+import io.cloudevents.kafka.CloudEventSerializer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.Aggregator;
-import io.statusaggregator.aggregation.ObjectStateConsumer;
-import io.statusaggregator.aggregation.RebuildRehearsal;
-import io.statusaggregator.writeback.EventRecorder;
-import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.aggregation.ClusterObserver;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
-import io.statusaggregator.feeds.TransitionFeed;
-import io.statusaggregator.ingest.IngestLeadership;
-import io.statusaggregator.model.ClusterStatus;
-import io.cloudevents.CloudEvent;
-import io.cloudevents.kafka.CloudEventSerializer;
+import io.statusaggregator.aggregation.ObjectStateConsumer;
+import io.statusaggregator.aggregation.RebuildRehearsal;
+import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
+import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ObjectStatePublisher;
+import io.statusaggregator.ingest.ReplicaIngest;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.writeback.EventRecorder;
 import io.statusaggregator.writeback.StatusWriter;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,8 +37,12 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -45,6 +51,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -81,8 +88,8 @@ public final class Pipeline implements AutoCloseable {
             Aggregator.Settings aggregatorSettings,
             StatusWriter.Settings writerSettings,
             CniObserver.Settings cniSettings,
-            java.util.Optional<String> compatibilityConfigMap,
-            java.util.Optional<IngestLeadership.Settings> leadership) {
+            Optional<String> compatibilityConfigMap,
+            Optional<IngestLeadership.Settings> leadership) {
     }
 
     /** How long the dead-letter topic keeps a record, where this application creates it: time to look at it. */
@@ -93,20 +100,8 @@ public final class Pipeline implements AutoCloseable {
     private final Compatibility compatibility;
     private final Clock clock;
     private final List<AutoCloseable> started = new ArrayList<>();
-    /** The informers while this replica sends what they see (it leads, or there is no election); else null. */
-    private volatile ObjectIngest ingest;
-    /** This replica's informers, standing by or leading, and their producer, in the order they stop; guarded by this. */
-    private ObjectIngest informers;
-    private List<AutoCloseable> informerParts = List.of();
-    private CompletableFuture<Void> informersListed;
-    /** The CNI observer, while this replica leads. */
-    private CniObserver cni;
-    private IngestLeadership leadership;
-    /** Starts and stops of ingest, one at a time, off the election's thread. */
-    private final java.util.concurrent.ExecutorService ingestThread = java.util.concurrent.Executors.newSingleThreadExecutor(DaemonThreads.named("ingest-leadership"));
-    private volatile boolean closed;
-    /** Whether ingest should run here: always without an election, while holding the lease with one. */
-    private volatile boolean leading;
+    /** This replica's part in ingest, when it may ingest; else null. */
+    private volatile ReplicaIngest ingest;
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
     private KafkaClients kafkaClients = KafkaClients.NONE;
     private ClusterObserver clusterObserver = ClusterObserver.NONE;
@@ -151,8 +146,7 @@ public final class Pipeline implements AutoCloseable {
         // Read once at start, while the aggregator joins its group (the broker holds a new group's first rebalance 3 s
         // by default), and waited for by this start (the broker answers, or the start fails) and by the first
         // assignment's partitions before they go live; then read again on each later assignment of partitions.
-        java.util.concurrent.ExecutorService statusReader = java.util.concurrent.Executors.newSingleThreadExecutor(
-                DaemonThreads.named("status-topic"));
+        ExecutorService statusReader = Executors.newSingleThreadExecutor(DaemonThreads.named("status-topic"));
         CompletableFuture<Map<String, ClusterStatus>> readingAtStart = CompletableFuture.supplyAsync(() -> {
             try {
                 return publishedStatuses(timeout);
@@ -161,9 +155,8 @@ public final class Pipeline implements AutoCloseable {
             }
         }, statusReader);
         statusReader.shutdown(); // its one task still runs
-        java.util.concurrent.atomic.AtomicReference<CompletableFuture<Map<String, ClusterStatus>>> readAtStart =
-                new java.util.concurrent.atomic.AtomicReference<>(readingAtStart);
-        java.util.function.Supplier<Map<String, ClusterStatus>> published = () -> {
+        AtomicReference<CompletableFuture<Map<String, ClusterStatus>>> readAtStart = new AtomicReference<>(readingAtStart);
+        Supplier<Map<String, ClusterStatus>> published = () -> {
             CompletableFuture<Map<String, ClusterStatus>> first = readAtStart.getAndSet(null);
             try {
                 return first != null ? first.join() : publishedStatuses(timeout);
@@ -194,7 +187,7 @@ public final class Pipeline implements AutoCloseable {
         DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
         started.add(deadLetters);
         aggregator = new Aggregator(consumer, properties -> {
-            KafkaConsumer<byte[], java.nio.ByteBuffer> objectStates = new KafkaConsumer<>(properties);
+            KafkaConsumer<byte[], ByteBuffer> objectStates = new KafkaConsumer<>(properties);
             kafkaClients.created(objectStates);
             return objectStates;
         }, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
@@ -225,102 +218,18 @@ public final class Pipeline implements AutoCloseable {
 
         // The API server answers (and lets this account read) before anything waits on an election.
         management.synced().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (settings.ingest() && settings.leadership().isPresent()) {
-            // A standby from the start: informers listed and watching, so that taking over sends at once.
-            startInformers();
-            leadership = new IngestLeadership(client, settings.leadership().get(),
-                    () -> {
-                        leading = true;
-                        ingestThread.execute(() -> startIngest(timeout));
-                    },
-                    () -> {
-                        leading = false;
-                        ingestThread.execute(this::stopIngest);
-                    });
-            started.add(leadership);
-            leadership.start();
-        } else if (settings.ingest()) {
-            leading = true;
-            startIngest(timeout);
-            if (ingest == null) {
-                throw new TimeoutException("ingest did not list the API server within " + timeout);
-            }
+        if (settings.ingest()) {
+            // With an election, a standby from the start: informers listed and watching, so that taking over sends at once.
+            ReplicaIngest replica = new ReplicaIngest(client, new ReplicaIngest.Settings(settings.ingestSettings(),
+                    settings.cniSettings(), settings.kafka(), settings.objectStatesTopic(), PRODUCER_CLOSE), () -> {
+                        KafkaProducer<String, String> producer = new KafkaProducer<>(
+                                producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
+                        kafkaClients.created(producer);
+                        return producer;
+                    }, clock);
+            ingest = replica;
+            replica.start(settings.leadership(), timeout);
         }
-    }
-
-    /**
-     * This replica's informers, as a standby: they list and watch the API server but send nothing until
-     * {@link #startIngest} makes them lead. Every replica that may ingest keeps them, as controller-runtime starts its
-     * caches on every replica: a replica taking the Lease over sends what it holds at once (benchmark figure 8).
-     */
-    private synchronized void startInformers() {
-        KafkaProducer<String, String> producer = new KafkaProducer<>(producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
-        kafkaClients.created(producer);
-        ObjectIngest objects = new ObjectIngest(client, settings.ingestSettings(),
-                onFailure -> new ObjectStatePublisher(producer, settings.objectStatesTopic(), onFailure));
-        objects.standBy();
-        informers = objects;
-        informerParts = List.of(objects, () -> producer.close(PRODUCER_CLOSE));
-        informersListed = objects.start();
-    }
-
-    /**
-     * This replica ingests: its informers send what they hold and every change from now on, and the CNI observer
-     * starts; returns once the informers have listed the API server and the topic has been checked against them.
-     */
-    private synchronized void startIngest(Duration timeout) {
-        if (closed) {
-            return;
-        }
-        if (informers == null) {
-            startInformers(); // no election, or a start that failed before
-        }
-        ObjectIngest objects = informers;
-        CniObserver observer = new CniObserver(client, settings.cniSettings(), settings.ingestSettings().relistStalledAfter(),
-                objects.publisher(), clock);
-        try {
-            informersListed.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            objects.addListener(observer);
-            cni = observer;
-            observer.start();
-            objects.lead(() -> objects.tombstoneVanished(settings.kafka(), settings.objectStatesTopic(), timeout));
-            objects.reconcilePeriodically(settings.kafka(), settings.objectStatesTopic(), timeout);
-            ingest = objects;
-            LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
-                    settings.ingestSettings().clusterNamespaces().isEmpty() ? "every namespace" : settings.ingestSettings().clusterNamespaces(),
-                    settings.ingestSettings().capiNamespace());
-        } catch (Exception e) {
-            LOG.errorf("ingest could not start: %s", e.toString());
-            stopIngest();
-            closeInformers(); // the next start lists again
-        }
-    }
-
-    /** Back to standby: the informers stay current but send nothing, and the CNI observer stops. */
-    private synchronized void stopIngest() {
-        ingest = null;
-        if (informers != null) {
-            informers.standBy();
-        }
-        if (cni != null) {
-            if (informers != null) {
-                informers.removeListener(cni);
-            }
-            cni.close();
-            cni = null;
-        }
-    }
-
-    private synchronized void closeInformers() {
-        for (AutoCloseable part : informerParts) {
-            try {
-                part.close();
-            } catch (Exception e) {
-                LOG.debug("stopping ingest", e);
-            }
-        }
-        informerParts = List.of();
-        informers = null;
     }
 
     /** Tells {@code observer} of every status write (for metrics); before {@link #start}. */
@@ -378,12 +287,12 @@ public final class Pipeline implements AutoCloseable {
 
     /** Whether ingest runs where it should: nowhere to wait for when another replica holds the lease. */
     public boolean ingestSynced() {
-        return !leading || ingest != null;
+        return ingest == null || ingest.synced();
     }
 
     /** Whether this instance feeds the object-state topic now. */
     public boolean ingesting() {
-        return ingest != null;
+        return ingest != null && ingest.ingesting();
     }
 
     public Aggregator aggregator() {
@@ -396,18 +305,18 @@ public final class Pipeline implements AutoCloseable {
     }
 
     /** What this instance knows of the management cluster (releases, management Clusters), for the preflight checks. */
-    public java.util.function.Supplier<io.statusaggregator.model.ManagementCluster> management() {
+    public Supplier<ManagementCluster> management() {
         return management;
     }
 
     /** The compatibility data in force (the built-in document, or the ConfigMap's while it exists). */
-    public java.util.function.Supplier<Compatibility> compatibility() {
+    public Supplier<Compatibility> compatibility() {
         return compatibilityData;
     }
 
     /** Ingest's publisher, for other sources of observations; empty when this instance does not ingest. */
     public Optional<ObjectStatePublisher> publisher() {
-        return Optional.ofNullable(ingest).map(ObjectIngest::publisher);
+        return ingest == null ? Optional.empty() : ingest.publisher();
     }
 
     private Map<String, Object> producerProperties(String name, Optional<Class<?>> partitioner) {
@@ -430,7 +339,7 @@ public final class Pipeline implements AutoCloseable {
         try {
             return StatusFeed.latest(settings.kafka(), settings.statusesTopic(), timeout)
                     .orElseThrow(() -> new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
-        } catch (org.apache.kafka.common.KafkaException e) {
+        } catch (KafkaException e) {
             throw new TimeoutException("could not read topic " + settings.statusesTopic() + ": " + e.getMessage());
         }
     }
@@ -471,7 +380,6 @@ public final class Pipeline implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
         if (aggregator != null) {
             // Ingest still runs: the echo of a status written just before the stop reaches the topic, or the cluster's
             // next owner would compute from the record before it (and stamp new transition times, publish again).
@@ -481,12 +389,9 @@ public final class Pipeline implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        if (leadership != null) {
-            leadership.close(); // gives the lease up first, so that another replica takes over at once
+        if (ingest != null) {
+            ingest.close(); // gives the lease up first, so that another replica takes over at once
         }
-        ingestThread.shutdown();
-        stopIngest();
-        closeInformers();
         for (int i = started.size() - 1; i >= 0; i--) {
             try {
                 started.get(i).close();

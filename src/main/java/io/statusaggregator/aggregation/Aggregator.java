@@ -1,35 +1,40 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.threads.DaemonThreads;
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.writeback.StatusWriter;
+import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.jboss.logging.Logger;
 
 /**
@@ -51,8 +56,6 @@ import org.jboss.logging.Logger;
  */
 public final class Aggregator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
-    /** How often read positions are committed at most. */
-    private static final Duration COMMIT_INTERVAL = Duration.ofSeconds(1);
 
     /**
      * @param longestCoalescingWindow how long the coalescing window grows at most ({@link CoalescingWindow})
@@ -65,23 +68,22 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
-    private Consumer<byte[], java.nio.ByteBuffer> consumer;
+    private Consumer<byte[], ByteBuffer> consumer;
     private Map<String, Object> consumerSettings;
-    private final java.util.function.Function<Map<String, Object>, Consumer<byte[], java.nio.ByteBuffer>> consumers;
+    private final Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers;
     private final DeadLetters deadLetters;
-    private long committedAt = System.nanoTime();
     private final Settings settings;
     private final CoalescingWindow coalescing;
     private final ClusterBook book;
-    private final java.util.function.Supplier<Compatibility> compatibility;
+    private final Supplier<Compatibility> compatibility;
     /** What the management cluster holds for every cluster. */
-    private final java.util.function.Supplier<ManagementCluster> management;
+    private final Supplier<ManagementCluster> management;
     private final StatusWriter writer;
     private final FeedPublication feeds;
     /** The status topic read on each assignment, while its partitions are read. */
     private final StatusTopicReads statusReads;
     private final Clock clock;
-    private final Map<Integer, ConsumedPartition> partitions = new HashMap<>();
+    private final ConsumedPartitions partitions;
     private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
     private final AtomicLong events = new AtomicLong();
@@ -101,11 +103,11 @@ public final class Aggregator implements AutoCloseable {
      * @param consumers        makes the consumer from its settings: once, and again with a longer session when the
      *                         broker refuses the one asked for
      */
-    public Aggregator(Map<String, Object> consumerSettings, java.util.function.Function<Map<String, Object>, Consumer<byte[], java.nio.ByteBuffer>> consumers,
-            DeadLetters deadLetters, Settings settings, java.util.function.Supplier<Compatibility> compatibility,
-            java.util.function.Supplier<ManagementCluster> management,
-            java.util.function.Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
-            StatusFeed feed, TransitionFeed transitions, java.util.function.Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
+    public Aggregator(Map<String, Object> consumerSettings, Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers,
+            DeadLetters deadLetters, Settings settings, Supplier<Compatibility> compatibility,
+            Supplier<ManagementCluster> management,
+            Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
+            StatusFeed feed, TransitionFeed transitions, Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
         this.statusReads = new StatusTopicReads(statusTopic);
         this.management = management;
         this.consumerSettings = Map.copyOf(consumerSettings);
@@ -119,12 +121,13 @@ public final class Aggregator implements AutoCloseable {
         this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
                 Integer.parseInt(String.valueOf(pollRecords)));
         this.book = new ClusterBook(coalescing, settings.echoTimeout());
+        this.partitions = new ConsumedPartitions(settings.topic(), deadLetters, book);
         this.feeds = new FeedPublication(transitions, feed, book, clock);
         this.clock = clock;
     }
 
     /** Before {@link #start}: each status change, once on the transitions feed, is also given to {@code listener}. */
-    public Aggregator onPublished(java.util.function.Consumer<io.statusaggregator.feeds.StatusChange> listener) {
+    public Aggregator onPublished(java.util.function.Consumer<StatusChange> listener) {
         feeds.onPublished(listener);
         return this;
     }
@@ -133,7 +136,7 @@ public final class Aggregator implements AutoCloseable {
      * Before {@link #start}: the rebuild is rehearsed before the group is joined ({@link RebuildRehearsal}, for
      * {@link Settings#rehearsal} at most) if {@code othersServe}, asked then, says the group's other members serve it.
      */
-    public Aggregator rehearsingFirst(java.util.function.BooleanSupplier othersServe) {
+    public Aggregator rehearsingFirst(BooleanSupplier othersServe) {
         rehearsal = settings.rehearsal().isZero() ? null : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
                 coalescing, settings.echoTimeout(), compatibility, management, clock, othersServe);
         return this;
@@ -152,7 +155,7 @@ public final class Aggregator implements AutoCloseable {
                         return consumer.poll(poll);
                     } catch (InvalidSessionTimeoutException refused) {
                         joinWithLongerSession(refused);
-                        return ConsumerRecords.<byte[], java.nio.ByteBuffer>empty();
+                        return ConsumerRecords.<byte[], ByteBuffer>empty();
                     }
                 })
                 .until(records -> closed)
@@ -291,28 +294,22 @@ public final class Aggregator implements AutoCloseable {
         return this;
     }
 
-    private void process(ConsumerRecords<byte[], java.nio.ByteBuffer> polled) {
+    private void process(ConsumerRecords<byte[], ByteBuffer> polled) {
         long start = System.nanoTime();
         measure();
         drainOutcomes();
         feeds.handBack();
-        for (ConsumerRecord<byte[], java.nio.ByteBuffer> fetched : polled) {
+        for (ConsumerRecord<byte[], ByteBuffer> fetched : polled) {
             events.incrementAndGet();
             // A live partition's records are read within a coalescing window; a rebuilt one's may wait far longer.
             var record = book.live(fetched.partition()) ? fetched : ObjectStateConsumer.detached(fetched);
             carryOut(book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime()));
         }
-        if (System.nanoTime() - committedAt >= COMMIT_INTERVAL.toNanos()) {
-            commit(partitions.keySet(), false);
-        }
+        partitions.commitIfDue(consumer);
         statusReads.done((assignment, statuses) -> carryOut(book.statusesRead(assignment, statuses)));
-        for (Map.Entry<Integer, ConsumedPartition> entry : partitions.entrySet()) {
-            ConsumedPartition partition = entry.getValue();
-            if (!partition.readToEnd && consumer.position(new TopicPartition(settings.topic(), entry.getKey())) >= partition.rebuildUntil) {
-                partition.readToEnd = true;
-                carryOut(book.rebuilt(entry.getKey()));
-                LOG.debugf("partition %s rebuilt: %s", (Object) entry.getKey(), book.progress());
-            }
+        for (int rebuilt : partitions.readToEnd(consumer)) {
+            carryOut(book.rebuilt(rebuilt));
+            LOG.debugf("partition %d rebuilt: %s", rebuilt, book.progress());
         }
         carryOut(book.due(System.nanoTime(), liveLag, compatibility.get(), management.get(), clock.instant()));
         computations = book.computations();
@@ -356,52 +353,13 @@ public final class Aggregator implements AutoCloseable {
 
     @SuppressWarnings("unchecked") // its origin is the record process() gave the book
     private void deadLetter(Action.DeadLetter letter) {
-        ConsumerRecord<byte[], java.nio.ByteBuffer> record = (ConsumerRecord<byte[], java.nio.ByteBuffer>) letter.origin();
+        ConsumerRecord<byte[], ByteBuffer> record = (ConsumerRecord<byte[], ByteBuffer>) letter.origin();
         ConsumedPartition partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {
             deadLetters.send(record, letter.reason(), letter.error());
         } else {
             LOG.debugf("%s-%d@%d (%s: %s) was handled before this instance was assigned the partition", record.topic(),
                     record.partition(), record.offset(), letter.reason().code(), letter.error());
-        }
-    }
-
-    /**
-     * Commits, for each partition, how far it has been handled: its read position, but not past a record not read yet
-     * (see {@link UnreadRecords}) nor one whose dead letter is still on its way, and never back (a rebuild reads again
-     * what was committed before).
-     */
-    private void commit(Collection<Integer> which, boolean sync) {
-        committedAt = System.nanoTime();
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (Integer number : which) {
-            ConsumedPartition partition = partitions.get(number);
-            if (partition == null) {
-                continue;
-            }
-            TopicPartition tp = new TopicPartition(settings.topic(), number);
-            long handled = consumer.position(tp);
-            for (OptionalLong before : List.of(deadLetters.oldestInFlight(tp), book.unreadFrom(number))) {
-                if (before.isPresent()) {
-                    handled = Math.min(handled, before.getAsLong());
-                }
-            }
-            if (handled > partition.committed) {
-                offsets.put(tp, new OffsetAndMetadata(handled));
-                partition.committed = handled;
-            }
-        }
-        if (offsets.isEmpty()) {
-            return;
-        }
-        if (sync) {
-            consumer.commitSync(offsets);
-        } else {
-            consumer.commitAsync(offsets, (committed, error) -> {
-                if (error != null) {
-                    LOG.debugf("could not commit %s: %s", committed, error.toString());
-                }
-            });
         }
     }
 
@@ -417,10 +375,10 @@ public final class Aggregator implements AutoCloseable {
             // What the status topic holds for these partitions' clusters, read meanwhile; another instance may have owned
             // them. Every status this instance sent is there first.
             feeds.settle();
-            Set<Integer> numbers = new java.util.HashSet<>();
+            Set<Integer> numbers = new HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
             statusReads.read(book.assigned(numbers, consumer.partitionsFor(settings.topic()).size()));
-            partitions.putAll(ConsumedPartition.assigned(consumer, assigned, ends));
+            partitions.assigned(consumer, assigned, ends);
             live = false;
             LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
         }
@@ -431,7 +389,7 @@ public final class Aggregator implements AutoCloseable {
                 feeds.settle(); // the next owner reads the status topic: what was sent about these clusters is there
             }
             try {
-                commit(revoked.stream().map(TopicPartition::partition).toList(), true);
+                partitions.commit(consumer, revoked.stream().map(TopicPartition::partition).toList(), true);
             } catch (RuntimeException e) {
                 LOG.debugf("committing revoked partitions %s: %s", revoked, e.toString());
             }
@@ -445,7 +403,7 @@ public final class Aggregator implements AutoCloseable {
 
         private void forget(Collection<TopicPartition> gone) {
             List<Integer> numbers = gone.stream().map(TopicPartition::partition).toList();
-            numbers.forEach(partitions::remove);
+            partitions.forget(numbers);
             book.revoked(numbers);
         }
     }
@@ -472,7 +430,7 @@ public final class Aggregator implements AutoCloseable {
             feeds.close(); // what was handed to the feeds is sent before the producers close
             try {
                 deadLetters.awaitSent(Duration.ofSeconds(5));
-                commit(List.copyOf(partitions.keySet()), true);
+                partitions.commitAll(consumer);
             } catch (RuntimeException e) {
                 LOG.debug("committing", e);
             }
@@ -484,7 +442,7 @@ public final class Aggregator implements AutoCloseable {
         });
         thread.shutdown();
         try {
-            thread.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            thread.awaitTermination(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
