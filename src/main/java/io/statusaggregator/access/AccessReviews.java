@@ -17,6 +17,9 @@ import jakarta.inject.Singleton;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -43,8 +46,8 @@ public class AccessReviews {
 
     private enum Mode { STARTING, OPEN, REVIEWING }
 
-    private static final long WARN_EVERY_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
-    private static final java.util.concurrent.atomic.AtomicLong lastWarning = new java.util.concurrent.atomic.AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
+    private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final AtomicLong lastWarning = new AtomicLong(System.nanoTime() - WARN_EVERY_NANOS);
 
     private volatile Mode mode;
     private volatile KubernetesClient client;
@@ -126,7 +129,7 @@ public class AccessReviews {
         return reviewer;
     }
 
-    private static <T> T ask(String kind, java.util.function.Supplier<T> request) {
+    private static <T> T ask(String kind, Supplier<T> request) {
         try {
             return request.get();
         } catch (KubernetesClientException e) {

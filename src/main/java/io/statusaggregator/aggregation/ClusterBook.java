@@ -17,6 +17,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -164,7 +165,7 @@ final class ClusterBook {
      * MachineDeployment or KubeadmControlPlane is read when its cluster is computed, and only if it is its object's
      * latest ({@link UnreadRecords}); while a partition is rebuilt, at most {@link #UNREAD_WHILE_REBUILDING} wait so.
      */
-    List<Action> apply(int number, long offset, byte[] key, java.nio.ByteBuffer value, Object origin, long now) {
+    List<Action> apply(int number, long offset, byte[] key, ByteBuffer value, Object origin, long now) {
         AssignedPartition partition = partitions.get(number);
         if (partition == null) {
             return List.of(); // revoked while the batch was in flight

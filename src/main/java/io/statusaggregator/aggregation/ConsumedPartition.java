@@ -2,6 +2,7 @@ package io.statusaggregator.aggregation;
 
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -35,7 +36,7 @@ final class ConsumedPartition {
     static Map<Integer, ConsumedPartition> assigned(Consumer<?, ?> consumer, Collection<TopicPartition> assigned, Map<TopicPartition, Long> ends) {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
-            committed = consumer.committed(new java.util.HashSet<>(assigned));
+            committed = consumer.committed(new HashSet<>(assigned));
         } catch (RuntimeException e) {
             // Unknown how far the group got: take everything there as handled rather than dead-letter it twice.
             Logger.getLogger(Aggregator.class).warnf("could not read the committed offsets of %s (%s): the records there now are "

@@ -1,11 +1,13 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.threads.DaemonThreads;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -98,7 +100,7 @@ public final class DeadLetters implements AutoCloseable {
     }
 
     /** Sends {@code record} to the dead-letter topic, without waiting. */
-    public void send(ConsumerRecord<byte[], java.nio.ByteBuffer> record, Reason reason, String error) {
+    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error) {
         TopicPartition source = new TopicPartition(record.topic(), record.partition());
         ConcurrentSkipListSet<Long> pending = inFlight.computeIfAbsent(source, tp -> new ConcurrentSkipListSet<>());
         pending.add(record.offset());
@@ -157,7 +159,7 @@ public final class DeadLetters implements AutoCloseable {
 
     /** Dead letters handed over whose sending has not ended yet (acknowledged or failed). */
     public int inFlight() {
-        return inFlight.values().stream().mapToInt(java.util.Set::size).sum();
+        return inFlight.values().stream().mapToInt(Set::size).sum();
     }
 
     /** The offset of the oldest record of {@code partition} whose dead letter is still on its way. */

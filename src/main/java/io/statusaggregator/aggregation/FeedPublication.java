@@ -9,6 +9,7 @@ import io.statusaggregator.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
@@ -20,6 +21,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -62,9 +64,9 @@ final class FeedPublication implements AutoCloseable {
      * Told of each change once the transitions feed has it, a deletion included (its {@code after} empty): Kubernetes
      * Events; on the aggregation thread: must not block.
      */
-    private volatile java.util.function.Consumer<StatusChange> published = change -> { };
+    private volatile Consumer<StatusChange> published = change -> { };
     /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
-    private final Queue<Map.Entry<Long, Runnable>> retries = new java.util.ArrayDeque<>();
+    private final Queue<Map.Entry<Long, Runnable>> retries = new ArrayDeque<>();
 
     FeedPublication(TransitionFeed transitions, StatusFeed statuses, ClusterBook book, Clock clock) {
         this.transitions = transitions;
@@ -96,7 +98,7 @@ final class FeedPublication implements AutoCloseable {
     }
 
     /** Before the first change: who is told of each change the transitions feed took. */
-    void onPublished(java.util.function.Consumer<StatusChange> listener) {
+    void onPublished(Consumer<StatusChange> listener) {
         published = listener;
     }
 

@@ -1,7 +1,5 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.kubernetes.KubernetesResources;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -10,18 +8,22 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.ingest.ReducedObjectStore;
 import io.statusaggregator.ingest.StalledWatchGuard;
-import io.statusaggregator.threads.DaemonThreads;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.threads.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -100,7 +102,7 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
                     String key = object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
                     Optional<Map.Entry<String, String>> version = deleted ? Optional.empty() : managementVersion(object);
                     Map.Entry<String, String> before = version.isPresent() ? managementVersions.put(key, version.get()) : managementVersions.remove(key);
-                    if (java.util.Objects.equals(before, version.orElse(null))) {
+                    if (Objects.equals(before, version.orElse(null))) {
                         return;
                     }
                 }
@@ -151,10 +153,10 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
                     LOG.warnf("skipped EKSARelease %s: %s", release.getMetadata().getName(), e.getMessage());
                 }
             }
-            all.sort(java.util.Comparator.comparing(EksaRelease::name));
+            all.sort(Comparator.comparing(EksaRelease::name));
             known = Optional.of(all);
         }
-        Map<String, String> versions = new java.util.HashMap<>();
+        Map<String, String> versions = new HashMap<>();
         managementVersions.values().forEach(e -> versions.put(e.getKey(), e.getValue()));
         current = new ManagementCluster(known, versions);
     }

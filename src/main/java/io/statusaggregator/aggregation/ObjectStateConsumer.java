@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -40,7 +41,7 @@ public final class ObjectStateConsumer {
         // Cooperative rebalancing: when a replica goes, the others keep their partitions (no rebuild of them) and only
         // take the ones that moved. Kafka's default list [range, cooperative-sticky] moves to this in one rolling update.
         consumer.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-                org.apache.kafka.clients.consumer.CooperativeStickyAssignor.class.getName());
+                CooperativeStickyAssignor.class.getName());
         return consumer;
     }
 

@@ -1,6 +1,7 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.model.ClusterStatus;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -31,7 +32,7 @@ final class PendingWrites<K> {
     /** Statuses written whose echo has not come, oldest write first. */
     private final LinkedHashMap<K, Written> awaitingEcho = new LinkedHashMap<>();
 
-    PendingWrites(java.time.Duration echoTimeout) {
+    PendingWrites(Duration echoTimeout) {
         this.echoTimeoutNanos = echoTimeout.toNanos();
     }
 

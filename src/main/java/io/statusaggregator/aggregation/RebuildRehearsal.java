@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -183,7 +184,7 @@ public final class RebuildRehearsal {
                         e.getCause() == null ? e.toString() : e.getCause().toString());
             }
             return false;
-        } catch (java.util.concurrent.TimeoutException | RuntimeException e) {
+        } catch (TimeoutException | RuntimeException e) {
             LOG.infof("could not tell whether consumer group %s has members (%s): joining it without a rehearsal", group, e.toString());
             return false;
         } catch (InterruptedException e) {

@@ -7,6 +7,7 @@ import io.statusaggregator.feeds.AlertBridge;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,7 +15,9 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
@@ -89,7 +92,7 @@ public class AlertsCommand implements Callable<Integer> {
         try (Admin admin = Admin.create(new HashMap<>(kafka))) {
             // Say so at once rather than retry forever in the loop: the usual cause is a wrong address.
             admin.describeCluster().nodes().get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             LOG.errorf("Kafka at %s did not answer within %s (%s). Check kafka.bootstrap.servers and the network.",
                     kafka.get("bootstrap.servers"), START_TIMEOUT,
                     e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());
@@ -117,7 +120,7 @@ public class AlertsCommand implements Callable<Integer> {
             URI uri = new URI(url.strip());
             boolean http = "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
             return http && uri.getHost() != null ? Optional.of(uri) : Optional.empty();
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             return Optional.empty();
         }
     }

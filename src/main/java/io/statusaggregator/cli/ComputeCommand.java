@@ -9,8 +9,8 @@ import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
-import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.model.json.StatusDocument;
@@ -20,6 +20,7 @@ import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.enterprise.context.Dependent;
 import java.io.FileInputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -32,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -84,7 +86,7 @@ public class ComputeCommand implements Callable<Integer> {
         }
         try (InputStream in = new FileInputStream(file)) {
             return compute(in, System.out, System.err);
-        } catch (java.io.FileNotFoundException e) {
+        } catch (FileNotFoundException e) {
             System.err.println("error: cannot read " + file + ": " + e.getMessage());
             return BAD_INPUT;
         }
@@ -154,7 +156,7 @@ public class ComputeCommand implements Callable<Integer> {
         ManagementCluster management = new ManagementCluster(releases.isEmpty() ? Optional.empty() : Optional.of(releases),
                 clusters.values().stream().flatMap(c -> c.cluster().stream())
                         .filter(c -> c.isManagement() && c.spec().eksaVersion().isPresent())
-                        .collect(java.util.stream.Collectors.toMap(c -> c.key().name(), c -> c.spec().eksaVersion().get(), (a, b) -> a)));
+                        .collect(Collectors.toMap(c -> c.key().name(), c -> c.spec().eksaVersion().get(), (a, b) -> a)));
         Compatibility compatibility = CompatibilityReader.builtIn();
         Instant at = now != null ? now : Clock.systemUTC().instant();
         // Strings quoted, as kubectl and the proposal's examples write them (a bare time is a YAML 1.1 timestamp).

@@ -12,6 +12,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -52,7 +53,7 @@ public class DescribeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        java.util.Optional<String> problem = ObjectKey.problemOf(cluster);
+        Optional<String> problem = ObjectKey.problemOf(cluster);
         if (problem.isPresent()) {
             System.err.println("error: describe takes NAMESPACE/NAME: " + problem.get());
             return BAD_ARGUMENT;
@@ -60,7 +61,7 @@ public class DescribeCommand implements Callable<Integer> {
         ObjectKey key = ObjectKey.parse(cluster).orElseThrow();
         ClusterObjects objects = new ClusterObjects(client.get(), config.capiNamespace());
         try {
-            java.util.Optional<ClusterObjects.Found> found = objects.read(key);
+            Optional<ClusterObjects.Found> found = objects.read(key);
             if (found.isEmpty()) {
                 System.err.println("error: EKS-A Cluster " + key + " not found");
                 return NOT_READY;

@@ -1,43 +1,47 @@
 package io.statusaggregator.cli;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.Quarkus;
-import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.access.AccessReviews;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.tls.TlsConfigurationRegistry;
-import io.statusaggregator.RunningPipeline;
-import io.statusaggregator.operations.MeteredKafkaClients;
+import io.statusaggregator.AggregatorConfig;
 import io.statusaggregator.Pipeline;
+import io.statusaggregator.RunningPipeline;
+import io.statusaggregator.access.AccessReviews;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
-import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.feeds.ClusterView;
-import io.statusaggregator.describe.ClusterObjects;
-import io.statusaggregator.operations.ClusterMetrics;
-import io.statusaggregator.operations.PipelineMetrics;
+import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.operations.ClusterMetrics;
+import io.statusaggregator.operations.MeteredKafkaClients;
+import io.statusaggregator.operations.PipelineMetrics;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
-import org.eclipse.microprofile.config.Config;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 import picocli.CommandLine.Command;
 
@@ -119,11 +123,11 @@ public class RunCommand implements Callable<Integer> {
                     simulator.step();
                 }
                 Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
-                running.add(() -> java.nio.file.Files.deleteIfExists(kubeconfig));
+                running.add(() -> Files.deleteIfExists(kubeconfig));
                 // For watch and alerts on this machine: they find the embedded broker here when none is configured.
                 Path bootstrap = EmbeddedKubernetes.writePrivately(kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE),
                         broker.bootstrapServers());
-                running.add(() -> java.nio.file.Files.deleteIfExists(bootstrap));
+                running.add(() -> Files.deleteIfExists(bootstrap));
                 LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
                         broker.bootstrapServers(), api.url(), kubeconfig);
             } else {
@@ -146,8 +150,8 @@ public class RunCommand implements Callable<Integer> {
             logListeners();
             try {
                 pipeline.start(START_TIMEOUT);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException | KafkaException e) {
-                Throwable cause = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
+            } catch (TimeoutException | ExecutionException | KafkaException e) {
+                Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
                 // Say what went wrong in one line, without a stack trace. Kafka's own messages never carry a password.
                 if (cause instanceof ConfigException) {
                     LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", cause.getMessage());
@@ -242,14 +246,14 @@ public class RunCommand implements Callable<Integer> {
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
                         config.cni().checkInterval(), config.cni().requestTimeout()),
                 config.compatibilityConfigMap(),
-                config.ingest().leaderElection() ? java.util.Optional.of(lease(client)) : java.util.Optional.empty());
+                config.ingest().leaderElection() ? Optional.of(lease(client)) : Optional.empty());
     }
 
     /** This replica's part in the ingest election: named after its pod (HOSTNAME in Kubernetes), unique per process. */
     private IngestLeadership.Settings lease(KubernetesClient client) {
         AggregatorConfig.Ingest.Lease lease = config.ingest().lease();
-        String host = java.util.Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()).orElse("localhost");
-        String namespace = lease.namespace().or(() -> java.util.Optional.ofNullable(client.getNamespace())).orElse("default");
+        String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()).orElse("localhost");
+        String namespace = lease.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
         return new IngestLeadership.Settings(namespace, lease.name(), host + "-" + ProcessHandle.current().pid(),
                 lease.duration(), lease.renewDeadline(), lease.retryPeriod());
     }

@@ -9,8 +9,8 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.preflight.UpgradeCheck;
 import io.statusaggregator.versions.Compatibility;
-import io.statusaggregator.versions.json.CompatibilityReader;
 import io.statusaggregator.versions.UpgradePlan;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -54,12 +54,12 @@ public class UpgradeCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        java.util.Optional<String> problem = ObjectKey.problemOf(cluster);
+        Optional<String> problem = ObjectKey.problemOf(cluster);
         if (problem.isPresent()) {
             System.err.println("error: --cluster takes NAMESPACE/NAME: " + problem.get());
             return UNREACHABLE;
         }
-        java.util.Optional<ObjectKey> parsed = ObjectKey.parse(cluster);
+        Optional<ObjectKey> parsed = ObjectKey.parse(cluster);
         if (!output.equals("text") && !output.equals("json")) {
             System.err.println("error: --output takes text or json, got \"" + output + "\"");
             return UNREACHABLE;

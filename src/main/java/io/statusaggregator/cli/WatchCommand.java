@@ -5,10 +5,11 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.quarkus.arc.Unremovable;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.feeds.ClusterWatch;
+import io.statusaggregator.model.ObjectKey;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,7 +173,7 @@ public class WatchCommand implements Callable<Integer> {
         }
         try {
             return watch.accept(record.value().getSubject(), record.value().getType(), JSON.readTree(record.value().getData().toBytes()));
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

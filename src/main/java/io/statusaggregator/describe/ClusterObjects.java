@@ -9,6 +9,7 @@ import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ public final class ClusterObjects {
 
     /** A cluster's objects as the API serves them: the EKS-A Cluster, and its CAPI objects in any order. */
     public record Found(JsonNode cluster, List<JsonNode> capi) {
-        public List<ClusterTree.Line> tree(ClusterTree.Options options, java.time.Instant now) {
+        public List<ClusterTree.Line> tree(ClusterTree.Options options, Instant now) {
             return ClusterTree.of(cluster, capi, options, now);
         }
     }

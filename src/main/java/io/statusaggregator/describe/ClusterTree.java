@@ -1,6 +1,8 @@
 package io.statusaggregator.describe;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.time.Duration;
 import java.time.Instant;
@@ -129,7 +131,7 @@ public final class ClusterTree {
             return available;
         }
         JsonNode flag = object.path("status").path("ready");
-        return flag.isBoolean() ? com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()
+        return flag.isBoolean() ? JsonNodeFactory.instance.objectNode()
                 .put("status", flag.asBoolean() ? "True" : "False") : flag;
     }
 
@@ -159,7 +161,7 @@ public final class ClusterTree {
                 return condition;
             }
         }
-        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        return MissingNode.getInstance();
     }
 
     private static List<JsonNode> ofKind(List<JsonNode> objects, String kind) {

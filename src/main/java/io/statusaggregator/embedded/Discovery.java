@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The API discovery documents of the embedded API ({@code /api}, {@code /apis}, {@code /apis/GROUP/VERSION}) for
@@ -89,7 +90,7 @@ final class Discovery {
         return Optional.empty();
     }
 
-    private static java.util.stream.Stream<ObjectKind> served() {
+    private static Stream<ObjectKind> served() {
         return Arrays.stream(ObjectKind.values()).filter(k -> k != ObjectKind.CNI_OBSERVATION);
     }
 

@@ -2,26 +2,12 @@ package io.statusaggregator.embedded;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
-import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.mockwebserver.crud.Attribute;
-import io.fabric8.mockwebserver.crud.AttributeSet;
-import io.fabric8.mockwebserver.crud.AttributeType;
-import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.mockwebserver.http.WebSocketListener;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -30,13 +16,13 @@ import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
-import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
@@ -57,8 +43,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         // server stalls for seconds at times (its whole-store scans, see handleDelete), and a test should fail on what
         // the application does, not on its own request timing out.
         try (NamespacedKubernetesClient plain = server.createClient()) {
-            this.client = new io.fabric8.kubernetes.client.KubernetesClientBuilder()
-                    .withConfig(new io.fabric8.kubernetes.client.ConfigBuilder(plain.getConfiguration()).withRequestTimeout(20_000).build())
+            this.client = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(plain.getConfiguration()).withRequestTimeout(20_000).build())
                     .build().adapt(NamespacedKubernetesClient.class);
         }
     }
@@ -102,7 +88,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      * Answers a request with what {@code fault} returns instead of serving it, where that is not null; {@code null}
      * serves every request again. For the fault tests: a 410 to watches, a 409 to status writes.
      */
-    public void answerInstead(java.util.function.Function<RecordedRequest, MockResponse> fault) {
+    public void answerInstead(Function<RecordedRequest, MockResponse> fault) {
         dispatcher.fault = fault;
     }
 
@@ -168,297 +154,13 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 """.formatted(cluster, user, context, server);
     }
 
-    /**
-     * The CRUD dispatcher with a JSON merge patch as RFC 7386 and a real API server apply it. Fabric8's own (7.6.1)
-     * merges a patch with Jackson's readerForUpdating: it appends to lists instead of replacing them and keeps
-     * {@code null} fields instead of removing them, so a status patch could never shorten {@code conditions} or
-     * clear {@code failureReason}.
-     */
-    static final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
-        /** See {@link EmbeddedKubernetes#onRequest}. */
-        private volatile Consumer<RecordedRequest> listener;
-
-        MergePatchingDispatcher() {
-            super(List.of());
-            NamedObjects indexed = new NamedObjects();
-            try {
-                // Fabric8 keeps the store in a final field it fills itself; every change goes through put, remove and clear.
-                java.lang.reflect.Field store = io.fabric8.mockwebserver.crud.CrudDispatcher.class.getDeclaredField("map");
-                store.setAccessible(true);
-                store.set(this, java.util.Collections.synchronizedMap(indexed));
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                throw new IllegalStateException("this Fabric8 mock server keeps its objects where it did not: " + e, e);
-            }
-            named = indexed;
-        }
-
-        /**
-         * The store, with its keys indexed by object name. Fabric8's dispatcher finds the object a write names by testing
-         * every stored key, so each create, update and patch took longer with every object stored: a fleet of 1,000
-         * clusters could not be loaded in minutes (benchmark figure 2).
-         */
-        private final NamedObjects named;
-
-        private static final class NamedObjects extends java.util.LinkedHashMap<AttributeSet, String> {
-            private final Map<String, Set<AttributeSet>> byName = new ConcurrentHashMap<>();
-
-            @Override
-            public String put(AttributeSet key, String value) {
-                String before = super.put(key, value);
-                String name = nameOf(key);
-                if (name != null) {
-                    byName.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(key);
-                }
-                return before;
-            }
-
-            @Override
-            public String remove(Object key) {
-                String before = super.remove(key);
-                String name = before != null && key instanceof AttributeSet set ? nameOf(set) : null;
-                if (name != null) {
-                    byName.computeIfPresent(name, (n, keys) -> {
-                        keys.remove(key);
-                        return keys.isEmpty() ? null : keys;
-                    });
-                }
-                return before;
-            }
-
-            @Override
-            public void clear() {
-                super.clear();
-                byName.clear();
-            }
-        }
-
-        /** One object by name, from the index: Fabric8 would test every stored key. Anything else is Fabric8's to answer. */
-        private Optional<MockResponse> named(String path) {
-            AttributeSet query = getKey(path);
-            return nameOf(query) == null ? Optional.empty() : Optional.ofNullable(findResource(query))
-                    .map(found -> new MockResponse().setResponseCode(200).setBody(found.getValue()));
-        }
-
-        @Override
-        public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
-            String name = nameOf(query);
-            if (name == null) {
-                return super.findResource(query);
-            }
-            return stored(name, query).stream().findFirst().orElse(null);
-        }
-
-        /** The stored objects {@code query} selects, in the store's order. */
-        private List<Map.Entry<AttributeSet, String>> stored(AttributeSet query) {
-            synchronized (map) {
-                return new java.util.ArrayList<>(map.entrySet().stream().filter(entry -> entry.getKey().matches(query))
-                        .map(entry -> Map.entry(entry.getKey(), entry.getValue())).toList());
-            }
-        }
-
-        /** The stored objects named {@code name} that {@code query} selects, found through the index. */
-        private List<Map.Entry<AttributeSet, String>> stored(String name, AttributeSet query) {
-            List<Map.Entry<AttributeSet, String>> found = new java.util.ArrayList<>(1);
-            for (AttributeSet key : List.copyOf(named.byName.getOrDefault(name, Set.of()))) {
-                String stored = map.get(key);
-                if (stored != null && key.matches(query)) {
-                    found.add(Map.entry(key, stored));
-                }
-            }
-            return found;
-        }
-
-        /** Fabric8's lock on the store, and its deletion of one stored object (finalizers, the watch event): both private. */
-        private static final java.lang.reflect.Field LOCK;
-        private static final java.lang.reflect.Method PROCESS_DELETE;
-
-        static {
-            try {
-                LOCK = KubernetesCrudDispatcher.class.getDeclaredField("lock");
-                LOCK.setAccessible(true);
-                PROCESS_DELETE = KubernetesCrudDispatcher.class.getDeclaredMethod("processDelete", String.class, AttributeSet.class, AttributeSet.class);
-                PROCESS_DELETE.setAccessible(true);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                throw new IllegalStateException("this Fabric8 mock server deletes objects in a way it did not: " + e, e);
-            }
-        }
-
-        private java.util.concurrent.locks.ReadWriteLock lock() {
-            try {
-                return (java.util.concurrent.locks.ReadWriteLock) LOCK.get(this);
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-
-        /**
-         * A DELETE of one object by name, found through the index; anything else is Fabric8's to answer. Fabric8 copies
-         * and tests the whole store for each delete, under its write lock, on the server's one event loop: at 15,000
-         * objects, the benchmark churn's Machine removals held every other request up for seconds.
-         */
-        @Override
-        public MockResponse handleDelete(String path) {
-            AttributeSet query = getKey(path);
-            String name = nameOf(query);
-            if (name == null) {
-                return super.handleDelete(path);
-            }
-            java.util.concurrent.locks.Lock write = lock().writeLock();
-            write.lock();
-            try {
-                List<Map.Entry<AttributeSet, String>> found = stored(name, query);
-                for (Map.Entry<AttributeSet, String> entry : found) {
-                    PROCESS_DELETE.invoke(this, path, query, entry.getKey());
-                }
-                return found.isEmpty() ? new MockResponse().setResponseCode(404)
-                        : new MockResponse().setResponseCode(200).setBody(found.get(0).getValue());
-            } catch (IllegalAccessException e) {
-                throw new IllegalStateException(e);
-            } catch (java.lang.reflect.InvocationTargetException e) {
-                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-            } finally {
-                write.unlock();
-            }
-        }
-
-        /** The one name a key or query names exactly; null for none, several, or any. */
-        private static String nameOf(AttributeSet key) {
-            Attribute name = key.getAttribute(KubernetesAttributesExtractor.NAME);
-            if (name == null || name.getType() != AttributeType.WITH || name.getValues().size() != 1) {
-                return null;
-            }
-            String value = name.getValues().get(0).toString();
-            return "*".equals(value) ? null : value;
-        }
-
-        /** See {@link EmbeddedKubernetes#answerInstead}. */
-        private volatile java.util.function.Function<RecordedRequest, MockResponse> fault;
-
-        @Override
-        public MockResponse dispatch(RecordedRequest request) {
-            Consumer<RecordedRequest> told = listener;
-            if (told != null) {
-                told.accept(request);
-            }
-            java.util.function.Function<RecordedRequest, MockResponse> injected = fault;
-            MockResponse instead = injected == null ? null : injected.apply(request);
-            return instead != null ? instead : super.dispatch(request);
-        }
-
-        /**
-         * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); the
-         * {@code v1} Events, the {@code events.k8s.io/v1} ones among them ({@link CoreEvents}); an object it does not hold
-         * answered with a Status naming it, as a real API server does.
-         */
-        @Override
-        public MockResponse handleGet(String path) {
-            String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-            MockResponse answer = Discovery.answer(bare)
-                    .map(body -> new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body))
-                    .or(() -> CoreEvents.answer(path, super::handleGet))
-                    .or(() -> bare.equals(path) ? named(path) : Optional.empty())
-                    .orElseGet(() -> super.handleGet(path));
-            boolean empty = answer.getBody() == null || answer.getBody().size() == 0;
-            return answer.code() == 404 && empty ? notFound(bare).orElse(answer) : answer;
-        }
-
-        /** Deletions kept, so that a watch resumed from a version is told of those after it (see {@link ResumableWatches}). */
-        private final ResumableWatches watches = new ResumableWatches();
-
-        /** A deletion is stamped with a version of its own and kept; Fabric8 then removes it and tells the open watches. */
-        @Override
-        public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes, GenericKubernetesResource resource,
-                String newState) {
-            String existing = newState == null && oldAttributes != null ? map.get(oldAttributes) : null;
-            if (existing != null) {
-                map.put(oldAttributes, watches.deleted(oldAttributes, existing, requestResourceVersion()));
-            }
-            super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
-        }
-
-        /** A watch as a real API server makes it (see {@link ResumableWatches}); under Fabric8's read lock, from handleGet. */
-        @Override
-        public MockResponse handleWatch(String path) {
-            OptionalLong from = ResumableWatches.fromVersion(path);
-            AttributeSet selection = ResumableWatches.selection(getKey(path), path);
-            if (from.isPresent() && watches.forgotten(selection, from.getAsLong())) {
-                return ResumableWatches.expired(from.getAsLong());
-            }
-            MockResponse made = super.handleWatch(path);
-            WebSocketListener dispatcherWatch = made.getWebSocketListener();
-            if (dispatcherWatch == null) {
-                return made;
-            }
-            List<String> deletions = from.isPresent() ? watches.deletedAfter(from.getAsLong(), selection) : List.of();
-            String name = nameOf(selection);
-            if (name != null || from.isPresent()) {
-                // See WatchAnnouncement: by name through the index; from a version, only what changed since.
-                List<Map.Entry<AttributeSet, String>> selected = name != null ? stored(name, selection) : stored(selection);
-                if (from.isPresent()) {
-                    selected.removeIf(entry -> ResumableWatches.versionOf(entry.getValue()) <= from.getAsLong());
-                }
-                WatchAnnouncement.announce(dispatcherWatch, selected, lock().readLock());
-            }
-            return new MockResponse().withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, deletions));
-        }
-
-        /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */
-        private static final java.util.regex.Pattern OBJECT_PATH =
-                java.util.regex.Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/[^/]+)?/([^/]+)/([^/]+)");
-
-        /**
-         * The Status a real API server answers a GET of an object it does not hold with: kubectl prints its message
-         * ({@code Error from server (NotFound): clusters.anywhere.eks.amazonaws.com "bravo" not found}); without it,
-         * kubectl could only say that the server found no such resource at all.
-         */
-        static Optional<MockResponse> notFound(String path) {
-            java.util.regex.Matcher object = OBJECT_PATH.matcher(path);
-            if (!object.matches()) {
-                return Optional.empty();
-            }
-            String group = Optional.ofNullable(object.group(1)).orElse("");
-            String resource = group.isEmpty() ? object.group(2) : object.group(2) + "." + group;
-            ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1").put("status", "Failure")
-                    .put("message", resource + " \"" + object.group(3) + "\" not found").put("reason", "NotFound").put("code", 404);
-            status.putObject("metadata");
-            status.putObject("details").put("name", object.group(3)).put("group", group).put("kind", object.group(2));
-            return Optional.of(new MockResponse().setResponseCode(404).setHeader("Content-Type", "application/json").setBody(status.toString()));
-        }
-
-        @Override
-        public JsonNode merge(JsonNode baseResource, String patch) throws KubernetesCrudDispatcherException {
-            try {
-                return mergePatch(baseResource, JSON.readTree(patch));
-            } catch (JsonProcessingException e) {
-                throw new KubernetesCrudDispatcherException(e.getOriginalMessage(), 422);
-            }
-        }
-
-        static JsonNode mergePatch(JsonNode target, JsonNode patch) {
-            if (!patch.isObject()) {
-                return patch.deepCopy();
-            }
-            ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : JSON.createObjectNode();
-            patch.properties().forEach(field -> {
-                if (field.getValue().isNull()) {
-                    result.remove(field.getKey());
-                } else {
-                    result.set(field.getKey(), mergePatch(result.get(field.getKey()), field.getValue()));
-                }
-            });
-            return result;
-        }
-    }
-
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     static CustomResourceDefinition crd(ObjectKind kind) {
         return crd(kind.group(), kind.version(), kind.kind(), kind.plural(), kind == ObjectKind.EKSA_CLUSTER);
     }
 
     static CustomResourceDefinition crd(String group, String versionName, String kind, String plural, boolean readyColumns) {
         JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
-        var version = new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder()
+        var version = new CustomResourceDefinitionVersionBuilder()
                 .withName(versionName)
                 .withServed(true)
                 .withStorage(true)

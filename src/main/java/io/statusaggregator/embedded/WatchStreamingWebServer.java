@@ -18,11 +18,16 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import java.lang.reflect.Field;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -53,7 +58,7 @@ final class WatchStreamingWebServer extends MockWebServer {
 
     WatchStreamingWebServer() {
         try {
-            java.lang.reflect.Field field = MockWebServer.class.getDeclaredField("vertx");
+            Field field = MockWebServer.class.getDeclaredField("vertx");
             field.setAccessible(true);
             vertx = (Vertx) field.get(this);
         } catch (ReflectiveOperationException | RuntimeException e) {
@@ -190,7 +195,7 @@ final class WatchStreamingWebServer extends MockWebServer {
         private final AtomicBoolean closed = new AtomicBoolean();
         private volatile long timer = -1;
         /** Events sent before the response's head was written: written after it. */
-        private final List<String> early = new java.util.ArrayList<>();
+        private final List<String> early = new ArrayList<>();
         private boolean open;
 
         HttpWatchStream(RecordedRequest request, HttpServerResponse response, WebSocketListener watch) {
@@ -241,7 +246,7 @@ final class WatchStreamingWebServer extends MockWebServer {
 
         @Override
         public boolean send(byte[] bytes) {
-            return send(new String(bytes, java.nio.charset.StandardCharsets.UTF_8));
+            return send(new String(bytes, StandardCharsets.UTF_8));
         }
 
         /** Ends the stream (once): the response, the timeout, and the dispatcher's watch. */
@@ -271,7 +276,7 @@ final class WatchStreamingWebServer extends MockWebServer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("the embedded API server could not start or stop: " + e, e);
         }
     }

@@ -1,5 +1,6 @@
 package io.statusaggregator.feeds;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
@@ -256,7 +257,7 @@ public final class AlertBridge implements AutoCloseable {
             JsonNode data;
             try {
                 data = event.getData() == null ? null : JSON.readTree(event.getData().toBytes());
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new ClusterAlerts.MalformedEvent("the data is not JSON: " + e.getOriginalMessage());
             } catch (IOException e) {
                 throw new ClusterAlerts.MalformedEvent("the data cannot be read: " + e.getMessage());

@@ -11,6 +11,7 @@ import io.statusaggregator.threads.DaemonThreads;
 import jakarta.inject.Singleton;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -113,7 +114,7 @@ public class ClusterView {
         }
     }
 
-    static ObjectNode json(ObjectKey key, java.util.List<ClusterTree.Line> tree) {
+    static ObjectNode json(ObjectKey key, List<ClusterTree.Line> tree) {
         ObjectNode body = JsonNodeFactory.instance.objectNode().put("cluster", key.toString());
         ArrayNode lines = body.putArray("lines");
         for (ClusterTree.Line line : tree) {

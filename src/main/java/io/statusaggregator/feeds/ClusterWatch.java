@@ -1,6 +1,7 @@
 package io.statusaggregator.feeds;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.MissingNode;
 import java.util.Optional;
 
 /**
@@ -79,7 +80,7 @@ public final class ClusterWatch {
                 return condition;
             }
         }
-        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        return MissingNode.getInstance();
     }
 
     /** The view: a header, progress bars for the control plane and the workers, and each condition. */

@@ -3,6 +3,7 @@ package io.statusaggregator.feeds;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import io.statusaggregator.model.ObjectKey;
+import io.vertx.core.http.HttpServerResponse;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -13,8 +14,8 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
-import io.vertx.core.http.HttpServerResponse;
 import java.net.URI;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.resteasy.reactive.RestStreamElementType;
 
@@ -89,7 +90,7 @@ public class FleetResource {
     }
 
     /** 400 and why, when these are no Kubernetes namespace and name. */
-    private static java.util.Optional<Response> invalid(String namespace, String name) {
+    private static Optional<Response> invalid(String namespace, String name) {
         return ObjectKey.problemOf(namespace, name).map(problem -> error(400, problem));
     }
 

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
@@ -33,15 +34,15 @@ public final class StatusFeed {
     }
 
     /** @param done told, on the producer's thread, once the broker has the record (null) or could not take it */
-    public void publish(EksaCluster cluster, PublishedStatus status, java.util.function.Consumer<Exception> done) {
+    public void publish(EksaCluster cluster, PublishedStatus status, Consumer<Exception> done) {
         send(cluster.key(), StatusDocument.text(cluster, status.json()), done);
     }
 
-    public void tombstone(ObjectKey cluster, java.util.function.Consumer<Exception> done) {
+    public void tombstone(ObjectKey cluster, Consumer<Exception> done) {
         send(cluster, null, done);
     }
 
-    private void send(ObjectKey cluster, String value, java.util.function.Consumer<Exception> done) {
+    private void send(ObjectKey cluster, String value, Consumer<Exception> done) {
         try {
             producer.send(new ProducerRecord<>(topic, cluster.toString(), value), (metadata, error) -> {
                 if (error != null) {

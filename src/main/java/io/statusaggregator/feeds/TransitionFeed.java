@@ -5,6 +5,7 @@ import io.cloudevents.core.builder.CloudEventBuilder;
 import java.net.URI;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -40,7 +41,7 @@ public final class TransitionFeed {
      * Sends the change; {@code done} runs on the producer's thread when the broker has it ({@code null}) or the send
      * failed for good (the failure).
      */
-    public void send(StatusChange change, Instant time, java.util.function.Consumer<Exception> done) {
+    public void send(StatusChange change, Instant time, Consumer<Exception> done) {
         try {
             producer.send(new ProducerRecord<>(topic, change.cluster().toString(), event(change, time)), (metadata, error) -> done.accept(error));
         } catch (RuntimeException e) {

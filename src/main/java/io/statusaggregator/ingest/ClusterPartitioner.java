@@ -2,6 +2,7 @@ package io.statusaggregator.ingest;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.utils.Utils;
 
@@ -10,7 +11,7 @@ import org.apache.kafka.common.utils.Utils;
  * sees all of them: the partition is the hash of the key's cluster part ({@link ObjectStateKey}), the way Kafka's
  * default partitioner hashes a whole key.
  */
-public class ClusterPartitioner implements org.apache.kafka.clients.producer.Partitioner {
+public class ClusterPartitioner implements Partitioner {
     public static int partitionOf(String clusterName, int partitions) {
         return Utils.toPositive(Utils.murmur2(clusterName.getBytes(StandardCharsets.UTF_8))) % partitions;
     }

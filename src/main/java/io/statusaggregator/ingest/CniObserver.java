@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.model.Cni;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubeadmControlPlane;
@@ -18,6 +17,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.threads.DaemonThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,6 +30,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
@@ -372,7 +373,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     private void onLoop(Runnable task) {
         try {
             loop.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             LOG.debug("an event after the CNI observer stopped is dropped");
         }
     }

@@ -3,9 +3,11 @@ package io.statusaggregator.ingest;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -34,7 +36,7 @@ public final class CompactedTopic {
      * @param live the keys whose latest record in that range is not a tombstone
      * @param ends each partition's end offset when it was read
      */
-    public record LiveKeys(java.util.Set<String> live, Map<Integer, Long> ends) {
+    public record LiveKeys(Set<String> live, Map<Integer, Long> ends) {
     }
 
     /**
@@ -44,7 +46,7 @@ public final class CompactedTopic {
     public static Optional<LiveKeys> liveKeysSince(Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
         Map<Integer, Long> ends = new HashMap<>();
         return read(kafka, topic, timeout, new Present(), from, ends).map(latest -> {
-            java.util.Set<String> live = new java.util.HashSet<>();
+            Set<String> live = new HashSet<>();
             latest.forEach((key, present) -> {
                 if (Boolean.TRUE.equals(present)) { // Kafka's consumer may hand a tombstone over as null, not asking
                     live.add(key);

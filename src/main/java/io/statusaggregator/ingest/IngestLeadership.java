@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -84,7 +85,7 @@ public final class IngestLeadership implements AutoCloseable {
                 LOG.debugf("election for lease %s/%s ended (%s); campaigning again", settings.namespace(), settings.leaseName(),
                         failure == null ? "lease lost" : failure.toString());
                 CompletableFuture.runAsync(this::campaign, CompletableFuture.delayedExecutor(settings.retryPeriod().toMillis(),
-                        java.util.concurrent.TimeUnit.MILLISECONDS));
+                        TimeUnit.MILLISECONDS));
             }
         });
     }

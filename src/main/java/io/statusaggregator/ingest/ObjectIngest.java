@@ -1,23 +1,29 @@
 package io.statusaggregator.ingest;
 
-import io.statusaggregator.kubernetes.KubernetesResources;
-import io.statusaggregator.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
-import java.util.ArrayList;
+import io.statusaggregator.threads.DaemonThreads;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -51,14 +57,14 @@ public final class ObjectIngest implements AutoCloseable {
     private final KubernetesClient client;
     private final Settings settings;
     private final ObjectStatePublisher publisher;
-    private final List<Watched> informers = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Watched> informers = new CopyOnWriteArrayList<>();
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
     private final StalledWatchGuard guard;
     /** How long after an informer's relist the topic is checked, so that others relisting with it are included. */
     static final Duration RELIST_GATHERING = Duration.ofSeconds(2);
-    private final java.util.concurrent.atomic.AtomicBoolean reconcileQueued = new java.util.concurrent.atomic.AtomicBoolean();
-    private final java.util.concurrent.atomic.AtomicBoolean reconcileScheduled = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean reconcileQueued = new AtomicBoolean();
+    private final AtomicBoolean reconcileScheduled = new AtomicBoolean();
     private final TopicReconciliation reconciliation = new TopicReconciliation();
 
     private record Watched(ObjectKind kind, StalledWatchGuard.GuardedInformer<GenericKubernetesResource> informer) {
@@ -75,7 +81,7 @@ public final class ObjectIngest implements AutoCloseable {
         void deleted(ObjectKind kind, JsonNode lastKnown);
     }
 
-    private final List<Listener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Listener> listeners = new CopyOnWriteArrayList<>();
     /**
      * Whether what the informers see goes to the topic and the listeners. A standby (a replica without the Lease)
      * keeps its informers listed and watching but sends nothing: when it takes over it sends what its stores hold
@@ -125,8 +131,8 @@ public final class ObjectIngest implements AutoCloseable {
         boolean complete = now - startedAt < RECENT.toNanos();
         leading = true;
         // The newest first: what changed while no replica ingested is shown before what the one before sent already.
-        List<Recent> first = new java.util.ArrayList<>(recent.values());
-        first.sort(java.util.Comparator.comparingLong(Recent::at).reversed());
+        List<Recent> first = new ArrayList<>(recent.values());
+        first.sort(Comparator.comparingLong(Recent::at).reversed());
         recent.clear();
         for (Recent change : first) {
             if (now - change.at() <= RECENT.toNanos()) {
@@ -202,7 +208,7 @@ public final class ObjectIngest implements AutoCloseable {
 
     /** Starts the informers; the future completes when every one has listed its objects. */
     public CompletableFuture<Void> start() {
-        List<String> clusterNamespaces = settings.clusterNamespaces().isEmpty() ? java.util.Collections.singletonList(null)
+        List<String> clusterNamespaces = settings.clusterNamespaces().isEmpty() ? Collections.singletonList(null)
                 : settings.clusterNamespaces();
         for (String namespace : clusterNamespaces) {
             informers.add(watch(ObjectKind.EKSA_CLUSTER, namespace));
@@ -226,7 +232,7 @@ public final class ObjectIngest implements AutoCloseable {
     /** As above, of the whole topic or only of what was written since the last check ({@link TopicReconciliation}). */
     private int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout, boolean whole) {
         // A CNI observation exists as long as its cluster's EKS-A Cluster does.
-        java.util.Set<String> clusters = new java.util.HashSet<>();
+        Set<String> clusters = new HashSet<>();
         informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER)
                 .forEach(w -> w.informer().current().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
         return reconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
@@ -245,7 +251,7 @@ public final class ObjectIngest implements AutoCloseable {
             return; // a standby that leads again: already scheduled, and idle while it did not lead
         }
         long every = settings.reconcileEvery().toMillis();
-        java.util.function.Consumer<Boolean> reconcile = whole -> {
+        Consumer<Boolean> reconcile = whole -> {
             if (!leading) {
                 return;
             }
@@ -255,7 +261,7 @@ public final class ObjectIngest implements AutoCloseable {
                 LOG.warnf("checking %s against the API server failed, again in %s: %s", topic, settings.reconcileEvery(), e.toString());
             }
         };
-        resender.scheduleWithFixedDelay(() -> reconcile.accept(false), every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
+        resender.scheduleWithFixedDelay(() -> reconcile.accept(false), every, every, TimeUnit.MILLISECONDS);
         // And after every relist the guard sees: what a broken watch missed is checked at once, not at the next period.
         // Informers relisting together (an API server restarted) make one check, RELIST_GATHERING after the first.
         guard.onRelist(what -> {

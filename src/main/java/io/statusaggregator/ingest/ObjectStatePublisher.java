@@ -6,6 +6,7 @@ import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
@@ -24,7 +25,7 @@ public final class ObjectStatePublisher {
     }
 
     /** Object states and tombstones sent, by every publisher of this process (ingest restarts with each lease). */
-    private static final java.util.concurrent.atomic.LongAdder SENT = new java.util.concurrent.atomic.LongAdder();
+    private static final LongAdder SENT = new LongAdder();
 
     public static long sent() {
         return SENT.sum();

@@ -23,7 +23,7 @@ public record ClusterStatus(long observedGeneration, Optional<Failure> failure, 
      *
      * @param kubernetesVersion the group's desired version (its own, else the cluster's); empty when neither is set
      */
-    public record WorkerNodeGroupStatus(String name, Optional<io.statusaggregator.model.KubernetesVersion> kubernetesVersion,
+    public record WorkerNodeGroupStatus(String name, Optional<KubernetesVersion> kubernetesVersion,
             int replicas, int readyReplicas, int upToDateReplicas) {
     }
 

@@ -1,6 +1,7 @@
 package io.statusaggregator.model;
 
 import java.util.Optional;
+import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
@@ -33,7 +34,7 @@ public final class KubernetesNames {
                 "lowercase letters, digits, '-' and '.', each part starting and ending with a letter or digit");
     }
 
-    private static Optional<String> problem(String what, String value, java.util.function.Predicate<String> valid, int max, String rule) {
+    private static Optional<String> problem(String what, String value, Predicate<String> valid, int max, String rule) {
         if (value == null || value.isEmpty()) {
             return Optional.of(what + " is empty");
         }

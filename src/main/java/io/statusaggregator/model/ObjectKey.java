@@ -1,6 +1,7 @@
 package io.statusaggregator.model;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /** The identity of a namespaced Kubernetes object within its kind. */
 public record ObjectKey(String namespace, String name) {
@@ -10,25 +11,25 @@ public record ObjectKey(String namespace, String name) {
     }
 
     /** {@code namespace/name}, as {@link #toString()} writes it, of names Kubernetes accepts; empty for anything else. */
-    public static java.util.Optional<ObjectKey> parse(String text) {
+    public static Optional<ObjectKey> parse(String text) {
         if (problemOf(text).isPresent()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         int slash = text.indexOf('/');
-        return java.util.Optional.of(new ObjectKey(text.substring(0, slash), text.substring(slash + 1)));
+        return Optional.of(new ObjectKey(text.substring(0, slash), text.substring(slash + 1)));
     }
 
     /** Why {@code text} is not {@code namespace/name} of a Kubernetes object, or empty when it is. */
-    public static java.util.Optional<String> problemOf(String text) {
+    public static Optional<String> problemOf(String text) {
         int slash = text == null ? -1 : text.indexOf('/');
         if (slash < 0 || text.indexOf('/', slash + 1) >= 0) {
-            return java.util.Optional.of("expected NAMESPACE/NAME, got " + KubernetesNames.shown(String.valueOf(text)));
+            return Optional.of("expected NAMESPACE/NAME, got " + KubernetesNames.shown(String.valueOf(text)));
         }
         return problemOf(text.substring(0, slash), text.substring(slash + 1));
     }
 
     /** Why these cannot be a Kubernetes object's namespace and name, or empty when they can. */
-    public static java.util.Optional<String> problemOf(String namespace, String name) {
+    public static Optional<String> problemOf(String namespace, String name) {
         return KubernetesNames.namespaceProblem(namespace).or(() -> KubernetesNames.nameProblem(name));
     }
 

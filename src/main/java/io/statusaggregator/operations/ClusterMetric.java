@@ -1,5 +1,6 @@
 package io.statusaggregator.operations;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -36,7 +37,7 @@ public enum ClusterMetric {
     ClusterMetric(String metricName, String help, String... ownLabels) {
         this.metricName = metricName;
         this.help = help;
-        java.util.ArrayList<String> all = new java.util.ArrayList<>(List.of("namespace", "name"));
+        ArrayList<String> all = new ArrayList<>(List.of("namespace", "name"));
         all.addAll(List.of(ownLabels));
         this.labels = List.copyOf(all);
     }

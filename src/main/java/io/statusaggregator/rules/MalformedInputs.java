@@ -1,13 +1,14 @@
 package io.statusaggregator.rules;
 
 import io.statusaggregator.model.ClusterSnapshot;
-import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.Severity;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -63,7 +64,7 @@ public final class MalformedInputs {
      * cannot be realised), Ready is False with them, severity Error; the three conditions computed from the spec are
      * Unknown, saying why; ControlPlaneInitialized keeps its latch; the counts, CNI and versions shown are kept.
      */
-    static ClusterStatus unreadableCluster(ClusterSnapshot snapshot, MalformedObject problem, java.time.Instant stamp) {
+    static ClusterStatus unreadableCluster(ClusterSnapshot snapshot, MalformedObject problem, Instant stamp) {
         ClusterStatus previous = snapshot.cluster().status();
         Verdict unknown = new Verdict(ConditionStatus.UNKNOWN, REASON, "Cannot be computed: " + problem.describe(), Severity.WARNING);
         boolean initialized = previous.condition(ConditionType.CONTROL_PLANE_INITIALIZED)

@@ -1,10 +1,11 @@
 package io.statusaggregator.rules;
 
 import io.statusaggregator.model.ClusterSnapshot;
-import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.versions.VersionHistory;
 import io.statusaggregator.versions.VersionRules;
 import java.time.Instant;
@@ -23,7 +24,7 @@ public final class StatusRules {
     public static ClusterStatus compute(ClusterSnapshot snapshot, Instant now) {
         ClusterStatus previous = snapshot.cluster().status();
         Instant stamp = now.truncatedTo(ChronoUnit.SECONDS);
-        Optional<io.statusaggregator.model.MalformedObject> unreadableSpec = MalformedInputs.ofCluster(snapshot);
+        Optional<MalformedObject> unreadableSpec = MalformedInputs.ofCluster(snapshot);
         if (unreadableSpec.isPresent()) {
             return MalformedInputs.unreadableCluster(snapshot, unreadableSpec.get(), stamp);
         }

@@ -1,12 +1,12 @@
 package io.statusaggregator.versions;
 
-import io.statusaggregator.model.EksaVersion;
-import io.statusaggregator.model.EksaReleaseName;
-
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaReleaseName;
+import io.statusaggregator.model.EksaVersion;
 import io.statusaggregator.model.ManagementCluster;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The EKS-A version rules (versions.md, 000): one release named, its EKSARelease present, and an upgrade from the version the cluster last
@@ -36,7 +36,7 @@ public final class EksaVersionSkew {
                 .or(() -> checkManagement(cluster, management));
     }
 
-    private static Optional<Failure> checkRelease(EksaCluster cluster, Optional<java.util.Set<String>> releases) {
+    private static Optional<Failure> checkRelease(EksaCluster cluster, Optional<Set<String>> releases) {
         if (cluster.spec().eksaVersion().isPresent() && cluster.spec().bundlesRef().isPresent()) {
             return Optional.of(new Failure(REASON, BOTH));
         }

@@ -1,8 +1,5 @@
 package io.statusaggregator.writeback;
 
-import io.statusaggregator.kubernetes.KubernetesResources;
-
-import io.statusaggregator.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -16,15 +13,19 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.StatusEncoder;
+import io.statusaggregator.threads.DaemonThreads;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.jboss.logging.Logger;
@@ -88,7 +89,7 @@ public final class StatusWriter implements AutoCloseable {
         Observer NONE = (outcome, took) -> { };
 
         /** @param outcome {@code written}, {@code retried} (a conflict, throttling, 5xx or no answer), {@code gone} or {@code refused} */
-        void attempted(String outcome, java.time.Duration took);
+        void attempted(String outcome, Duration took);
     }
 
     private Observer observer = Observer.NONE;
@@ -151,11 +152,11 @@ public final class StatusWriter implements AutoCloseable {
         long started = System.nanoTime();
         try {
             ClusterStatus written = patch(cluster, slot);
-            observer.attempted("written", java.time.Duration.ofNanos(System.nanoTime() - started));
+            observer.attempted("written", Duration.ofNanos(System.nanoTime() - started));
             return written;
         } catch (RuntimeException e) {
             boolean gone = e instanceof KubernetesClientException k && k.getCode() == 404;
-            observer.attempted(retryable(e) ? "retried" : gone ? "gone" : "refused", java.time.Duration.ofNanos(System.nanoTime() - started));
+            observer.attempted(retryable(e) ? "retried" : gone ? "gone" : "refused", Duration.ofNanos(System.nanoTime() - started));
             throw e;
         }
     }
@@ -223,7 +224,7 @@ public final class StatusWriter implements AutoCloseable {
             slot.running = false;
         }
         slots.remove(cluster, slot);
-        if (failure instanceof java.util.concurrent.RejectedExecutionException) {
+        if (failure instanceof RejectedExecutionException) {
             LOG.debugf("stopping: the status write of %s is left to the cluster's next owner", cluster);
             return;
         }
@@ -279,10 +280,10 @@ public final class StatusWriter implements AutoCloseable {
      * Stops taking writes and lets those under way finish, for at most {@code grace}; a write still waiting for a
      * retry then is left to the next owner of the cluster, which computes and writes it again.
      */
-    public void finish(java.time.Duration grace) {
+    public void finish(Duration grace) {
         pool.shutdown();
         try {
-            if (!pool.awaitTermination(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if (!pool.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.infof("status writes still under way after %s are left to the next owner of their clusters", grace);
             }
         } catch (InterruptedException e) {

@@ -80,7 +80,7 @@ class ResumableWatchesTest {
     /** A deletion made between a watch's request and its socket's opening reaches the socket once it opens. */
     @Test
     void aDeletionMadeWhileTheWatchsSocketIsOpeningReachesItOnceOpen() {
-        EmbeddedKubernetes.MergePatchingDispatcher dispatcher = new EmbeddedKubernetes.MergePatchingDispatcher();
+        MergePatchingDispatcher dispatcher = new MergePatchingDispatcher();
         String configMaps = "/api/v1/namespaces/" + NAMESPACE + "/configmaps";
         MockResponse created = dispatcher.dispatch(new RecordedRequest("HTTP/1.1", HttpMethod.POST, configMaps,
                 Headers.builder().add("Content-Type", "application/json").build(), new Buffer("""

@@ -1,6 +1,7 @@
 package io.statusaggregator.model.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -67,7 +68,7 @@ final class JsonFields {
     JsonFields object(String field) throws MalformedObjectException {
         JsonNode value = node.get(field);
         if (value == null || value.isNull()) {
-            return new JsonFields(com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(), this, field, -1);
+            return new JsonFields(JsonNodeFactory.instance.objectNode(), this, field, -1);
         }
         if (!value.isObject()) {
             throw new MalformedObjectException(pathOf(field), "expected an object, got " + describe(value));

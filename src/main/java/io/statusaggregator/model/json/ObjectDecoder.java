@@ -1,26 +1,28 @@
 package io.statusaggregator.model.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import io.statusaggregator.model.CapiCluster;
-import io.statusaggregator.model.Cni;
-import io.statusaggregator.model.CniObservation;
-import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.CniState;
 import io.statusaggregator.model.ClusterStatus.DefaultCni;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.ClusterStatus.Versions;
-import io.statusaggregator.model.EksaRelease;
-import io.statusaggregator.model.KubernetesVersions;
 import io.statusaggregator.model.ClusterStatus.WorkerNodeGroupStatus;
+import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.Cni;
+import io.statusaggregator.model.CniObservation;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.EksaCluster;
-import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.EksaClusterSpec.CniConfig;
+import io.statusaggregator.model.EksaClusterSpec;
+import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.EtcdadmCluster;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.KubernetesVersions;
 import io.statusaggregator.model.Machine;
 import io.statusaggregator.model.MachineDeployment;
 import io.statusaggregator.model.ObjectKey;
@@ -29,11 +31,11 @@ import io.statusaggregator.model.ObservedCondition;
 import io.statusaggregator.model.ObservedConditions;
 import io.statusaggregator.model.Severity;
 import io.statusaggregator.model.WorkerNodeGroup;
-import io.statusaggregator.model.KubernetesVersion;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -129,10 +131,10 @@ public final class ObjectDecoder {
         }
         JsonNode rawSpec = node.get("spec");
         return new EksaCluster(key, node.path("apiVersion").asText("anywhere.eks.amazonaws.com/v1alpha1"),
-                generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, java.util.Map.of(),
+                generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, Map.of(),
                 new EksaClusterSpec(0, List.of(), Optional.empty(), Optional.empty(), Optional.empty(), false,
                         new CniConfig(Cni.CILIUM, false), Optional.empty()),
-                SpecHash.of(rawSpec == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : rawSpec), status);
+                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status);
     }
 
     private static EksaCluster eksaCluster(JsonNode node, JsonFields root, JsonFields metadata, ObjectKey key)
@@ -141,7 +143,7 @@ public final class ObjectDecoder {
         JsonNode rawSpec = node.get("spec");
         return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
                 metadata.stringMap("annotations"), clusterSpec,
-                SpecHash.of(rawSpec == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : rawSpec),
+                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec),
                 status(root.object("status")));
     }
 

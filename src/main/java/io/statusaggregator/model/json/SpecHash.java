@@ -1,5 +1,6 @@
 package io.statusaggregator.model.json;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
@@ -41,7 +42,7 @@ public final class SpecHash {
     public static String canonical(JsonNode spec) {
         try {
             return SORTED.writeValueAsString(spec);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -11,6 +11,7 @@ import io.statusaggregator.model.KubernetesVersions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * A status as JSON text, written from the record by Jackson's streaming generator, with no tree in between: in the
@@ -211,7 +212,7 @@ public final class StatusJson {
         }
     }
 
-    private static void stringIfPresent(JsonGenerator json, String field, java.util.Optional<String> value) throws IOException {
+    private static void stringIfPresent(JsonGenerator json, String field, Optional<String> value) throws IOException {
         if (value.isPresent()) {
             json.writeStringField(field, value.get());
         }
