@@ -8,13 +8,13 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.NewCookie;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
@@ -77,13 +77,18 @@ public class SignInResource {
     @POST
     @Path("/sign-out")
     public Response signOut() {
-        return Response.seeOther(URI.create(KubernetesTokenMechanism.SIGN_IN_PATH))
+        return toPath(KubernetesTokenMechanism.SIGN_IN_PATH)
                 .cookie(new NewCookie.Builder(KubernetesTokenMechanism.COOKIE).value("").path("/").httpOnly(true)
                         .sameSite(NewCookie.SameSite.STRICT).maxAge(0).build()).build();
     }
 
     private static Response.ResponseBuilder toFleet() {
-        return Response.seeOther(URI.create("/"));
+        return toPath("/");
+    }
+
+    /** A 303 to a path of this server: relative, as JAX-RS would make it absolute from the request's own Host header. */
+    private static Response.ResponseBuilder toPath(String path) {
+        return Response.status(Response.Status.SEE_OTHER).header(HttpHeaders.LOCATION, path);
     }
 
     /** The form again with why; {@code why} is this class's own text (and a user name reduced to safe characters). */

@@ -40,7 +40,7 @@ import picocli.CommandLine.Option;
                         + "the alerts.",
                 "",
                 "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer, 2 on "
-                        + "bad arguments."})
+                        + "bad arguments or settings, or no broker to ask."})
 public class AlertsCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(AlertsCommand.class);
     static final int UNREACHABLE = 1;
@@ -84,6 +84,11 @@ public class AlertsCommand implements Callable<Integer> {
             return BAD_USE;
         }
         Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
+        Optional<String> badSetting = KafkaSettings.problem(kafka);
+        if (badSetting.isPresent()) {
+            System.err.println("error: a Kafka setting (kafka.*) is invalid: " + badSetting.get());
+            return BAD_USE;
+        }
         if (!kafka.containsKey("bootstrap.servers")) {
             System.err.println("error: no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded "
                     + "default on this machine; the alert bridge reads the transitions feed of a running aggregator");

@@ -3,6 +3,7 @@ package io.statusaggregator.cli;
 import io.quarkus.picocli.runtime.PicocliCommandLineFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import java.io.PrintWriter;
 import org.jboss.logging.Logger;
 import picocli.CommandLine;
 
@@ -16,8 +17,35 @@ class CommandLines {
         return factory.create()
                 // Through the log, not straight to stderr, so that with JSON logs it stays one JSON line.
                 .setExecutionExceptionHandler((e, command, parsed) -> {
-                    LOG.errorf(e, "%s failed", command.getCommandName());
+                    // One line, what failed and why; the stack trace only at DEBUG, for a bug report.
+                    LOG.errorf("%s failed: %s", command.getCommandName(), causes(e));
+                    LOG.debug("the failure's stack trace", e);
                     return 1;
+                })
+                // A mistake on the command line: what is wrong and where help is, not the whole usage after it.
+                .setParameterExceptionHandler((e, args) -> {
+                    CommandLine command = e.getCommandLine();
+                    PrintWriter err = command.getErr();
+                    err.println(e.getMessage());
+                    CommandLine.UnmatchedArgumentException.printSuggestions(e, err);
+                    err.println("Try '" + command.getCommandSpec().qualifiedName() + " --help' for more.");
+                    err.flush();
+                    return command.getCommandSpec().exitCodeOnInvalidInput();
                 });
+    }
+
+    /** Each cause's type and message, outermost first, on one line: "KafkaException: ...; caused by ConfigException: ...". */
+    static String causes(Throwable failure) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable cause = failure; cause != null && text.length() < 1_000; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (!text.isEmpty()) {
+                text.append("; caused by ");
+            }
+            text.append(cause.getClass().getSimpleName());
+            if (cause.getMessage() != null) {
+                text.append(": ").append(cause.getMessage().lines().findFirst().orElse(""));
+            }
+        }
+        return text.toString();
     }
 }

@@ -9,6 +9,7 @@ import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.json.MalformedObjectException;
@@ -26,6 +27,8 @@ import java.io.InputStream;
 import java.io.PrintStream;
 import java.time.Clock;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,6 +41,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 @Dependent
 @Unremovable
@@ -69,9 +73,21 @@ public class ComputeCommand implements Callable<Integer> {
             description = "Namespace of the Cluster API objects (default: aggregator.capi-namespace, eksa-system).")
     String capiNamespace;
 
-    @Option(names = "--now", paramLabel = "TIME",
+    @Option(names = "--now", paramLabel = "TIME", converter = Rfc3339.class,
             description = "Time stamped on conditions that change, RFC 3339 (default: the current time).")
     Instant now;
+
+    /** A time as the conditions carry it; what picocli would say of a bad one names Java's classes. */
+    static final class Rfc3339 implements CommandLine.ITypeConverter<Instant> {
+        @Override
+        public Instant convert(String value) {
+            try {
+                return OffsetDateTime.parse(value.strip()).toInstant();
+            } catch (DateTimeParseException e) {
+                throw new CommandLine.TypeConversionException("takes an RFC 3339 time like 2026-11-22T10:00:00Z, got '" + value + "'");
+            }
+        }
+    }
 
     @ConfigProperty(name = "aggregator.capi-namespace", defaultValue = "eksa-system")
     String configuredCapiNamespace;
@@ -80,6 +96,11 @@ public class ComputeCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         if (capiNamespace == null) {
             capiNamespace = configuredCapiNamespace;
+        }
+        Optional<String> badNamespace = KubernetesNames.namespaceProblem(capiNamespace);
+        if (badNamespace.isPresent()) {
+            System.err.println("error: --capi-namespace: " + badNamespace.get());
+            return BAD_INPUT;
         }
         if ("-".equals(file)) {
             return compute(System.in, System.out, System.err);

@@ -38,7 +38,7 @@ public class DescribeCommand implements Callable<Integer> {
     String cluster;
 
     @Option(names = "--grouping", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Show a group's Machines that are alike (readiness, reason, phase, version) as one line. Default: ${DEFAULT-VALUE}.")
+            description = "Show a group's Machines that are alike (readiness, severity, reason, phase, version, node health) as one line. Default: ${DEFAULT-VALUE}.")
     boolean grouping;
 
     @Option(names = "--all", description = "Show every object on a line of its own: each Machine, the CAPI Cluster, and each "
@@ -70,8 +70,7 @@ public class DescribeCommand implements Callable<Integer> {
             System.out.print(ClusterTree.render(tree));
             return "True".equals(tree.get(0).ready()) ? 0 : NOT_READY;
         } catch (KubernetesClientException e) {
-            System.err.println("error: cannot read from the Kubernetes API at " + objects.apiServer() + ": "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+            System.err.println("error: " + ApiServerFailure.describe(objects.apiServer(), e));
             return NOT_READY;
         }
     }

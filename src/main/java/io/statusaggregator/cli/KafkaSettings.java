@@ -7,7 +7,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.utils.Utils;
 import org.eclipse.microprofile.config.Config;
 
 /** The Kafka clients' settings every command shares: each {@code kafka.*} property, without the prefix. */
@@ -28,6 +41,52 @@ final class KafkaSettings {
         }
         return kafka;
     }
+
+    /**
+     * What is wrong with {@code kafka}, in one line, if anything: each setting's value as the Kafka clients check it
+     * (a number, a known protocol, a class that loads), and {@code bootstrap.servers} as a list of host:port. Checked
+     * before any client is made: a client made with a bad setting fails only once a command is under way, and a
+     * malformed address is otherwise retried as if the broker were down. Kafka's messages name the setting and its
+     * value, except a password's.
+     */
+    static Optional<String> problem(Map<String, Object> kafka) {
+        Map<String, Object> clients = new HashMap<>(kafka);
+        // Set by each command itself: present here only so that the clients' definitions do not miss them.
+        clients.putIfAbsent(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        clients.putIfAbsent(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        clients.putIfAbsent(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        clients.putIfAbsent(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        clients.putIfAbsent(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "");
+        try {
+            for (ConfigDef definition : DEFINITIONS) {
+                definition.parse(clients);
+            }
+        } catch (ConfigException e) {
+            return Optional.of(e.getMessage());
+        }
+        Object servers = kafka.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG);
+        if (servers != null) {
+            for (String server : String.valueOf(servers).split(",")) {
+                String address = server.strip();
+                if (Utils.getHost(address) == null || Utils.getPort(address) == null) {
+                    return Optional.of("bootstrap.servers is a comma-separated list of host:port, and \"" + address + "\" is not one");
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The settings none of the Kafka clients knows: a misspelt name is otherwise ignored without a word. */
+    static Set<String> unknown(Map<String, Object> kafka) {
+        Set<String> unknown = new TreeSet<>(kafka.keySet());
+        for (ConfigDef definition : DEFINITIONS) {
+            unknown.removeAll(definition.names());
+        }
+        return unknown;
+    }
+
+    private static final List<ConfigDef> DEFINITIONS = List.of(ConsumerConfig.configDef(), ProducerConfig.configDef(),
+            AdminClientConfig.configDef());
 
     /**
      * The embedded default's broker, when one runs on this machine and no broker is configured. Its file outlives a

@@ -104,6 +104,12 @@ public class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             Map<String, Object> kafka = KafkaSettings.from(rawConfig);
+            Optional<String> badSetting = KafkaSettings.problem(kafka);
+            if (badSetting.isPresent()) {
+                LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
+                return 2;
+            }
+            KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             KubernetesClient client;
             FleetSimulator simulator = null;
@@ -153,8 +159,12 @@ public class RunCommand implements Callable<Integer> {
             } catch (TimeoutException | ExecutionException | KafkaException e) {
                 Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
                 // Say what went wrong in one line, without a stack trace. Kafka's own messages never carry a password.
-                if (cause instanceof ConfigException) {
-                    LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", cause.getMessage());
+                Throwable config = cause;
+                while (config != null && !(config instanceof ConfigException)) {
+                    config = config.getCause();
+                }
+                if (config != null) {
+                    LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", config.getMessage());
                     return 2;
                 }
                 if (cause instanceof AuthenticationException) {

@@ -81,8 +81,7 @@ public class UpgradeCheckCommand implements Callable<Integer> {
             System.err.println("error: " + e.getMessage());
             return UNREADABLE;
         } catch (KubernetesClientException e) {
-            System.err.println("error: cannot read from the Kubernetes API at " + api.getConfiguration().getMasterUrl() + ": "
-                    + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
+            System.err.println("error: " + ApiServerFailure.describe(api.getConfiguration().getMasterUrl(), e));
             return UNREADABLE;
         }
     }

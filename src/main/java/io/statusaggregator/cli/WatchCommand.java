@@ -6,6 +6,7 @@ import io.cloudevents.kafka.CloudEventDeserializer;
 import io.quarkus.arc.Unremovable;
 import io.statusaggregator.AggregatorConfig;
 import io.statusaggregator.feeds.ClusterWatch;
+import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.ObjectKey;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -54,7 +57,7 @@ public class WatchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
     String cluster;
 
-    @Option(names = "--until", defaultValue = "Ready", paramLabel = "CONDITION", description = "The condition to wait for. Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--until", defaultValue = "Ready", paramLabel = "CONDITION", description = "The condition to wait for: ControlPlaneInitialized, ControlPlaneReady, WorkersReady, DefaultCNIConfigured or Ready. Default: ${DEFAULT-VALUE}.")
     String until;
 
     @Option(names = "--timeout", defaultValue = "30m", paramLabel = "DURATION",
@@ -74,12 +77,22 @@ public class WatchCommand implements Callable<Integer> {
             System.err.println("error: the cluster is NAMESPACE/NAME: " + problem.get());
             return BAD_USE;
         }
+        if (ConditionType.of(until).isEmpty()) {
+            System.err.println("error: --until takes one of " + Arrays.stream(ConditionType.values()).map(ConditionType::wireName)
+                    .collect(Collectors.joining(", ")) + ", got \"" + until + "\"");
+            return BAD_USE;
+        }
         Optional<Duration> limit = DurationText.parse(timeout).filter(d -> !d.isNegative());
         if (limit.isEmpty()) {
             System.err.println("error: --timeout takes a duration like 90s, 10m or 1h, got \"" + timeout + "\"");
             return BAD_USE;
         }
         Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
+        Optional<String> badSetting = KafkaSettings.problem(kafka);
+        if (badSetting.isPresent()) {
+            System.err.println("error: a Kafka setting (kafka.*) is invalid: " + badSetting.get());
+            return BAD_USE;
+        }
         if (!kafka.containsKey("bootstrap.servers")) {
             System.err.println("error: no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default on this machine");
             return BAD_USE;

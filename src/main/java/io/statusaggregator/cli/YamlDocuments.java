@@ -106,8 +106,13 @@ final class YamlDocuments {
         return read.toByteArray();
     }
 
+    /** The message's first line, without the exception class a parser puts before it: what a user can act on. */
     private static String firstLine(String message) {
         int newline = message.indexOf('\n');
-        return newline < 0 ? message : message.substring(0, newline);
+        String line = newline < 0 ? message : message.substring(0, newline);
+        if (line.startsWith("java.io.CharConversionException: ")) {
+            return "not UTF-8 text: " + line.substring("java.io.CharConversionException: ".length());
+        }
+        return line.replaceFirst("^(?:[a-z][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): ", "");
     }
 }

@@ -11,10 +11,10 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.CacheControl;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
-import java.net.URI;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.resteasy.reactive.RestStreamElementType;
@@ -49,9 +49,10 @@ public class FleetResource {
         this.view = view;
     }
 
+    /** To the page: a relative Location, as JAX-RS would make it absolute from the request's own Host header. */
     @GET
     public Response page() {
-        return Response.seeOther(URI.create("/")).build();
+        return Response.status(Response.Status.SEE_OTHER).header(HttpHeaders.LOCATION, "/").build();
     }
 
     @GET

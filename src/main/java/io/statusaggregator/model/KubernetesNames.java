@@ -80,8 +80,11 @@ public final class KubernetesNames {
         return c >= 'a' && c <= 'z' || c >= '0' && c <= '9';
     }
 
-    /** The value quoted for a message: cut short, and nothing that is not printable ASCII repeated as it is. */
-    static String shown(String value) {
+    /**
+     * A value from outside quoted for a message: cut short, and nothing that is not printable ASCII repeated as it is,
+     * so that an answer or a log line never carries a caller's text whole.
+     */
+    public static String shown(String value) {
         StringBuilder shown = new StringBuilder("\"");
         value.codePoints().limit(SHOWN).forEach(c -> {
             if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {

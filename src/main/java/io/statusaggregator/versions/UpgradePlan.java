@@ -1,5 +1,7 @@
 package io.statusaggregator.versions;
 
+import io.statusaggregator.model.KubernetesNames;
+
 import io.statusaggregator.model.KubernetesVersion;
 import io.statusaggregator.model.EksaVersion;
 import io.statusaggregator.model.EksaReleaseName;
@@ -61,8 +63,8 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
             Optional<EksaVersion> eksa = t.startsWith("v") ? EksaVersion.parse(t) : Optional.empty();
             Optional<KubernetesVersion> kubernetes = t.startsWith("v") ? Optional.empty() : KubernetesVersion.parseSpec(t);
             if (eksa.isEmpty() && kubernetes.isEmpty()) {
-                throw new UnreachableTarget("unknown upgrade target \"" + text
-                        + "\": expected an EKS-A version such as v0.24.2 or a Kubernetes version such as 1.29");
+                throw new UnreachableTarget("unknown upgrade target " + KubernetesNames.shown(String.valueOf(text))
+                        + ": expected an EKS-A version such as v0.24.2 or a Kubernetes version such as 1.29");
             }
             return new Target(eksa, kubernetes);
         }

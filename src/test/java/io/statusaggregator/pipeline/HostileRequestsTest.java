@@ -12,8 +12,8 @@ import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.feeds.FleetPage;
-import io.statusaggregator.operations.RawHttp;
 import io.statusaggregator.operations.RawHttp.Answer;
+import io.statusaggregator.operations.RawHttp;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -178,6 +179,15 @@ class HostileRequestsTest {
         Answer good = send(RawHttp.get("/upgrade-check/default/absent"));
         assertEquals(404, good.status(), good.text());
         assertFalse(good.text().contains(apiAddress), good.text());
+    }
+
+    /** A redirect stays on this server whatever Host a request names: its Location is a path, no host taken from it. */
+    @Test
+    void aRedirectNamesNoHostTheRequestGave() throws Exception {
+        Answer answer = send("GET /fleet HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals(303, answer.status(), answer.text());
+        assertTrue(Pattern.compile("(?im)^location: /\r?$").matcher(answer.text()).find(), answer.text());
+        assertFalse(answer.text().contains("evil.example"), answer.text());
     }
 
     /** A name that would be another request once in the API server's URL is refused before it goes there. */

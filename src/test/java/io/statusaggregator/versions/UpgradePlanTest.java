@@ -150,6 +150,13 @@ class UpgradePlanTest {
             assertEquals("unknown upgrade target \"" + text
                     + "\": expected an EKS-A version such as v0.24.2 or a Kubernetes version such as 1.29", message);
         }
+        // A caller's text comes back cut short and with nothing unprintable in it (the HTTP check answers with it).
+        String longer = "v" + "9".repeat(4_000) + "\n<script>";
+        String message = assertThrows(UnreachableTarget.class, () -> Target.parse(longer)).getMessage();
+        assertTrue(message.startsWith("unknown upgrade target \"v999") && message.contains("\"...: expected"), message);
+        assertTrue(message.length() < 200, message);
+        String control = assertThrows(UnreachableTarget.class, () -> Target.parse("v1\u001b[31m")).getMessage();
+        assertTrue(control.startsWith("unknown upgrade target \"v1\\u001b[31m\""), control);
     }
 
     @Test

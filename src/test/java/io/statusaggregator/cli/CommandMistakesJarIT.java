@@ -1,0 +1,70 @@
+package io.statusaggregator.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A user's mistakes, made with the packaged application in a process of its own: each is told in one line that names
+ * what is wrong, with the exit status the help promises, never a stack trace, Java's class names or the whole usage.
+ */
+class CommandMistakesJarIT {
+    /** Nothing listens there: a command that got past its checks would wait for it. */
+    private static final String NO_BROKER = "127.0.0.1:9";
+
+    private static JarProcess.Finished run(Map<String, String> environment, String... args) throws Exception {
+        return JarProcess.run(List.of(), environment, new byte[0], args);
+    }
+
+    /** Exit status {@code code}, and what the command printed (both streams: {@code run} tells through its log) says {@code what}. */
+    private static void toldInOneLine(JarProcess.Finished finished, int code, String what) {
+        String told = finished.out() + finished.err();
+        assertEquals(code, finished.exitCode(), told);
+        assertTrue(told.contains(what), "names the mistake (" + what + "): " + told);
+        assertFalse(told.contains("\tat ") || told.contains("Exception") || told.contains("java."), "no stack trace or Java class: " + told);
+        assertFalse(told.contains("Usage:"), "not the whole usage: " + told);
+    }
+
+    @Test
+    void aKafkaSettingTheClientsWouldRefuseIsNamedByEveryCommandThatReadsKafka() throws Exception {
+        Map<String, String> badAddress = Map.of("KAFKA_BOOTSTRAP_SERVERS", "not-a-host:bad");
+        toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", "not-a-host:bad", "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                "KUBECONFIG", "/nonexistent"), "run"), 2, "\"not-a-host:bad\" is not one");
+        toldInOneLine(run(badAddress, "watch", "default/alpha"), 2, "\"not-a-host:bad\" is not one");
+        toldInOneLine(run(badAddress, "alerts", "--alertmanager", "http://127.0.0.1:9093"), 2, "\"not-a-host:bad\" is not one");
+        toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER, "KAFKA_MAX_POLL_RECORDS", "abc"), "watch", "default/alpha"), 2,
+                "Invalid value abc for configuration max.poll.records");
+    }
+
+    @Test
+    void aConditionThatDoesNotExistIsRefusedBeforeWaitingForIt() throws Exception {
+        toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER), "watch", "default/alpha", "--until", "Bogus"), 2,
+                "--until takes one of ControlPlaneInitialized, ControlPlaneReady, WorkersReady, DefaultCNIConfigured, Ready, got \"Bogus\"");
+    }
+
+    @Test
+    void computesMistakesAreToldInTheUsersWords() throws Exception {
+        JarProcess.Finished date = run(Map.of(), "compute", ComputeCommandTest.FLEET, "--now", "2026-11-22");
+        toldInOneLine(date, 2, "takes an RFC 3339 time like 2026-11-22T10:00:00Z, got '2026-11-22'");
+        assertTrue(date.err().contains("Try 'status-aggregator compute --help' for more."), date.err());
+
+        toldInOneLine(run(Map.of(), "compute", ComputeCommandTest.FLEET, "--capi-namespace", "Bad_NS"), 2,
+                "--capi-namespace: namespace \"Bad_NS\" is not a Kubernetes namespace");
+
+        Path binary = Files.createTempFile("binary", ".yaml");
+        Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, (byte) 0xe9, 'a', ':', ' ', (byte) 0xe9, '\n'});
+        toldInOneLine(run(Map.of(), "compute", binary.toString()), 2, "not valid YAML (line 1): not UTF-8 text");
+    }
+
+    @Test
+    void aKubeconfigThatIsNotThereIsSaidSo() throws Exception {
+        toldInOneLine(run(Map.of("KUBECONFIG", "/nonexistent/kubeconfig"), "describe", "default/alpha"), 1,
+                "(KUBECONFIG names /nonexistent/kubeconfig, which does not exist)");
+    }
+}
