@@ -99,7 +99,7 @@ public class AlertsCommand implements Callable<Integer> {
             admin.describeCluster().nodes().get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             LOG.errorf("Kafka at %s did not answer within %s (%s). Check kafka.bootstrap.servers and the network.",
-                    kafka.get("bootstrap.servers"), START_TIMEOUT,
+                    kafka.get("bootstrap.servers"), DurationText.format(START_TIMEOUT),
                     e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());
             return UNREACHABLE;
         }

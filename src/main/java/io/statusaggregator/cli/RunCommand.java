@@ -175,7 +175,7 @@ public class RunCommand implements Callable<Integer> {
                 }
                 LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
                         + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
-                        START_TIMEOUT, kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
+                        DurationText.format(START_TIMEOUT), kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
                         cause.getClass().getSimpleName());
                 return 1;
             }

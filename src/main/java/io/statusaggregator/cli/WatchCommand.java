@@ -171,7 +171,7 @@ public class WatchCommand implements Callable<Integer> {
                     return 0;
                 }
                 if (System.nanoTime() > deadline) {
-                    out.println(cluster + ": timed out after " + timeout + " waiting for " + until
+                    out.println(cluster + ": timed out after " + DurationText.format(timeout) + " waiting for " + until
                             + (watch.seen() ? "" : " (no event of this cluster on the feed)"));
                     return ClusterWatch.Outcome.TIMED_OUT.exitCode();
                 }

@@ -97,7 +97,7 @@ class WatchTest {
                 event("default/alpha", 2, 1, "", 1, 1, "Ready=True"));
         Run run = watch(topic, "default/alpha", "Ready", Duration.ofSeconds(2));
         assertEquals(3, run.exit(), run.out());
-        assertTrue(run.out().contains("timed out after PT2S waiting for Ready"), run.out());
+        assertTrue(run.out().contains("timed out after 2s waiting for Ready"), run.out());
         Run noTopic = watch("no-such-topic-" + UUID.randomUUID(), "default/alpha", "Ready", Duration.ofSeconds(5));
         assertEquals(2, noTopic.exit(), "a broker without the feed is a usage error, not a failed cluster");
         Run unknown = watch(topic, "default/nosuch", "Ready", Duration.ofSeconds(1));
