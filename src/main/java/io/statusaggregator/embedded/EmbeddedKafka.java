@@ -12,9 +12,12 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
+import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.Uuid;
@@ -132,7 +135,17 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        stopBroker();
+        // As it stops for good, the broker's own channel to its controller closes its NetworkClient twice and says so
+        // at WARN (Kafka 4.1), at every stop of the embedded default: nothing a user can act on. The application's
+        // clients are closed before the broker, and the level is put back after it.
+        Logger networkClient = Logger.getLogger(NetworkClient.class.getName());
+        Level level = networkClient.getLevel();
+        networkClient.setLevel(Level.SEVERE);
+        try {
+            stopBroker();
+        } finally {
+            networkClient.setLevel(level);
+        }
         if (Files.exists(directory)) {
             try (Stream<Path> files = Files.walk(directory)) {
                 files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
