@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A real Kafka broker on this machine, for development: Apache Kafka 4.1.1 (the version of the application's clients),
+# A real Kafka broker on this machine, for development: Apache Kafka 4.1.1 (the 4.1 line of the application's clients, 4.1.2),
 # one KRaft node that is broker and controller, listening on localhost. Everything comes from Maven Central through
 # Maven (org.apache.kafka:kafka_2.13 and a log4j binding, copied once into a cache directory); no download script,
 # no container.

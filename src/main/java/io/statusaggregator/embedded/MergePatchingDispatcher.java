@@ -35,7 +35,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The CRUD dispatcher with a JSON merge patch as RFC 7386 and a real API server apply it. Fabric8's own (7.6.1)
+ * The CRUD dispatcher with a JSON merge patch as RFC 7386 and a real API server apply it. Fabric8's own (7.5.2)
  * merges a patch with Jackson's readerForUpdating: it appends to lists instead of replacing them and keeps
  * {@code null} fields instead of removing them, so a status patch could never shorten {@code conditions} or
  * clear {@code failureReason}.

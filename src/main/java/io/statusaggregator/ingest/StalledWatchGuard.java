@@ -19,7 +19,7 @@ import org.jboss.logging.Logger;
  * way, which lists the API server; what the old one knew and the new one does not find was deleted meanwhile and
  * goes to the handler's {@code onDelete}. Fabric8's informer lists again when a running watch ends with 410 Gone, but
  * when the server refuses to start a watch from a version it no longer has (HTTP 410 at once), it retries that same
- * version forever (seen with Fabric8 7.6.1), and would miss every change from then on. An informer whose first list
+ * version forever (seen with Fabric8 7.5.2), and would miss every change from then on. An informer whose first list
  * failed (the API did not answer) is replaced too, as Fabric8 does not list again then: so a fresh informer made while
  * the API is away does not end the following for good.
  */
