@@ -104,12 +104,12 @@ public class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         try {
             Map<String, Object> kafka = KafkaSettings.from(rawConfig);
+            KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
             Optional<String> badSetting = KafkaSettings.problem(kafka);
             if (badSetting.isPresent()) {
                 LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
                 return 2;
             }
-            KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             KubernetesClient client;
             FleetSimulator simulator = null;
