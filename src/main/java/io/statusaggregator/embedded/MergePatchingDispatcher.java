@@ -213,6 +213,19 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     }
 
     /**
+     * A patch whatever its query: kubectl adds {@code ?fieldManager=kubectl-patch}, and Fabric8's handler then found no
+     * object (a status patch answered 202 and changed nothing). The query's options (field manager, dry run) are not
+     * served here.
+     */
+    @Override
+    public MockResponse handlePatch(RecordedRequest request) {
+        String path = request.getPath();
+        int query = path.indexOf('?');
+        return super.handlePatch(query < 0 ? request
+                : new RecordedRequest(request.getHttpVersion(), request.method(), path.substring(0, query), request.getHeaders(), request.getBody()));
+    }
+
+    /**
      * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); the
      * {@code v1} Events, the {@code events.k8s.io/v1} ones among them ({@link CoreEvents}); an object it does not hold
      * answered with a Status naming it, as a real API server does.

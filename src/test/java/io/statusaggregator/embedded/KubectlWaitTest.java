@@ -91,6 +91,21 @@ class KubectlWaitTest {
         }
     }
 
+    /** kubectl's own status patch (it adds ?fieldManager=...): applied, as a real API server applies it. */
+    @Test
+    void kubectlPatchesAStatusAsOnARealApiServer() throws Exception {
+        try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0)) {
+            create(api, "alpha");
+            Path kubeconfig = api.writeKubeconfig(Files.createTempDirectory("kubectl").resolve("kubeconfig"));
+            Kubectl.Result patched = Kubectl.run(kubeconfig, Duration.ofSeconds(60), "patch", CLUSTERS + "/alpha", "--subresource=status",
+                    "--type=merge", "-p", "{\"status\":{\"failureReason\":\"ByHand\"}}");
+            assertEquals(0, patched.exit(), patched::toString);
+            assertEquals("ByHand", api.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default")
+                    .withName("alpha").get().getAdditionalProperties().entrySet().stream().filter(e -> e.getKey().equals("status"))
+                    .map(e -> String.valueOf(((java.util.Map<?, ?>) e.getValue()).get("failureReason"))).findFirst().orElse(""), patched::toString);
+        }
+    }
+
     @Test
     void aPlainHttpWatchStreamsChangesAfterItsResourceVersionAndEndsAfterItsTimeout() throws Exception {
         try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0)) {
