@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -26,17 +27,24 @@ public final class CompactedTopic {
      *         to its end within {@code timeout}
      */
     public static Optional<Map<String, String>> latest(Map<String, Object> kafka, String topic, Duration timeout) {
-        return read(kafka, topic, timeout, new StringDeserializer(), Map.of(), new HashMap<>());
+        Map<String, String> latest = new HashMap<>();
+        return read(kafka, topic, timeout, new StringDeserializer(), Map.of(), new HashMap<>(), r -> latest.put(r.key(), r.value()))
+                ? Optional.of(latest) : Optional.empty();
     }
 
     /**
      * The keys alive among the records from {@code from} (each partition's offset; a partition not named is read from
      * its beginning) to the topic's end, and that end, where the next read can start.
      *
-     * @param live the keys whose latest record in that range is not a tombstone
-     * @param ends each partition's end offset when it was read
+     * @param partitions each key whose latest record in that range, on some partition, is not a tombstone, and those
+     *                   partitions: one, unless something but ingest wrote the key on another
+     * @param ends       each partition's end offset when it was read
      */
-    public record LiveKeys(Set<String> live, Map<Integer, Long> ends) {
+    public record LiveKeys(Map<String, Set<Integer>> partitions, Map<Integer, Long> ends) {
+        /** The keys alive on some partition. */
+        public Set<String> live() {
+            return partitions.keySet();
+        }
     }
 
     /**
@@ -45,15 +53,22 @@ public final class CompactedTopic {
      */
     public static Optional<LiveKeys> liveKeysSince(Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
         Map<Integer, Long> ends = new HashMap<>();
-        return read(kafka, topic, timeout, new Present(), from, ends).map(latest -> {
-            Set<String> live = new HashSet<>();
-            latest.forEach((key, present) -> {
-                if (Boolean.TRUE.equals(present)) { // Kafka's consumer may hand a tombstone over as null, not asking
-                    live.add(key);
+        Map<String, Set<Integer>> live = new HashMap<>();
+        boolean read = read(kafka, topic, timeout, new Present(), from, ends, record -> {
+            if (record.key() == null) {
+                return; // no key is no object's (and a compacted topic refuses such a record)
+            }
+            // Kafka's consumer may hand a tombstone over as null, not asking the deserializer.
+            if (Boolean.TRUE.equals(record.value())) {
+                live.computeIfAbsent(record.key(), k -> new HashSet<>(2)).add(record.partition());
+            } else {
+                Set<Integer> on = live.get(record.key());
+                if (on != null && on.remove(record.partition()) && on.isEmpty()) {
+                    live.remove(record.key());
                 }
-            });
-            return new LiveKeys(live, Map.copyOf(ends));
+            }
         });
+        return read ? Optional.of(new LiveKeys(live, Map.copyOf(ends))) : Optional.empty();
     }
 
     /** Whether a record has a value, read without copying it. */
@@ -69,9 +84,12 @@ public final class CompactedTopic {
         }
     }
 
-    /** Reads from {@code from} (or the beginning) to the end, which it puts in {@code ends}, by partition. */
-    private static <V> Optional<Map<String, V>> read(Map<String, Object> kafka, String topic, Duration timeout, Deserializer<V> values,
-            Map<Integer, Long> from, Map<Integer, Long> ends) {
+    /**
+     * Reads from {@code from} (or the beginning) to the end, which it puts in {@code ends}, by partition, handing each
+     * record to {@code each} in order; false when not read to the end within {@code timeout}.
+     */
+    private static <V> boolean read(Map<String, Object> kafka, String topic, Duration timeout, Deserializer<V> values,
+            Map<Integer, Long> from, Map<Integer, Long> ends, Consumer<ConsumerRecord<String, V>> each) {
         Map<String, Object> props = new HashMap<>(kafka);
         props.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
         props.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
@@ -83,7 +101,6 @@ public final class CompactedTopic {
         // a fresh JVM's read of 10,000 statuses a round trip per 500), unless the kafka.* settings say otherwise.
         props.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
         props.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
-        Map<String, V> latest = new HashMap<>();
         try (KafkaConsumer<String, V> consumer = new KafkaConsumer<>(props, new StringDeserializer(), values)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic, timeout).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
@@ -99,14 +116,14 @@ public final class CompactedTopic {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
                 if (System.nanoTime() > deadline) {
-                    return Optional.empty();
+                    return false;
                 }
                 for (ConsumerRecord<String, V> record : consumer.poll(Duration.ofMillis(200))) {
-                    latest.put(record.key(), record.value());
+                    each.accept(record);
                 }
             }
             end.forEach((partition, offset) -> ends.put(partition.partition(), offset));
         }
-        return Optional.of(latest);
+        return true;
     }
 }

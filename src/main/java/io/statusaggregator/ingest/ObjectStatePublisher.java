@@ -55,6 +55,25 @@ public final class ObjectStatePublisher {
         send(key, null);
     }
 
+    /**
+     * A tombstone for {@code key} on {@code partition}, whatever partition its cluster is routed to: for a record that
+     * something but ingest wrote on another partition, where compaction removes it only so.
+     */
+    void tombstone(ObjectStateKey key, int partition) {
+        SENT.increment();
+        try {
+            producer.send(new ProducerRecord<>(topic, partition, key.encode(), null), (metadata, error) -> {
+                if (error != null) {
+                    LOG.warnf("could not send a tombstone for %s %s to partition %d (%s); the next check sends it again", key.kind().kind(),
+                            key.key(), partition, error.toString());
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.warnf("could not send a tombstone for %s %s to partition %d (%s); the next check sends it again", key.kind().kind(),
+                    key.key(), partition, e.toString());
+        }
+    }
+
     private Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
         JsonNode metadata = object.path("metadata");
         ObjectKey key = new ObjectKey(metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE), metadata.path("name").asText());

@@ -1,9 +1,10 @@
 package io.statusaggregator.ingest;
 
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
@@ -28,26 +29,48 @@ final class TopicReconciliation {
      * @return how many tombstones were sent
      */
     synchronized int tombstoneVanished(Map<String, Object> kafka, String topic, Predicate<ObjectStateKey> exists,
-            ObjectStatePublisher publisher, Duration timeout, boolean whole) {
+            ObjectStatePublisher publisher, Consumer<ObjectStateKey> resend, Duration timeout, boolean whole) {
         // Only whether each key is alive: the values are neither copied nor decoded.
         Optional<CompactedTopic.LiveKeys> read = CompactedTopic.liveKeysSince(kafka, topic, whole ? Map.of() : checkedUpTo, timeout);
         if (read.isEmpty()) {
             LOG.warnf("could not read %s to its end within %s; deletions from before this start may linger", topic, timeout);
             return 0;
         }
-        int sent = 0;
-        for (String text : read.get().live()) {
-            Optional<ObjectStateKey> key = ObjectStateKey.parse(text);
-            if (key.isPresent() && !exists.test(key.get())) {
-                publisher.tombstone(key.get());
-                sent++;
+        int partitionCount = read.get().ends().size();
+        int vanished = 0;
+        int misplaced = 0;
+        for (Map.Entry<String, Set<Integer>> live : read.get().partitions().entrySet()) {
+            Optional<ObjectStateKey> parsed = ObjectStateKey.parse(live.getKey());
+            if (parsed.isEmpty()) {
+                continue; // aggregation dead-letters it; no object of ours is there to forget
+            }
+            ObjectStateKey key = parsed.get();
+            int routed = ClusterPartitioner.partitionOf(key.clusterName(), partitionCount);
+            boolean there = exists.test(key);
+            for (int partition : live.getValue()) {
+                if (partition != routed) {
+                    // Not where ingest sends its cluster's records: something else wrote it, or the topic has gained
+                    // partitions since. The owner of that partition would read it as its own.
+                    publisher.tombstone(key, partition);
+                    misplaced++;
+                } else if (!there) {
+                    publisher.tombstone(key);
+                    vanished++;
+                }
+            }
+            if (there && !live.getValue().contains(routed)) {
+                resend.accept(key); // its state where it belongs
             }
         }
         checkedUpTo = read.get().ends();
-        if (sent > 0) {
+        if (vanished > 0) {
             LOG.infof("%d keys on %s name objects the API server does not have (deleted while ingest was not running, or "
-                    + "written by something else): tombstones sent", sent, topic);
+                    + "written by something else): tombstones sent", vanished, topic);
         }
-        return sent;
+        if (misplaced > 0) {
+            LOG.infof("%d records on %s are on a partition their cluster is not routed to (written by something else, or before "
+                    + "the topic gained partitions): tombstones sent there, the objects' states sent where they belong", misplaced, topic);
+        }
+        return vanished + misplaced;
     }
 }

@@ -6,6 +6,7 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,21 +42,69 @@ class TopicReconciliationTest {
 
         write(machine("m1"), machine("gone-before-start"));
         Set<String> onTheApiServer = Set.of(machine("m1"));
-        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> onTheApiServer.contains(key.encode()), publisher, DEADLINE, true));
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> onTheApiServer.contains(key.encode()), publisher, key -> { }, DEADLINE, true));
         assertEquals(Set.of(machine("gone-before-start")), tombstoned(tombstones));
 
         // m1 goes without a tombstone (as if the informer missed it), and something else writes a key of no object.
         write(machine("written-by-another"));
         tombstones.clear();
-        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, DEADLINE, false));
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> { }, DEADLINE, false));
         assertEquals(Set.of(machine("written-by-another")), tombstoned(tombstones),
                 "only the key written since the last check; m1 was checked then, and a relist's whole check finds it");
 
         tombstones.clear();
-        reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, DEADLINE, true);
+        reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> { }, DEADLINE, true);
         // The tombstones of this test go to a mock producer, not the topic: every key is still alive on it.
         assertEquals(Set.of(machine("m1"), machine("gone-before-start"), machine("written-by-another")), tombstoned(tombstones),
                 "the whole topic, m1 among it");
+    }
+
+    /**
+     * A record on a partition its cluster is not routed to (something but ingest wrote it, or the topic gained
+     * partitions since) would be read by that partition's owner as its own: it is tombstoned there, and an object that
+     * exists has its state sent where it belongs if it is not there already.
+     */
+    @Test
+    void aRecordOnAnotherPartitionThanItsClustersIsTombstonedThereAndItsObjectSentWhereItBelongs() throws Exception {
+        String topic = TOPIC + "-placed";
+        try (Admin admin = Admin.create(kafka())) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+        }
+        int routed = ClusterPartitioner.partitionOf("c1", 3);
+        int other = (routed + 1) % 3;
+        writeTo(topic, routed, machine("m1"), machine("m2"));
+        writeTo(topic, other, machine("m1"), machine("ghost"));
+        TopicReconciliation reconciliation = new TopicReconciliation();
+        MockProducer<String, String> tombstones = new MockProducer<>(true, null, new StringSerializer(), new StringSerializer());
+        ObjectStatePublisher publisher = new ObjectStatePublisher(tombstones, topic, key -> { });
+        Set<String> onTheApiServer = Set.of(machine("m1"), machine("m2"), machine("m3"));
+        List<String> resent = new ArrayList<>();
+
+        assertEquals(2, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
+                key -> resent.add(key.encode()), DEADLINE, true));
+        assertEquals(Set.of(machine("m1") + "@" + other, machine("ghost") + "@" + other), placedTombstones(tombstones),
+                "each stray record where it is; m1 and m2 where they belong are left alone");
+        assertEquals(List.of(), resent, "m1 is also where it belongs");
+
+        // An object whose only record is on another partition: tombstoned there, its state sent where it belongs.
+        writeTo(topic, other, machine("m3"));
+        tombstones.clear();
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
+                key -> resent.add(key.encode()), DEADLINE, false));
+        assertEquals(Set.of(machine("m3") + "@" + other), placedTombstones(tombstones));
+        assertEquals(List.of(machine("m3")), resent);
+    }
+
+    private static Set<String> placedTombstones(MockProducer<String, String> producer) {
+        return producer.history().stream().filter(r -> r.value() == null).map(r -> r.key() + "@" + r.partition()).collect(Collectors.toSet());
+    }
+
+    private void writeTo(String topic, int partition, String... keys) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka(), new StringSerializer(), new StringSerializer())) {
+            for (String key : keys) {
+                producer.send(new ProducerRecord<>(topic, partition, key, "{}")).get();
+            }
+        }
     }
 
     private Map<String, Object> kafka() {
@@ -69,7 +118,7 @@ class TopicReconciliationTest {
     private void write(String... keys) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka(), new StringSerializer(), new StringSerializer())) {
             for (String key : keys) {
-                producer.send(new ProducerRecord<>(TOPIC, key, "{}")).get();
+                producer.send(new ProducerRecord<>(TOPIC, ClusterPartitioner.partitionOf("c1", 3), key, "{}")).get(); // as ingest routes
             }
         }
     }
