@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ObjectKey;
@@ -62,6 +63,9 @@ final class ObjectRecord {
     record OtherKind(ObjectStateKey key, String error) implements Read {
     }
 
+    /** How much of a JSON parser's message (which repeats what it read) a dead letter's error keeps. */
+    private static final int NOT_JSON_SHOWN = 300;
+
     /** The value is not JSON: what the object held before no longer holds. */
     record NotJson(ObjectStateKey key, String error) implements Read {
     }
@@ -88,7 +92,7 @@ final class ObjectRecord {
         Optional<ObjectStateKey> parsed = ObjectStateKey.parse(key);
         if (parsed.isEmpty()) {
             return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
-                    + (key == null ? "no key" : "\"" + new String(key, StandardCharsets.UTF_8) + "\""));
+                    + (key == null ? "no key" : KubernetesNames.shown(new String(key, StandardCharsets.UTF_8))));
         }
         ObjectStateKey objectKey = parsed.get();
         if (value == null) {
@@ -147,7 +151,8 @@ final class ObjectRecord {
                 return new NotJson(objectKey, "the value is not JSON: no content");
             }
         } catch (IOException e) {
-            return new NotJson(objectKey, "the value is not JSON: " + (e instanceof JsonProcessingException json1 ? json1.getOriginalMessage() : e.toString()));
+            return new NotJson(objectKey, "the value is not JSON: " + KubernetesNames.printable(
+                    e instanceof JsonProcessingException json1 ? json1.getOriginalMessage() : e.toString(), NOT_JSON_SHOWN));
         }
         try {
             if (ObjectDecoder.kindOf(json).isEmpty()) {

@@ -85,14 +85,27 @@ public final class KubernetesNames {
      * so that an answer or a log line never carries a caller's text whole.
      */
     public static String shown(String value) {
-        StringBuilder shown = new StringBuilder("\"");
-        value.codePoints().limit(SHOWN).forEach(c -> {
-            if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+        return "\"" + printable(value, SHOWN, true) + (value.codePointCount(0, value.length()) > SHOWN ? "\"..." : "\"");
+    }
+
+    /**
+     * Text from outside (a parser's message that repeats what it read) fit for a log line or a message: at most
+     * {@code max} characters of it, each that is not printable ASCII written as its code.
+     */
+    public static String printable(String text, int max) {
+        String shown = printable(text, max, false);
+        return text.codePointCount(0, text.length()) > max ? shown + "..." : shown;
+    }
+
+    private static String printable(String value, int max, boolean quoted) {
+        StringBuilder shown = new StringBuilder();
+        value.codePoints().limit(max).forEach(c -> {
+            if (c >= 0x20 && c < 0x7f && !(quoted && (c == '"' || c == '\\'))) {
                 shown.appendCodePoint(c);
             } else {
                 shown.append(String.format(c > 0xffff ? "\\u{%x}" : "\\u%04x", c));
             }
         });
-        return shown.append(value.codePointCount(0, value.length()) > SHOWN ? "\"..." : "\"").toString();
+        return shown.toString();
     }
 }

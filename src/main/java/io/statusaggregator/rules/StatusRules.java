@@ -48,7 +48,7 @@ public final class StatusRules {
                 stamped(ConditionType.WORKERS_READY, workers, previous, stamp),
                 stamped(ConditionType.DEFAULT_CNI_CONFIGURED, cni, previous, stamp),
                 stamped(ConditionType.READY, ready, previous, stamp));
-        return new ClusterStatus(snapshot.cluster().generation(), failure,
+        return new ClusterStatus(snapshot.cluster().generation(), failure.map(f -> new Failure(f.reason(), bounded(f.message()))),
                 Optional.of(DefaultCniConfigured.summary(snapshot, cni)), conditions,
                 WorkerNodeGroups.summarize(snapshot),
                 VersionHistory.advance(snapshot.cluster(), ready.isTrue()));
@@ -60,6 +60,21 @@ public final class StatusRules {
                 .filter(c -> c.status() == verdict.status())
                 .map(Condition::lastTransitionTime)
                 .orElse(now);
-        return new Condition(type, verdict.status(), verdict.reason(), verdict.message(), verdict.severity(), since);
+        return new Condition(type, verdict.status(), verdict.reason(), bounded(verdict.message()), verdict.severity(), since);
+    }
+
+    /**
+     * The most characters a condition's message or the failure message carries. Some are copied from other objects (a
+     * KubeadmControlPlane's condition, a failure another writer set), whose text has no limit: cut to this, one
+     * object's text cannot swell the status past what the API server and Kafka take (a record of 1 MiB by default).
+     */
+    static final int LONGEST_MESSAGE = 4_096;
+
+    static String bounded(String message) {
+        if (message.length() <= LONGEST_MESSAGE) {
+            return message;
+        }
+        int cut = LONGEST_MESSAGE - 3;
+        return message.substring(0, Character.isHighSurrogate(message.charAt(cut - 1)) ? cut - 1 : cut) + "...";
     }
 }

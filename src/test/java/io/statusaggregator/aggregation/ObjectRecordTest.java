@@ -1,14 +1,16 @@
 package io.statusaggregator.aggregation;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.statusaggregator.model.Machine;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /** Each kind of record on the object-state topic, read from its bytes. */
 class ObjectRecordTest {
@@ -45,6 +47,20 @@ class ObjectRecordTest {
         ObjectRecord.Read read = read(key, MACHINE);
         assertEquals(expected, read.getClass().getSimpleName(), description);
         assertTrue(((ObjectRecord.BadKey) read).error().startsWith("not a key this application writes"));
+    }
+
+    /** What goes into the dead letter's error and its log line repeats the record's bytes only as printable text. */
+    @Test
+    void aRefusalRepeatsNoControlCharacterOfTheRecord() {
+        String forged = "evil\n2026-11-28 01:00:00,000 ERROR [io.statusaggregator.Fake] (main) FORGED LINE\u001b[31m";
+        String badKey = ((ObjectRecord.BadKey) read(forged, MACHINE)).error();
+        assertFalse(badKey.contains("\n") || badKey.contains("\u001b"), badKey);
+        assertTrue(badKey.contains("\"evil\\u000a2026-11-28"), badKey);
+
+        String binary = new String(new byte[] {(byte) 0xc4, (byte) 0x80, (byte) 0xec, (byte) 0x8c, (byte) 0x82, '\n', 0x1b},
+                StandardCharsets.UTF_8);
+        String error = ((ObjectRecord.NotJson) read(MACHINE_KEY, binary)).error();
+        assertTrue(error.startsWith("the value is not JSON: ") && error.chars().allMatch(c -> c >= 0x20 && c < 0x7f), error);
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.statusaggregator.model.json;
 
+import io.statusaggregator.model.KubernetesNames;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.util.ArrayList;
@@ -175,10 +177,13 @@ final class JsonFields {
             return "an object";
         }
         if (value.isTextual()) {
-            return "the string \"" + value.textValue() + "\"";
+            return "the string " + KubernetesNames.shown(value.textValue());
         }
         if (value.isMissingNode()) {
             return "nothing";
+        }
+        if (value.isNull()) {
+            return "null";
         }
         return value.getNodeType().name().toLowerCase() + " " + value;
     }

@@ -21,6 +21,7 @@ import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.EtcdadmCluster;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.KubernetesObject;
+import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesVersion;
 import io.statusaggregator.model.KubernetesVersions;
 import io.statusaggregator.model.Machine;
@@ -192,7 +193,7 @@ public final class ObjectDecoder {
             return Optional.empty();
         }
         return Optional.of(KubernetesVersion.parseSpec(text.get()).orElseThrow(() -> new MalformedObjectException(
-                fields.pathOf(field), "not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): \"" + text.get() + "\"")));
+                fields.pathOf(field), "not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): " + KubernetesNames.shown(text.get()))));
     }
 
     /** {@code clusterNetwork.cniConfig} names one CNI; the older {@code clusterNetwork.cni} string too; Cilium by default. */
@@ -212,7 +213,7 @@ public final class ObjectDecoder {
         Optional<String> legacy = network.string("cni");
         if (legacy.isPresent()) {
             Cni cni = legacy.get().startsWith("cilium") ? Cni.CILIUM : Cni.of(legacy.get()).orElseThrow(
-                    () -> new MalformedObjectException(network.pathOf("cni"), "unknown CNI \"" + legacy.get() + "\""));
+                    () -> new MalformedObjectException(network.pathOf("cni"), "unknown CNI " + KubernetesNames.shown(legacy.get())));
             return new CniConfig(cni, false);
         }
         return new CniConfig(Cni.CILIUM, false);
@@ -260,7 +261,7 @@ public final class ObjectDecoder {
         Optional<KubernetesVersion> version = Optional.empty();
         if (text.isPresent()) {
             version = Optional.of(KubernetesVersion.parseMachine(text.get()).orElseThrow(() -> new MalformedObjectException(
-                    spec.pathOf("version"), "not a Kubernetes version (like \"v1.27.4-eks-1-27-11\"): \"" + text.get() + "\"")));
+                    spec.pathOf("version"), "not a Kubernetes version (like \"v1.27.4-eks-1-27-11\"): " + KubernetesNames.shown(text.get()))));
         }
         return new Machine(key, requiredClusterName(root, metadata),
                 Optional.ofNullable(metadata.stringMap("labels").get(DEPLOYMENT_NAME_LABEL)), version);
@@ -280,7 +281,7 @@ public final class ObjectDecoder {
         JsonFields spec = root.object("spec");
         String name = spec.requiredString("cni");
         Cni cni = Cni.of(name).orElseThrow(() -> new MalformedObjectException(spec.pathOf("cni"),
-                "unknown CNI \"" + name + "\" (cilium or kindnetd)"));
+                "unknown CNI " + KubernetesNames.shown(name) + " (cilium or kindnetd)"));
         return new CniObservation(key, spec.requiredString("clusterName"), cni,
                 spec.string("version").filter(v -> !v.isEmpty()), spec.bool("ready"),
                 spec.string("problem").filter(p -> !p.isEmpty()));
@@ -345,7 +346,7 @@ public final class ObjectDecoder {
                 lastTransitionTime = TransitionTimes.parse(since.get());
             } catch (DateTimeParseException e) {
                 throw new MalformedObjectException(condition.pathOf("lastTransitionTime"),
-                        "not an RFC 3339 time (like 2023-06-05T21:58:57Z): \"" + since.get() + "\"");
+                        "not an RFC 3339 time (like 2023-06-05T21:58:57Z): " + KubernetesNames.shown(since.get()));
             }
             conditions.add(new Condition(type.get(), conditionStatus.get(), condition.string("reason").orElse(""),
                     condition.string("message").orElse(""),
