@@ -58,12 +58,25 @@ public final class ObjectReduction {
             });
         }
         for (String path : FIELDS.get(kind)) {
-            copy(full, reduced, path);
+            copy(full, reduced, path, kind != ObjectKind.EKSA_CLUSTER);
         }
         return reduced;
     }
 
-    private static void copy(JsonNode from, ObjectNode to, String path) {
+    /**
+     * The longest text of a field the rules read that a record keeps of a CAPI object, cut beyond it: no CAPI field the
+     * rules read is that long (names and versions are short, conditions' messages a few KB at most), and a record of
+     * one object must stay under the topic's 1 MiB, or its send fails and is retried for ever. A version cut so no
+     * longer parses, and its cluster says so. The EKS-A Cluster is kept whole: version history hashes its spec.
+     */
+    static final int LONGEST_TEXT = 32_768;
+
+    private static JsonNode bounded(JsonNode value) {
+        return value.isTextual() && value.textValue().length() > LONGEST_TEXT
+                ? JsonNodeFactory.instance.textNode(value.textValue().substring(0, LONGEST_TEXT) + "...") : value;
+    }
+
+    private static void copy(JsonNode from, ObjectNode to, String path, boolean boundText) {
         String[] steps = path.split("\\.");
         JsonNode source = from;
         ObjectNode target = to;
@@ -85,12 +98,12 @@ public final class ObjectReduction {
                 ObjectNode kept = conditions.addObject();
                 CONDITION_FIELDS.forEach(f -> {
                     if (condition.hasNonNull(f)) {
-                        kept.set(f, condition.get(f));
+                        kept.set(f, boundText ? bounded(condition.get(f)) : condition.get(f));
                     }
                 });
             }
         } else {
-            target.set(last, value);
+            target.set(last, boundText ? bounded(value) : value);
         }
     }
 }

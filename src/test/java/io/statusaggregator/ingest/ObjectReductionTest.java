@@ -1,0 +1,53 @@
+package io.statusaggregator.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A record of one CAPI object stays far under the topic's 1 MiB whatever a field holds: its send would otherwise fail
+ * and be retried for ever, and the object's cluster would never be told. The EKS-A Cluster is kept whole.
+ */
+class ObjectReductionTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void aCapiObjectsLongTextIsCutAndWhatWasCutStillSaysWhatIsWrong() throws Exception {
+        ObjectNode machine = JSON.createObjectNode().put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
+        machine.putObject("metadata").put("namespace", "eksa-system").put("name", "m1").putObject("labels")
+                .put(ObjectDecoder.CLUSTER_NAME_LABEL, "alpha");
+        machine.putObject("spec").put("clusterName", "alpha").put("version", "v1.31.0" + "9".repeat(1_200_000));
+        ObjectNode reduced = ObjectReduction.reduce(ObjectKind.MACHINE, machine);
+        assertEquals(ObjectReduction.LONGEST_TEXT + 3, reduced.path("spec").path("version").textValue().length());
+        assertTrue(reduced.toString().length() < 40_000, reduced.toString().length() + " characters");
+        String problem = assertThrows(MalformedObjectException.class, () -> ObjectDecoder.decode(reduced)).getMessage();
+        assertTrue(problem.startsWith("spec.version: not a Kubernetes version"), problem);
+
+        ObjectNode controlPlane = JSON.createObjectNode().put("apiVersion", "controlplane.cluster.x-k8s.io/v1beta1")
+                .put("kind", "KubeadmControlPlane");
+        controlPlane.putObject("metadata").put("namespace", "eksa-system").put("name", "alpha");
+        controlPlane.putObject("status").putArray("conditions").addObject().put("type", "Ready").put("status", "False")
+                .put("message", "m".repeat(100_000));
+        String message = ObjectReduction.reduce(ObjectKind.KUBEADM_CONTROL_PLANE, controlPlane)
+                .path("status").path("conditions").path(0).path("message").textValue();
+        assertEquals("m".repeat(ObjectReduction.LONGEST_TEXT) + "...", message);
+        String usual = "1 of 3 Machines are not ready";
+        ((ObjectNode) controlPlane.path("status").path("conditions").path(0)).put("message", usual);
+        assertEquals(usual, ObjectReduction.reduce(ObjectKind.KUBEADM_CONTROL_PLANE, controlPlane)
+                .path("status").path("conditions").path(0).path("message").textValue(), "an ordinary message whole");
+
+        ObjectNode cluster = JSON.createObjectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        cluster.putObject("metadata").put("namespace", "default").put("name", "alpha");
+        String caBundle = "c".repeat(40_000);
+        cluster.putObject("spec").put("kubernetesVersion", "1.31").putObject("registryMirrorConfiguration").put("caCertContent", caBundle);
+        assertEquals(caBundle, ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster).path("spec").path("registryMirrorConfiguration")
+                .path("caCertContent").textValue(), "the EKS-A Cluster's spec as stored: its hash is the version history's");
+    }
+}
