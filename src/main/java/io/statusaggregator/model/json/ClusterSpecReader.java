@@ -100,8 +100,8 @@ final class ClusterSpecReader {
                 default -> in.skipChildren();
             }
         }
-        if (controlPlaneCount < 0) {
-            throw GiveUp.INSTANCE; // required
+        if (controlPlaneCount < 0 || kubernetesVersion.isEmpty()) {
+            throw GiveUp.INSTANCE; // required: ObjectDecoder names what is missing
         }
         return new EksaClusterSpec(controlPlaneCount, groups, kubernetesVersion, eksaVersion, bundlesRef, externalEtcd, cni,
                 managementCluster);

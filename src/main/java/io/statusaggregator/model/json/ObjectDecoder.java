@@ -163,7 +163,7 @@ public final class ObjectDecoder {
         return new EksaClusterSpec(
                 controlPlaneCount,
                 groups,
-                specVersion(spec, "kubernetesVersion"),
+                requiredSpecVersion(spec),
                 spec.string("eksaVersion"),
                 spec.object("bundlesRef").string("name"),
                 externalEtcd,
@@ -185,6 +185,18 @@ public final class ObjectDecoder {
         // EKS-A defaults a group without a count to one node.
         int count = group.count("count").orElse(1);
         return new WorkerNodeGroup(group.requiredString("name"), count, autoscaling, specVersion(group, "kubernetesVersion"));
+    }
+
+    /**
+     * The control plane's version, which EKS-A requires (its webhook refuses a Cluster without one): read as optional,
+     * a Cluster without it was Ready, and its next version was checked against nothing (a downgrade let through).
+     */
+    private static Optional<KubernetesVersion> requiredSpecVersion(JsonFields spec) throws MalformedObjectException {
+        Optional<KubernetesVersion> version = specVersion(spec, "kubernetesVersion");
+        if (version.isEmpty()) {
+            throw new MalformedObjectException(spec.pathOf("kubernetesVersion"), "required: the control plane's Kubernetes version (like \"1.31\")");
+        }
+        return version;
     }
 
     private static Optional<KubernetesVersion> specVersion(JsonFields fields, String field) throws MalformedObjectException {

@@ -1,6 +1,7 @@
 package io.statusaggregator.model.json;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -133,7 +134,8 @@ class EksaClusterReaderTest {
                 fractions += new String(spec, StandardCharsets.UTF_8).contains("1.5") ? 1 : 0;
             }
         }
-        assertTrue(answered > 10_000, "mutated specs that stay valid are still read fast: " + answered);
+        // About a third of the mutations leave a valid spec (fewer since the control plane's version is required).
+        assertTrue(answered > 9_000, "mutated specs that stay valid are still read fast: " + answered);
         assertTrue(fractions > 100, "some hashed through the tree (a fraction in them): " + fractions);
     }
 
@@ -168,14 +170,19 @@ class EksaClusterReaderTest {
                 {"\"managementCluster\":{\"name\":\"\"},\"bundlesRef\":{\"name\":\"b-1\",\"namespace\":\"x\"}", true},
                 {"\"managementCluster\":{\"name\":\"mgmt\"},\"eksaVersion\":\"v0.19.0\",\"kubernetesVersion\":\"1.28\"", true},
                 {"\"kubernetesVersion\":1.28", false},
+                {"\"kubernetesVersion\":null,\"eksaVersion\":\"v0.19.0\"", false}, // required
+                {"\"kubernetesVersion\":\"1.28\"", true},
                 {"\"ratio\":0.5,\"eksaVersion\":null", true}, // a fraction elsewhere: hashed through the tree
         };
         for (Object[] spec : specs) {
-            byte[] value = bytes(cluster.formatted(spec[0]));
+            // The control plane's version, required, unless the case writes its own.
+            String fields = (String) spec[0];
+            boolean ownVersion = fields.startsWith("\"kubernetesVersion\"") || fields.contains("\"v0.19.0\",\"kubernetesVersion\"");
+            byte[] value = bytes(cluster.formatted(ownVersion ? fields : "\"kubernetesVersion\":\"1.31\"," + fields));
             assertEquals(spec[1], JsonMutations.tree(value).isPresent(), "the tree's judgement of " + spec[0]);
             assertEquals(spec[1], read(value, Optional.empty()).isPresent(), "read at once: " + spec[0]);
             assertSameAsTree(value, Optional.empty(), "read at once");
-            Optional<EksaClusterReader.KnownSpec> before = reader.read(bytes(cluster.formatted("\"eksaVersion\":\"v0\"")), Optional.empty())
+            Optional<EksaClusterReader.KnownSpec> before = reader.read(bytes(cluster.formatted("\"kubernetesVersion\":\"1.30\",\"eksaVersion\":\"v0\"")), Optional.empty())
                     .map(EksaClusterReader.Read::spec);
             assertEquals(spec[1], read(value, before).isPresent(), "read after another spec: " + spec[0]);
             assertSameAsTree(value, before, "read after another spec");
@@ -248,11 +255,23 @@ class EksaClusterReaderTest {
         assertTrue(answered > 2_000, "mutated documents still read fast: " + answered);
     }
 
+    /** EKS-A refuses a Cluster without the control plane's version; read as none, it was Ready and a downgrade passed. */
+    @Test
+    void aClusterWithoutItsKubernetesVersionIsUnreadableAndSaysWhy() throws Exception {
+        String cluster = """
+                {"apiVersion":"anywhere.eks.amazonaws.com/v1alpha1","kind":"Cluster","metadata":{"name":"a"},
+                 "spec":{"controlPlaneConfiguration":{"count":1}}}""";
+        assertTrue(read(bytes(cluster), Optional.empty()).isEmpty(), "left to the tree, which names what is missing");
+        String problem = assertThrows(MalformedObjectException.class, () -> ObjectDecoder.decode(JsonMutations.JSON.readTree(cluster)))
+                .getMessage();
+        assertEquals("spec.kubernetesVersion: required: the control plane's Kubernetes version (like \"1.31\")", problem);
+    }
+
     @Test
     void givesUpOnWhatOnlyTheTreeCanJudge() {
         String cluster = """
                 {"apiVersion":"anywhere.eks.amazonaws.com/v1alpha1","kind":"Cluster","metadata":{"name":"a"},
-                 "spec":{"controlPlaneConfiguration":{"count":1}},
+                 "spec":{"controlPlaneConfiguration":{"count":1},"kubernetesVersion":"1.31"},
                  "status":{"conditions":[{"type":"Ready","status":"False","lastTransitionTime":"2023-06-05T20:12:00Z"}]}}""";
         assertTrue(read(bytes(cluster), Optional.empty()).isPresent());
         for (String bad : List.of(
@@ -260,7 +279,7 @@ class EksaClusterReaderTest {
                 cluster.replace("\"status\"", "\"status\":{},\"status\""),               // a repeated field
                 cluster.replace("2023-06-05T20:12:00Z", "yesterday"),                    // not a time
                 cluster.replace("{\"count\":1}", "{\"count\":-1}"),                      // a negative count in the spec
-                cluster.replace("\"spec\":{\"controlPlaneConfiguration\":{\"count\":1}}", "\"spec\":null"), // no spec
+                cluster.replace("\"spec\":{\"controlPlaneConfiguration\":{\"count\":1},\"kubernetesVersion\":\"1.31\"}", "\"spec\":null"), // no spec
                 cluster.replace("\"a\"", "7"),                                           // a name that is a number
                 cluster.replace("\"kind\":\"Cluster\"", "\"kind\":\"Machine\""))) {      // another kind
             assertEquals(Optional.empty(), read(bytes(bad), Optional.empty()), bad);
