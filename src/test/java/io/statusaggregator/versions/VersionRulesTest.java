@@ -67,7 +67,8 @@ class VersionRulesTest {
                 apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                 kind: Cluster
                 metadata: {namespace: default, name: c1}
-                spec: {eksaVersion: v0.18.0, bundlesRef: {name: bundles-1, namespace: eksa-system}, controlPlaneConfiguration: {count: 1}}
+                spec: {kubernetesVersion: "1.28", eksaVersion: v0.18.0, bundlesRef: {name: bundles-1, namespace: eksa-system},
+                  controlPlaneConfiguration: {count: 1}}
                 """)).orElseThrow();
         assertEquals("EksaVersionInvalid", EksaVersionSkew.check(both, ManagementCluster.UNKNOWN).orElseThrow().reason());
     }
