@@ -38,9 +38,11 @@ public final class CompactedTopic {
      *
      * @param partitions each key whose latest record in that range, on some partition, is not a tombstone, and those
      *                   partitions: one, unless something but ingest wrote the key on another
+     * @param tombstoned each key whose latest record in that range, on some partition, is a tombstone, and those
+     *                   partitions
      * @param ends       each partition's end offset when it was read
      */
-    public record LiveKeys(Map<String, Set<Integer>> partitions, Map<Integer, Long> ends) {
+    public record LiveKeys(Map<String, Set<Integer>> partitions, Map<String, Set<Integer>> tombstoned, Map<Integer, Long> ends) {
         /** The keys alive on some partition. */
         public Set<String> live() {
             return partitions.keySet();
@@ -54,21 +56,24 @@ public final class CompactedTopic {
     public static Optional<LiveKeys> liveKeysSince(Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
         Map<Integer, Long> ends = new HashMap<>();
         Map<String, Set<Integer>> live = new HashMap<>();
+        Map<String, Set<Integer>> tombstoned = new HashMap<>();
         boolean read = read(kafka, topic, timeout, new Present(), from, ends, record -> {
             if (record.key() == null) {
                 return; // no key is no object's (and a compacted topic refuses such a record)
             }
             // Kafka's consumer may hand a tombstone over as null, not asking the deserializer.
-            if (Boolean.TRUE.equals(record.value())) {
-                live.computeIfAbsent(record.key(), k -> new HashSet<>(2)).add(record.partition());
-            } else {
-                Set<Integer> on = live.get(record.key());
-                if (on != null && on.remove(record.partition()) && on.isEmpty()) {
-                    live.remove(record.key());
-                }
-            }
+            boolean alive = Boolean.TRUE.equals(record.value());
+            (alive ? live : tombstoned).computeIfAbsent(record.key(), k -> new HashSet<>(2)).add(record.partition());
+            forget(alive ? tombstoned : live, record.key(), record.partition());
         });
-        return read ? Optional.of(new LiveKeys(live, Map.copyOf(ends))) : Optional.empty();
+        return read ? Optional.of(new LiveKeys(live, tombstoned, Map.copyOf(ends))) : Optional.empty();
+    }
+
+    private static void forget(Map<String, Set<Integer>> keys, String key, int partition) {
+        Set<Integer> on = keys.get(key);
+        if (on != null && on.remove(partition) && on.isEmpty()) {
+            keys.remove(key);
+        }
     }
 
     /** Whether a record has a value, read without copying it. */

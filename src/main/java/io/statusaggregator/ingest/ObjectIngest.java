@@ -239,9 +239,11 @@ public final class ObjectIngest implements AutoCloseable {
                 ? clusters.contains(key.clusterName())
                 : current(key.kind(), storeKey(key.key().namespace(), key.key().name())) != null,
                 publisher, key -> {
-                    if (key.kind() != ObjectKind.CNI_OBSERVATION) { // the CNI observer sends its own again
-                        failed.add(key);
+                    if (key.kind() == ObjectKind.CNI_OBSERVATION) {
+                        return false; // its observer's to send, at its next observation
                     }
+                    failed.add(key); // sent again within a second, as the store has it then
+                    return true;
                 }, timeout, whole);
     }
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
@@ -16,6 +15,8 @@ import org.jboss.logging.Logger;
  * object the API server does not have gets its tombstone. Between those, the periodic check reads only the records
  * written since the last check read the topic to its end: a key alive then was checked then, and one written since is
  * among them (a whole day of history not compacted yet, read every five minutes, was a second of a replica's CPU).
+ * The same reading finds the converse: a tombstone something else wrote for an object the API server has, whose state
+ * is then sent again.
  */
 final class TopicReconciliation {
     private static final Logger LOG = Logger.getLogger(TopicReconciliation.class);
@@ -26,10 +27,13 @@ final class TopicReconciliation {
     /**
      * @param exists whether the API server (as listed by the informers) still has the object of a key
      * @param whole  the whole topic, rather than what was written since the last check
-     * @return how many tombstones were sent
+     * @param resend   sends the current state of an object the topic lacks where its cluster's records go; false when
+     *                 it cannot
+     * @return how many records were sent: tombstones, and states sent again because the topic's latest record of an
+     *         existing object was a tombstone
      */
     synchronized int tombstoneVanished(Map<String, Object> kafka, String topic, Predicate<ObjectStateKey> exists,
-            ObjectStatePublisher publisher, Consumer<ObjectStateKey> resend, Duration timeout, boolean whole) {
+            ObjectStatePublisher publisher, Predicate<ObjectStateKey> resend, Duration timeout, boolean whole) {
         // Only whether each key is alive: the values are neither copied nor decoded.
         Optional<CompactedTopic.LiveKeys> read = CompactedTopic.liveKeysSince(kafka, topic, whole ? Map.of() : checkedUpTo, timeout);
         if (read.isEmpty()) {
@@ -59,7 +63,17 @@ final class TopicReconciliation {
                 }
             }
             if (there && !live.getValue().contains(routed)) {
-                resend.accept(key); // its state where it belongs
+                resend.test(key); // its state where it belongs
+            }
+        }
+        // A tombstone where its cluster's records go, for an object the API server has: written by something else (ingest
+        // sends one only once its informer has lost the object), it made aggregation forget a live object.
+        int revived = 0;
+        for (Map.Entry<String, Set<Integer>> dead : read.get().tombstoned().entrySet()) {
+            Optional<ObjectStateKey> parsed = ObjectStateKey.parse(dead.getKey());
+            if (parsed.isPresent() && dead.getValue().contains(ClusterPartitioner.partitionOf(parsed.get().clusterName(), partitionCount))
+                    && exists.test(parsed.get()) && resend.test(parsed.get())) {
+                revived++;
             }
         }
         checkedUpTo = read.get().ends();
@@ -71,6 +85,10 @@ final class TopicReconciliation {
             LOG.infof("%d records on %s are on a partition their cluster is not routed to (written by something else, or before "
                     + "the topic gained partitions): tombstones sent there, the objects' states sent where they belong", misplaced, topic);
         }
-        return vanished + misplaced;
+        if (revived > 0) {
+            LOG.infof("%d objects the API server has were tombstoned on %s by something but ingest: their states sent again",
+                    revived, topic);
+        }
+        return vanished + misplaced + revived;
     }
 }

@@ -59,7 +59,9 @@ class CompactedTopicTest {
         expected.put("empty", "");
         assertEquals(Optional.of(expected), CompactedTopic.latest(kafka(), topic, DEADLINE));
         // An empty value is a value, not a tombstone: only a record without one deletes its key.
-        assertEquals(Optional.of(Set.of("alive", "recreated", "empty")), CompactedTopic.liveKeysSince(kafka(), topic, Map.of(), DEADLINE).map(CompactedTopic.LiveKeys::live));
+        CompactedTopic.LiveKeys keys = CompactedTopic.liveKeysSince(kafka(), topic, Map.of(), DEADLINE).orElseThrow();
+        assertEquals(Set.of("alive", "recreated", "empty"), keys.live());
+        assertEquals(Set.of("deleted"), keys.tombstoned().keySet(), "the keys whose latest record is a tombstone");
     }
 
     @Test
@@ -75,6 +77,7 @@ class CompactedTopicTest {
         }
         CompactedTopic.LiveKeys since = CompactedTopic.liveKeysSince(kafka(), topic, first.ends(), DEADLINE).orElseThrow();
         assertEquals(Set.of("after"), since.live(), "the records since: a new key alive, another's tombstone");
+        assertEquals(Set.of("deleted-later"), since.tombstoned().keySet());
         assertEquals(4L, since.ends().values().stream().mapToLong(Long::longValue).sum());
         // An offset past a partition's end (the topic made anew): that partition is read from its beginning.
         Map<Integer, Long> beyond = new HashMap<>();

@@ -42,18 +42,18 @@ class TopicReconciliationTest {
 
         write(machine("m1"), machine("gone-before-start"));
         Set<String> onTheApiServer = Set.of(machine("m1"));
-        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> onTheApiServer.contains(key.encode()), publisher, key -> { }, DEADLINE, true));
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> onTheApiServer.contains(key.encode()), publisher, key -> true, DEADLINE, true));
         assertEquals(Set.of(machine("gone-before-start")), tombstoned(tombstones));
 
         // m1 goes without a tombstone (as if the informer missed it), and something else writes a key of no object.
         write(machine("written-by-another"));
         tombstones.clear();
-        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> { }, DEADLINE, false));
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> true, DEADLINE, false));
         assertEquals(Set.of(machine("written-by-another")), tombstoned(tombstones),
                 "only the key written since the last check; m1 was checked then, and a relist's whole check finds it");
 
         tombstones.clear();
-        reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> { }, DEADLINE, true);
+        reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> true, DEADLINE, true);
         // The tombstones of this test go to a mock producer, not the topic: every key is still alive on it.
         assertEquals(Set.of(machine("m1"), machine("gone-before-start"), machine("written-by-another")), tombstoned(tombstones),
                 "the whole topic, m1 among it");
@@ -93,6 +93,53 @@ class TopicReconciliationTest {
                 key -> resent.add(key.encode()), DEADLINE, false));
         assertEquals(Set.of(machine("m3") + "@" + other), placedTombstones(tombstones));
         assertEquals(List.of(machine("m3")), resent);
+    }
+
+    /**
+     * A tombstone that something but ingest wrote where the cluster's records go, for an object the API server still
+     * has, made aggregation forget a live object: the object's state is sent again. A tombstone of an object that is
+     * gone stays, and one the check already answered is not answered again by the next check between whole ones.
+     */
+    @Test
+    void aTombstoneOfAnObjectTheApiServerHasHasItsStateSentAgain() throws Exception {
+        String topic = TOPIC + "-revived";
+        try (Admin admin = Admin.create(kafka())) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+        }
+        int routed = ClusterPartitioner.partitionOf("c1", 3);
+        int other = (routed + 1) % 3;
+        writeTo(topic, routed, machine("m1"), machine("m2"), machine("deleted"));
+        tombstoneOn(topic, routed, machine("m1"), machine("deleted"));
+        tombstoneOn(topic, other, machine("m2")); // not where c1's records go: no object of c1 was forgotten for it
+        TopicReconciliation reconciliation = new TopicReconciliation();
+        MockProducer<String, String> tombstones = new MockProducer<>(true, null, new StringSerializer(), new StringSerializer());
+        ObjectStatePublisher publisher = new ObjectStatePublisher(tombstones, topic, key -> { });
+        Set<String> onTheApiServer = Set.of(machine("m1"), machine("m2"));
+        List<String> resent = new ArrayList<>();
+
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
+                key -> resent.add(key.encode()), DEADLINE, true));
+        assertEquals(List.of(machine("m1")), resent, "m1 exists; 'deleted' does not, and m2 is alive where it belongs");
+        assertEquals(Set.of(), tombstoned(tombstones));
+
+        writeTo(topic, routed, machine("m1")); // the state sent again, as ingest would
+        tombstoneOn(topic, routed, machine("m2"));
+        resent.clear();
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
+                key -> resent.add(key.encode()), DEADLINE, false));
+        assertEquals(List.of(machine("m2")), resent, "only what was written since: m1 is alive again");
+
+        tombstoneOn(topic, routed, machine("m1"));
+        assertEquals(0, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
+                key -> false, DEADLINE, false), "an object whose state cannot be sent again (a CNI observation) is not counted");
+    }
+
+    private void tombstoneOn(String topic, int partition, String... keys) throws Exception {
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka(), new StringSerializer(), new StringSerializer())) {
+            for (String key : keys) {
+                producer.send(new ProducerRecord<>(topic, partition, key, null)).get();
+            }
+        }
     }
 
     private static Set<String> placedTombstones(MockProducer<String, String> producer) {
