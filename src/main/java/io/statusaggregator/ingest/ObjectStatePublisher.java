@@ -7,6 +7,7 @@ import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
@@ -60,18 +61,9 @@ public final class ObjectStatePublisher {
      * something but ingest wrote on another partition, where compaction removes it only so.
      */
     void tombstone(ObjectStateKey key, int partition) {
-        SENT.increment();
-        try {
-            producer.send(new ProducerRecord<>(topic, partition, key.encode(), null), (metadata, error) -> {
-                if (error != null) {
-                    LOG.warnf("could not send a tombstone for %s %s to partition %d (%s); the next check sends it again", key.kind().kind(),
-                            key.key(), partition, error.toString());
-                }
-            });
-        } catch (RuntimeException e) {
-            LOG.warnf("could not send a tombstone for %s %s to partition %d (%s); the next check sends it again", key.kind().kind(),
-                    key.key(), partition, e.toString());
-        }
+        // Not to onFailure: its re-send would go where the cluster's records go, not to this partition.
+        send(new ProducerRecord<>(topic, partition, key.encode(), null), () -> "a tombstone for %s %s to partition %d".formatted(
+                key.kind().kind(), key.key(), partition), "the next check sends it again", () -> { });
     }
 
     private Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
@@ -91,19 +83,27 @@ public final class ObjectStatePublisher {
     }
 
     private void send(ObjectStateKey key, String value) {
+        send(new ProducerRecord<>(topic, key.encode(), value), () -> "the state of %s %s".formatted(key.kind().kind(), key.key()),
+                "it will be sent again", () -> onFailure.failed(key));
+    }
+
+    /**
+     * A send that fails is logged, saying {@code what} and {@code then}, and handed to {@code failed}: after the
+     * producer's retries, or before the record is queued (no metadata within max.block.ms, or the sending thread
+     * interrupted as its informer stops).
+     */
+    private void send(ProducerRecord<String, String> record, Supplier<String> what, String then, Runnable failed) {
         SENT.increment();
         try {
-            producer.send(new ProducerRecord<>(topic, key.encode(), value), (metadata, error) -> {
+            producer.send(record, (metadata, error) -> {
                 if (error != null) {
-                    LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), error.toString());
-                    onFailure.failed(key);
+                    LOG.warnf("could not send %s (%s); %s", what.get(), error.toString(), then);
+                    failed.run();
                 }
             });
         } catch (RuntimeException e) {
-            // Thrown before the record is queued (no metadata within max.block.ms, or the sending thread interrupted
-            // as its informer stops): the state is sent again from the informers, like a send that failed later.
-            LOG.warnf("could not send the state of %s %s (%s); it will be sent again", key.kind().kind(), key.key(), e.toString());
-            onFailure.failed(key);
+            LOG.warnf("could not send %s (%s); %s", what.get(), e.toString(), then);
+            failed.run();
         }
     }
 }
