@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -132,12 +133,28 @@ public class FleetPage {
         return clusters;
     }
 
-    /** That cluster's recent changes, newest first. */
-    public ObjectNode transitions(String key) {
+    /**
+     * That cluster's recent changes, newest first; empty when the page has neither a status nor a change of it (see
+     * {@link #read} for whether it could yet).
+     */
+    public Optional<ObjectNode> transitions(String key) {
+        List<ObjectNode> changes = history.get(key);
+        boolean known;
+        synchronized (this) {
+            known = documents.containsKey(key);
+        }
+        if (changes == null && !known) {
+            return Optional.empty();
+        }
         ObjectNode body = JsonNodeFactory.instance.objectNode().put("cluster", key);
         ArrayNode events = body.putArray("events");
-        history.getOrDefault(key, List.of()).forEach(events::add);
-        return body;
+        (changes == null ? List.<ObjectNode>of() : changes).forEach(events::add);
+        return Optional.of(body);
+    }
+
+    /** Whether the page has read both topics to the ends they had when it found their partitions. */
+    public synchronized boolean read() {
+        return running && readers.stream().allMatch(TopicReader::caughtUp);
     }
 
     private ObjectNode cluster(String key, ObjectNode document) {
@@ -265,6 +282,9 @@ public class FleetPage {
         private final KafkaConsumer<String, V> consumer;
         private final Consumer<List<ConsumerRecord<String, V>>> batch;
         private final Thread thread;
+        /** Each partition's end when it was assigned, until the reader has reached it. */
+        private final Map<TopicPartition, Long> toReach = new HashMap<>();
+        private volatile boolean caughtUp;
 
         TopicReader(Map<String, Object> kafka, String name, String topic, Deserializer<V> values,
                 Consumer<List<ConsumerRecord<String, V>>> batch) {
@@ -305,6 +325,10 @@ public class FleetPage {
                             records.forEach(list::add);
                             batch.accept(list);
                         }
+                        if (!caughtUp) {
+                            toReach.entrySet().removeIf(end -> consumer.position(end.getKey()) >= end.getValue());
+                            caughtUp = toReach.isEmpty();
+                        }
                     } catch (RecordDeserializationException e) {
                         // Not an event this page can read: skipped, the topic goes on.
                         LOG.warnf("skipped a record of topic %s at %s offset %d: %s", topic, e.topicPartition(), e.offset(), e.getMessage());
@@ -339,6 +363,11 @@ public class FleetPage {
             // assign() keeps the positions of partitions already assigned; only the new ones start from the beginning.
             consumer.assign(assigned);
             consumer.seekToBeginning(added);
+            toReach.putAll(consumer.endOffsets(added, Duration.ofSeconds(10)));
+        }
+
+        boolean caughtUp() {
+            return caughtUp;
         }
 
         private void sleepQuietly(Duration duration) {

@@ -28,7 +28,8 @@ import org.jboss.resteasy.reactive.RestStreamElementType;
  * <li>{@code GET /fleet/clusters}: every cluster, as JSON;</li>
  * <li>{@code GET /fleet/events}: server-sent events: {@code snapshot} (every cluster), then {@code status} for each
  * status published, {@code deleted} for each tombstone and {@code transition} for each change event;</li>
- * <li>{@code GET /fleet/clusters/{namespace}/{name}/transitions}: that cluster's recent changes, newest first;</li>
+ * <li>{@code GET /fleet/clusters/{namespace}/{name}/transitions}: that cluster's recent changes, newest first: 404
+ * when the page, having read its topics, has neither a status nor a change of it;</li>
  * <li>{@code GET /fleet/clusters/{namespace}/{name}/tree}: that cluster as the tree {@code describe} prints, read from
  * the Kubernetes API ({@link ClusterView}): 404 when there is no such Cluster, 503 when the API does not answer.</li>
  * </ul>
@@ -66,7 +67,10 @@ public class FleetResource {
     @Path("/clusters/{namespace}/{name}/transitions")
     @Produces(MediaType.APPLICATION_JSON)
     public Response transitions(@PathParam("namespace") String namespace, @PathParam("name") String name) {
-        return invalid(namespace, name).orElseGet(() -> json(page.started() ? page.transitions(namespace + "/" + name) : null));
+        String key = namespace + "/" + name;
+        return invalid(namespace, name).orElseGet(() -> page.transitions(key).map(FleetResource::json)
+                // Until the page has read its topics, a cluster it does not know yet may still come.
+                .orElseGet(() -> page.read() ? error(404, "the fleet has no status of cluster " + key) : json(null)));
     }
 
     @GET

@@ -297,6 +297,8 @@ class FleetPageBrowserTest {
             events.next(e -> e.type().equals("deleted") && e.data().contains("default/echo"));
         }
         assertEquals(0, get("/fleet/clusters").size(), "a deleted cluster leaves the snapshot");
+        // Its history goes with it (the transitions topic's deletion event may come after the status topic's tombstone).
+        await(DEADLINE, () -> status("/fleet/clusters/default/echo/transitions") == 404, () -> "echo's transitions are not 404");
     }
 
     private static boolean initialized(String data) {
@@ -308,6 +310,17 @@ class FleetPageBrowserTest {
             }
             return false;
         } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private int status(String path) {
+        try {
+            return client.send(HttpRequest.newBuilder(URI.create(base + path)).GET().build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
     }

@@ -66,6 +66,8 @@ class HostileRequestsTest {
         pipeline.start(DEADLINE);
         running.started(pipeline);
         page.start(settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
+        // Until then a cluster the page does not know yet may still come: 503, which the checks below count as a fault.
+        Fleet.await(DEADLINE, page::read, () -> "the fleet page has not read its topics");
     }
 
     @AfterEach
@@ -179,6 +181,14 @@ class HostileRequestsTest {
         Answer good = send(RawHttp.get("/upgrade-check/default/absent"));
         assertEquals(404, good.status(), good.text());
         assertFalse(good.text().contains(apiAddress), good.text());
+    }
+
+    /** A cluster the fleet page has no status of, once it has read its topics: 404, as the tree answers one the API lacks. */
+    @Test
+    void theTransitionsOfAClusterTheFleetDoesNotHaveAre404() throws Exception {
+        Answer answer = send(RawHttp.get("/fleet/clusters/default/absent/transitions"));
+        assertEquals(404, answer.status(), answer.text());
+        assertTrue(answer.text().contains("{\"error\":\"the fleet has no status of cluster default/absent\"}"), answer.text());
     }
 
     /** A redirect stays on this server whatever Host a request names: its Location is a path, no host taken from it. */
