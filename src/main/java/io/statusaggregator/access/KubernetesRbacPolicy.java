@@ -36,6 +36,9 @@ public class KubernetesRbacPolicy implements HttpSecurityPolicy {
         if (access instanceof RequiredAccess.Open) {
             return CheckResult.permit();
         }
+        if (access instanceof RequiredAccess.Nobody) {
+            return CheckResult.deny();
+        }
         return context.runBlocking(request, identity, (ignored, user) -> {
             if (user.isAnonymous()) {
                 return CheckResult.DENY;

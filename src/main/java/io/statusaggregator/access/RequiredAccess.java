@@ -6,6 +6,8 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -13,7 +15,12 @@ import java.util.Optional;
  * SubjectAccessReview asks. The mapping follows what each route shows: the metrics are a non-resource URL, as
  * controller-runtime's are; the upgrade check shows one Cluster, so it needs {@code get} on that Cluster; the fleet
  * page shows every Cluster, so it needs {@code list} on Clusters in every namespace. Health (the kubelet's probes),
- * the admission webhook (the API server's call) and the sign-in page need nothing.
+ * the admission webhook (the API server's call) and the sign-in page need nothing; any other path a signed-in user.
+ *
+ * <p>The path is read as the REST layer routes it: empty segments (a doubled or trailing slash) do not count, and
+ * percent-encoded characters are the characters. A path with a {@code ;} is refused to everyone: the REST layer drops
+ * a segment's {@code ;parameters} before it routes, so {@code /fleet;x/clusters} would be served as
+ * {@code /fleet/clusters} while it looks like another path here.
  */
 public sealed interface RequiredAccess {
     String EKSA_GROUP = "anywhere.eks.amazonaws.com";
@@ -22,6 +29,10 @@ public sealed interface RequiredAccess {
 
     /** Served to anyone. */
     record Open() implements RequiredAccess {
+    }
+
+    /** Served to no one: a path that would be routed as another (see above). */
+    record Nobody() implements RequiredAccess {
     }
 
     /**
@@ -40,6 +51,7 @@ public sealed interface RequiredAccess {
     }
 
     RequiredAccess OPEN = new Open();
+    RequiredAccess NOBODY = new Nobody();
     RequiredAccess ANY_USER = new AnyUser();
     /** What the fleet page needs: it shows every Cluster. */
     RequiredAccess LIST_CLUSTERS = new OnResource("list", EKSA_GROUP, CLUSTERS, "", "");
@@ -49,28 +61,35 @@ public sealed interface RequiredAccess {
         if (path == null) {
             return ANY_USER;
         }
-        if (path.equals(METRICS_PATH) || path.startsWith(METRICS_PATH + "/")) {
-            return new OnUrl("get", METRICS_PATH);
+        if (path.indexOf(';') >= 0) {
+            return NOBODY;
         }
-        if (path.startsWith("/upgrade-check/")) {
-            String[] segments = path.substring("/upgrade-check/".length()).split("/", -1);
-            if (segments.length != 2) {
-                return ANY_USER;
+        List<String> segments = new ArrayList<>();
+        for (String segment : path.split("/")) {
+            if (!segment.isEmpty()) {
+                segments.add(segment);
             }
-            Optional<String> namespace = decoded(segments[0]);
-            Optional<String> name = decoded(segments[1]);
-            if (namespace.isEmpty() || name.isEmpty() || ObjectKey.problemOf(namespace.get(), name.get()).isPresent()) {
-                return ANY_USER;
-            }
-            return new OnResource("get", EKSA_GROUP, CLUSTERS, namespace.get(), name.get());
         }
-        if (path.equals("/upgrade-check")) {
+        String first = segments.isEmpty() ? "" : decoded(segments.get(0)).orElse("");
+        String second = segments.size() < 2 ? "" : decoded(segments.get(1)).orElse("");
+        return switch (first) {
+            case "", "index.html", "fleet" -> LIST_CLUSTERS;
+            case "q" -> second.equals("metrics") ? new OnUrl("get", METRICS_PATH) : second.equals("health") ? OPEN : ANY_USER;
+            case "upgrade-check" -> segments.size() == 3 ? cluster(segments.get(1), segments.get(2)) : ANY_USER;
+            case "admission" -> segments.size() == 2 && second.equals("clusters") ? OPEN : ANY_USER;
+            case "sign-in", "sign-out" -> segments.size() == 1 ? OPEN : ANY_USER;
+            default -> ANY_USER;
+        };
+    }
+
+    /** {@code get} on the Cluster the two segments name; any user when they name none (the endpoint answers 400). */
+    private static RequiredAccess cluster(String namespaceSegment, String nameSegment) {
+        Optional<String> namespace = decoded(namespaceSegment);
+        Optional<String> name = decoded(nameSegment);
+        if (namespace.isEmpty() || name.isEmpty() || ObjectKey.problemOf(namespace.get(), name.get()).isPresent()) {
             return ANY_USER;
         }
-        if (path.equals("/") || path.equals("/index.html") || path.equals("/fleet") || path.startsWith("/fleet/")) {
-            return LIST_CLUSTERS;
-        }
-        return OPEN;
+        return new OnResource("get", EKSA_GROUP, CLUSTERS, namespace.get(), name.get());
     }
 
     /** A path segment percent-decoded as the HTTP layer decodes path parameters; empty when it is no UTF-8. */

@@ -210,7 +210,29 @@ class AccessTest {
         HttpResponse<String> admission = http.send(HttpRequest.newBuilder(app("/admission/clusters"))
                 .POST(HttpRequest.BodyPublishers.ofString("{}")).timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(503, admission.statusCode(), admission.body());
-        assertEquals(404, get(app("/no-such-page")).statusCode());
+        // Any other path asks for a user first: only then is it the 404 it is.
+        assertEquals(401, get(app("/no-such-page")).statusCode());
+        assertEquals(404, get(app("/no-such-page"), "Authorization", "Bearer " + BOB).statusCode());
+    }
+
+    /**
+     * The REST layer routes {@code /fleet;x/clusters} as {@code /fleet/clusters} and {@code /upgrade-check/a/b/} as
+     * {@code /upgrade-check/a/b}: such paths are no way around the questions the routes they reach ask.
+     */
+    @Test
+    void pathsRoutedAsAnotherAskWhatThatOneAsks() throws Exception {
+        for (String path : List.of("/fleet;x/clusters", "/fleet;/events", "/upgrade-check;/default/bravo", "/fleet/clusters;x")) {
+            assertEquals(401, get(app(path)).statusCode(), path);
+            HttpResponse<String> alice = get(app(path), "Authorization", "Bearer " + ALICE);
+            assertEquals(403, alice.statusCode(), path + " is refused to everyone, even one who may list the Clusters: " + alice.body());
+        }
+        assertEquals(401, get(app("/upgrade-check/default/alpha/")).statusCode());
+        assertEquals(403, get(app("/upgrade-check/default/alpha/"), "Authorization", "Bearer " + ALICE).statusCode(),
+                "alice may get bravo, not alpha, with or without a trailing slash");
+        // Past the check (bravo's own is not asked here: another test counts the reviews of it, and answers are cached).
+        int listed = get(app("/fleet/clusters/"), "Authorization", "Bearer " + ALICE).statusCode();
+        assertTrue(listed != 401 && listed != 403, "alice may list the Clusters, with a trailing slash too: " + listed);
+        assertEquals(401, get(URI.create(root.toString().replaceAll("/$", "") + "//fleet//clusters")).statusCode());
     }
 
     @Test
