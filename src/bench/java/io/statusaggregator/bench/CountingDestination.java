@@ -13,9 +13,10 @@ final class CountingDestination implements StatusWriter.Destination {
     private final Map<String, ClusterStatus> last = new ConcurrentHashMap<>();
 
     @Override
-    public void write(ObjectKey cluster, ClusterStatus status) {
+    public ClusterStatus write(ObjectKey cluster, ClusterStatus status) {
         writes.incrementAndGet();
         last.put(cluster.name(), status);
+        return status;
     }
 
     long writes() {

@@ -5,6 +5,7 @@ import io.smallrye.mutiny.subscription.Cancellable;
 import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.TransitionFeed;
+import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.threads.DaemonThreads;
@@ -325,7 +326,7 @@ public final class Aggregator implements AutoCloseable {
         StatusWriter.Outcome outcome;
         while ((outcome = outcomes.poll()) != null) {
             if (outcome instanceof StatusWriter.Written written) {
-                carryOut(book.written(written.cluster(), written.status(), System.nanoTime()));
+                carryOut(book.written(written.cluster(), written.status(), written.kept(), System.nanoTime()));
             } else if (outcome instanceof StatusWriter.Gone gone) {
                 carryOut(book.gone(gone.cluster()));
             } else {
@@ -363,6 +364,9 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
+    /** The object-state topic's partitions at the last assignment: what clusters are routed over. */
+    private int partitionCount = 1;
+
     /** Rebuild on assignment; forget what is revoked or lost. Called by the consumer on the aggregation thread. */
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
@@ -377,7 +381,8 @@ public final class Aggregator implements AutoCloseable {
             feeds.settle();
             Set<Integer> numbers = new HashSet<>();
             assigned.forEach(tp -> numbers.add(tp.partition()));
-            statusReads.read(book.assigned(numbers, consumer.partitionsFor(settings.topic()).size()));
+            partitionCount = consumer.partitionsFor(settings.topic()).size();
+            statusReads.read(book.assigned(numbers, partitionCount));
             partitions.assigned(consumer, assigned, ends);
             live = false;
             LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
@@ -405,6 +410,9 @@ public final class Aggregator implements AutoCloseable {
             List<Integer> numbers = gone.stream().map(TopicPartition::partition).toList();
             partitions.forget(numbers);
             book.revoked(numbers);
+            // Their next owner writes them: a write retried here would land over its newer status when the server answers.
+            int routedOver = partitionCount;
+            writer.abandon(cluster -> numbers.contains(ClusterPartitioner.partitionOf(cluster.name(), routedOver)));
         }
     }
 

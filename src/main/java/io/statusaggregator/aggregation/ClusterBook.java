@@ -338,7 +338,7 @@ final class ClusterBook {
             return Optional.empty(); // CAPI objects whose EKS-A Cluster has not been seen (yet)
         }
         Optional<ClusterStatus> writing = pending.pending(cluster);
-        ClusterStatus shown = writing.orElse(eksa.get().status());
+        ClusterStatus shown = cluster.shown(writing.orElse(eksa.get().status()));
         ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
         ClusterStatus computed = StatusRules.compute(snapshot, instant);
         computations++;
@@ -350,14 +350,15 @@ final class ClusterBook {
         return Optional.of(new WriteStatus(eksa.get().key(), computed));
     }
 
-    /** Write-back wrote {@code status} to {@code cluster}: the change is published, and its echo awaited. */
-    List<Action> written(ObjectKey key, ClusterStatus status, long now) {
+    /** Write-back wrote {@code status}, the API server kept {@code kept} of it: the change is published, the echo awaited. */
+    List<Action> written(ObjectKey key, ClusterStatus status, ClusterStatus kept, long now) {
         TrackedCluster cluster = find(key);
         if (cluster == null) {
             return List.of();
         }
         Optional<EksaCluster> eksa = cluster.state.cluster();
-        pending.written(cluster, status, eksa.map(c -> c.status().equals(status)).orElse(false), now);
+        cluster.written(status, kept);
+        pending.written(cluster, status, kept, eksa.map(c -> c.status().equals(kept)).orElse(false), now);
         eksa.ifPresent(c -> show(cluster, c));
         return eksa.flatMap(c -> publish(cluster, c, status)).<List<Action>>map(List::of).orElse(List.of());
     }

@@ -66,14 +66,15 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
         this.client = client;
         StalledWatchGuard guard = new StalledWatchGuard(relistStalledAfter, guardThread);
         releases = guard.guard(RELEASES.getPlural() + "." + RELEASES.getGroup(),
-                () -> client.genericKubernetesResources(RELEASES).inNamespace(releaseNamespace).runnableInformer(0), changes(true));
+                () -> client.genericKubernetesResources(RELEASES).inNamespace(releaseNamespace)
+                        .withLimit(KubernetesResources.LIST_PAGE).runnableInformer(0), changes(true));
         informers.add(releases);
         for (String namespace : clusterNamespaces.isEmpty() ? Collections.<String>singletonList(null) : clusterNamespaces) {
             var resources = client.genericKubernetesResources(CLUSTERS);
             var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
             // Every Cluster of the fleet: kept reduced, as ingest keeps them (the reduction keeps spec and status).
-            informers.add(guard.guard(CLUSTERS.getPlural() + "." + CLUSTERS.getGroup(), () -> scope.runnableInformer(0)
-                    .itemStore(new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization())), changes(false)));
+            informers.add(guard.guard(CLUSTERS.getPlural() + "." + CLUSTERS.getGroup(), () -> scope.withLimit(KubernetesResources.LIST_PAGE)
+                    .runnableInformer(0).itemStore(new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization())), changes(false)));
         }
         // Without waiting: until the first list, nothing is known. synced() tells when it is.
         synced = CompletableFuture.allOf(informers.stream().map(StalledWatchGuard.GuardedInformer::start).toArray(CompletableFuture[]::new));

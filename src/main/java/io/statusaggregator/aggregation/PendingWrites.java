@@ -55,17 +55,18 @@ final class PendingWrites<K> {
     }
 
     /**
-     * Write-back wrote {@code status}. If it is still the pending one, its echo is awaited from {@code now}, unless the
-     * Cluster showed it already: a write of what the Cluster shows changes nothing on the server, no echo will come.
-     * A status replaced meanwhile is ignored: write-back writes the newer one next.
+     * Write-back wrote {@code status}, of which the API server kept {@code kept} (all of it, unless its schema prunes
+     * fields). If it is still the pending one, the echo of what was kept is awaited from {@code now}, unless the Cluster
+     * showed that already: a write that changes nothing on the server makes no echo. A status replaced meanwhile is
+     * ignored: write-back writes the newer one next.
      */
-    void written(K key, ClusterStatus status, boolean alreadyShown, long now) {
+    void written(K key, ClusterStatus status, ClusterStatus kept, boolean alreadyShown, long now) {
         if (!status.equals(beingWritten.get(key))) {
             return;
         }
         beingWritten.remove(key);
         if (!alreadyShown) {
-            awaitingEcho.put(key, new Written(status, now)); // at the end: the map stays in the order of the writes
+            awaitingEcho.put(key, new Written(kept, now)); // at the end: the map stays in the order of the writes
         }
     }
 

@@ -1,6 +1,7 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.ClusterStatus;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -17,10 +18,32 @@ final class TrackedCluster {
     long dirtySince = CLEAN;
     /** Each object's latest record not read yet, in the order they came ({@link UnreadRecords}); null while none. */
     LinkedHashMap<ObjectStateKey, UnreadRecords.Unread> unread;
+    /**
+     * The status last written and what the API server kept of it, when it kept less (a CRD whose status schema lacks
+     * some of the fields: they are pruned); both null otherwise.
+     */
+    private ClusterStatus lastWritten;
+    private ClusterStatus keptOfIt;
 
     TrackedCluster(String clusterName, int partition) {
         this.state = new ClusterState(clusterName);
         this.partition = partition;
+    }
+
+    /**
+     * What the Cluster shows, as the rules and the decision to write take it: the status last written when the Cluster
+     * shows what the API server kept of it. Else every computation would find the pruned fields missing and write them
+     * again, forever, each write an unchanged object.
+     */
+    ClusterStatus shown(ClusterStatus shows) {
+        return lastWritten != null && shows.equals(keptOfIt) ? lastWritten : shows;
+    }
+
+    /** Write-back wrote {@code status}, and the API server kept {@code kept} of it. */
+    void written(ClusterStatus status, ClusterStatus kept) {
+        boolean whole = status.equals(kept);
+        lastWritten = whole ? null : status;
+        keptOfIt = whole ? null : kept;
     }
 
     /**

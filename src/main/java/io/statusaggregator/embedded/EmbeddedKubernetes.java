@@ -1,5 +1,6 @@
 package io.statusaggregator.embedded;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder;
@@ -23,6 +24,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HashMap;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
@@ -90,6 +92,15 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      */
     public void answerInstead(Function<RecordedRequest, MockResponse> fault) {
         dispatcher.fault = fault;
+    }
+
+    /**
+     * Applies {@code schema} to every object a merge patch makes, before it is stored, as a CRD's structural schema
+     * prunes the fields it lacks; {@code null} stores patched objects whole again. For the tests of a Cluster CRD
+     * without some of the status's fields (EKS-A's own).
+     */
+    public void pruneOnPatch(UnaryOperator<JsonNode> schema) {
+        dispatcher.schema = schema;
     }
 
     /**

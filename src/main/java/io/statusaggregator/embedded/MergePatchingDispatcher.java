@@ -31,6 +31,7 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -44,6 +45,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** See {@link EmbeddedKubernetes#onRequest}. */
     volatile Consumer<RecordedRequest> listener;
+    /** See {@link EmbeddedKubernetes#pruneOnPatch}. */
+    volatile UnaryOperator<JsonNode> schema;
 
     MergePatchingDispatcher() {
         super(List.of());
@@ -308,7 +311,9 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     @Override
     public JsonNode merge(JsonNode baseResource, String patch) throws KubernetesCrudDispatcherException {
         try {
-            return mergePatch(baseResource, JSON.readTree(patch));
+            JsonNode merged = mergePatch(baseResource, JSON.readTree(patch));
+            UnaryOperator<JsonNode> pruning = schema;
+            return pruning == null ? merged : pruning.apply(merged);
         } catch (JsonProcessingException e) {
             throw new KubernetesCrudDispatcherException(e.getOriginalMessage(), 422);
         }

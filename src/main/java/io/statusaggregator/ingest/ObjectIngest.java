@@ -285,7 +285,7 @@ public final class ObjectIngest implements AutoCloseable {
         var resources = client.genericKubernetesResources(KubernetesResources.of(kind));
         var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
         return new Watched(kind, guard.guard(kind.plural() + "." + kind.group(),
-                () -> scope.runnableInformer(0).itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization())),
+                () -> scope.withLimit(KubernetesResources.LIST_PAGE).runnableInformer(0).itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization())),
                 new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource object) {

@@ -11,6 +11,12 @@ public final class KubernetesResources {
     private KubernetesResources() {
     }
 
+    /**
+     * How many objects an informer's list asks for at a time, as client-go's reflector does: a fleet's Machines listed
+     * in one response would be hundreds of MB built at once, on every replica and at every relist.
+     */
+    public static final long LIST_PAGE = 500;
+
     /** The resource of {@code kind}: its group, version, kind and plural; every one is namespaced. */
     public static ResourceDefinitionContext of(ObjectKind kind) {
         return new ResourceDefinitionContext.Builder()

@@ -17,17 +17,23 @@ import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.model.json.StatusEncoder;
 import io.statusaggregator.threads.DaemonThreads;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 /**
@@ -44,7 +50,11 @@ public final class StatusWriter implements AutoCloseable {
         ObjectKey cluster();
     }
 
-    public record Written(ObjectKey cluster, ClusterStatus status) implements Outcome {
+    /**
+     * @param kept what the API server kept of {@code status}: all of it, unless the Cluster CRD's status schema lacks
+     *             some of its fields (they are pruned)
+     */
+    public record Written(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) implements Outcome {
     }
 
     public record Gone(ObjectKey cluster) implements Outcome {
@@ -63,7 +73,8 @@ public final class StatusWriter implements AutoCloseable {
      * benchmarks put a counting destination here, to measure aggregation without an API server.
      */
     public interface Destination extends AutoCloseable {
-        void write(ObjectKey cluster, ClusterStatus status);
+        /** @return the status the Cluster holds after the write, or {@code status} when that cannot be told */
+        ClusterStatus write(ObjectKey cluster, ClusterStatus status);
 
         @Override
         default void close() {
@@ -77,6 +88,12 @@ public final class StatusWriter implements AutoCloseable {
     private final Map<ObjectKey, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
+    /** The fields an API server was last found to prune, told once (each set of them). */
+    private final AtomicReference<Set<String>> prunedTold = new AtomicReference<>(Set.of());
+
+    /** A status written, and what the API server kept of it. */
+    private record Write(ClusterStatus status, ClusterStatus kept) {
+    }
 
     private static final class Slot {
         ClusterStatus latest;
@@ -123,6 +140,25 @@ public final class StatusWriter implements AutoCloseable {
         start(cluster, slot);
     }
 
+    /**
+     * Stops writing the clusters {@code gone} matches, without an outcome: their partitions went to another instance,
+     * which computes and writes them from now on. A write retried here through an API server's outage would otherwise
+     * land over that instance's newer status when the server answers again. A request already sent still completes.
+     */
+    public void abandon(Predicate<ObjectKey> gone) {
+        slots.entrySet().removeIf(entry -> {
+            if (!gone.test(entry.getKey())) {
+                return false;
+            }
+            synchronized (entry.getValue()) {
+                if (entry.getValue().attempt != null) {
+                    entry.getValue().attempt.cancel();
+                }
+            }
+            return true;
+        });
+    }
+
     /** Status writes that succeeded. */
     public long writes() {
         return writes.get();
@@ -148,10 +184,10 @@ public final class StatusWriter implements AutoCloseable {
         }
     }
 
-    private ClusterStatus write(ObjectKey cluster, Slot slot) {
+    private Write write(ObjectKey cluster, Slot slot) {
         long started = System.nanoTime();
         try {
-            ClusterStatus written = patch(cluster, slot);
+            Write written = patch(cluster, slot);
             observer.attempted("written", Duration.ofNanos(System.nanoTime() - started));
             return written;
         } catch (RuntimeException e) {
@@ -161,14 +197,37 @@ public final class StatusWriter implements AutoCloseable {
         }
     }
 
-    private ClusterStatus patch(ObjectKey cluster, Slot slot) {
+    private Write patch(ObjectKey cluster, Slot slot) {
         ClusterStatus status;
         synchronized (slot) {
             status = slot.latest;
         }
-        destination.write(cluster, status);
+        ClusterStatus kept = destination.write(cluster, status);
         writes.incrementAndGet();
-        return status;
+        if (!kept.equals(status)) {
+            pruned(cluster, status, kept);
+        }
+        return new Write(status, kept);
+    }
+
+    /**
+     * The API server dropped fields of the status written: the Cluster CRD's status schema lacks them (EKS-A's own CRD
+     * has no {@code defaultCNI}, {@code workerNodeGroups} or {@code versions}). Told once for each set of fields.
+     */
+    private void pruned(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) {
+        ObjectNode sent = StatusEncoder.encode(status);
+        ObjectNode held = StatusEncoder.encode(kept);
+        Set<String> dropped = new TreeSet<>();
+        sent.fieldNames().forEachRemaining(field -> {
+            if (!sent.get(field).equals(held.get(field))) {
+                dropped.add(field);
+            }
+        });
+        if (!prunedTold.getAndSet(dropped).equals(dropped)) {
+            LOG.warnf("the API server did not keep status.%s of cluster %s as written: the Cluster CRD's status schema lacks "
+                    + "them (see docs/deploy.md). They are not written again while the Cluster shows the rest; kubectl does not "
+                    + "show them, and the version history lives only in this replica's memory", String.join(", status.", dropped), cluster);
+        }
     }
 
     /** The API server: a JSON merge patch of the Cluster's status subresource. */
@@ -184,18 +243,23 @@ public final class StatusWriter implements AutoCloseable {
         }
 
         @Override
-        public void write(ObjectKey cluster, ClusterStatus status) {
+        public ClusterStatus write(ObjectKey cluster, ClusterStatus status) {
             // Patching through a named resource makes Fabric8 GET it first; through an item it sends the PATCH alone.
             GenericKubernetesResource target = new GenericKubernetesResourceBuilder()
                     .withApiVersion(ObjectKind.EKSA_CLUSTER.apiVersion())
                     .withKind(ObjectKind.EKSA_CLUSTER.kind())
                     .withNewMetadata().withNamespace(cluster.namespace()).withName(cluster.name()).endMetadata()
                     .build();
-            client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+            GenericKubernetesResource stored = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
                     .inNamespace(cluster.namespace())
                     .resource(target)
                     .subresource("status")
                     .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status));
+            try {
+                return stored == null ? status : ObjectDecoder.statusOf(client.getKubernetesSerialization().convertValue(stored, JsonNode.class));
+            } catch (MalformedObjectException | IllegalArgumentException e) {
+                return status; // its next state on the topic says what is wrong with it
+            }
         }
 
         @Override
@@ -204,13 +268,13 @@ public final class StatusWriter implements AutoCloseable {
         }
     }
 
-    private void finished(ObjectKey cluster, Slot slot, ClusterStatus written) {
+    private void finished(ObjectKey cluster, Slot slot, Write written) {
         boolean again;
         synchronized (slot) {
-            again = slot.latest != written;
+            again = slot.latest != written.status();
             slot.running = again;
         }
-        outcomes.accept(new Written(cluster, written));
+        outcomes.accept(new Written(cluster, written.status(), written.kept()));
         if (again) {
             start(cluster, slot);
         }

@@ -86,7 +86,7 @@ abstract class BookTestBase {
     /** Rebuilt, written and echoed, published: the cluster shows Ready and nothing is in flight. */
     ClusterStatus settledOnReady() {
         ClusterStatus ready = firstWrite();
-        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, now).get(0));
+        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, ready, now).get(0));
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready));
         due(WINDOW.toMillis());
         assertTrue(book.settled(), book.progress());

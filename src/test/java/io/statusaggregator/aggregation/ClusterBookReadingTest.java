@@ -37,7 +37,7 @@ class ClusterBookReadingTest extends BookTestBase {
         assertEquals(computations + 1, book.computations());
         assertNotEquals(ready, write.status());
 
-        book.written(CLUSTER, write.status(), now);
+        book.written(CLUSTER, write.status(), write.status(), now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), write.status()));
         assertEquals(List.of(), due(WINDOW.toMillis(), 100 * POLL), "far behind, 100 ms: not due");
         assertEquals(List.of(), due(899, 100 * POLL), "999 ms: not due");

@@ -22,6 +22,7 @@ import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -73,7 +74,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         put(stale);
         assertEquals(List.of(), due(WINDOW.toMillis()), "the pending status counts as shown: no second write");
 
-        List<Action> written = book.written(CLUSTER, ready, now);
+        List<Action> written = book.written(CLUSTER, ready, ready, now);
         PublishChange change = assertInstanceOf(PublishChange.class, written.get(0));
         assertEquals(ready, change.after());
         assertTrue(change.before().isEmpty(), "no status published before");
@@ -87,11 +88,40 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void withoutAnEchoWithinTheTimeoutTheClustersOwnStatusIsTrustedAgainAndWrittenOver() {
         ClusterStatus ready = firstWrite();
-        book.written(CLUSTER, ready, now);
+        book.written(CLUSTER, ready, ready, now);
 
         assertEquals(List.of(), due(ECHO.toMillis()), "the echo timeout runs from the end of the write");
         List<Action> again = due(1);
         assertEquals(List.of(new WriteStatus(CLUSTER, ready)), again, "another writer overwrote it: written again");
+    }
+
+    /**
+     * An API server whose Cluster CRD lacks {@code defaultCNI}, {@code workerNodeGroups} and {@code versions} (EKS-A's
+     * own) keeps only the rest: the Cluster shows what it kept, and that counts as showing the status written. Were it
+     * compared as it is, the dropped fields would be written again at every computation and after every echo timeout.
+     */
+    @Test
+    void aClusterShowingWhatTheApiServerKeptOfTheStatusWrittenIsNotWrittenAgain() {
+        ClusterStatus ready = firstWrite();
+        ClusterStatus kept = new ClusterStatus(ready.observedGeneration(), ready.failure(), Optional.empty(), ready.conditions(), List.of(),
+                ClusterStatus.Versions.NONE);
+        assertNotEquals(ready, kept, "the example's status has a defaultCNI and worker node groups");
+        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, kept, now).get(0));
+        ObjectNode cluster = showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), kept);
+        put(cluster); // the echo: what the server kept
+        assertEquals(List.of(), due(WINDOW.toMillis()));
+        assertTrue(book.settled(), book.progress());
+        assertEquals(List.of(), due(ECHO.toMillis() + 1), "no echo timeout: the echo came");
+
+        cluster.with("metadata").with("labels").put("touched", "yes");
+        put(cluster);
+        assertEquals(List.of(), due(WINDOW.toMillis()), "computed again, the same status: nothing written");
+
+        ObjectNode kcp = object("KubeadmControlPlane");
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        WriteStatus changed = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0), "a change is written");
+        assertNotEquals(ready, changed.status());
     }
 
     @Test
@@ -103,11 +133,11 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ClusterStatus second = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
         assertNotEquals(first, second);
 
-        book.written(CLUSTER, first, now);
+        book.written(CLUSTER, first, first, now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), first)); // the first write's echo
         assertEquals(List.of(), due(WINDOW.toMillis()), "the newer status is still being written");
         assertFalse(book.settled());
-        book.written(CLUSTER, second, now);
+        book.written(CLUSTER, second, second, now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), second));
         due(WINDOW.toMillis());
         assertTrue(book.settled());
@@ -206,7 +236,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     void revokedPartitionsAreForgottenWithWhatWasPendingForThem() {
         ClusterStatus ready = firstWrite();
         book.revoked(List.of(0));
-        assertEquals(List.of(), book.written(CLUSTER, ready, now), "no longer this instance's");
+        assertEquals(List.of(), book.written(CLUSTER, ready, ready, now), "no longer this instance's");
         assertEquals(0, book.tracked());
         assertEquals(List.of(), put(object("Machine")), "a record of a revoked partition still in the batch");
     }
@@ -237,7 +267,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
                 computed.spec().map(spec -> spec.workerNodeGroups().stream().map(io.statusaggregator.model.WorkerNodeGroup::name).toList()));
         assertEquals(ClusterStatus.NONE, computed.status(), "while being written, the Cluster still shows its own status (none)");
 
-        book.written(CLUSTER, ready, now);
+        book.written(CLUSTER, ready, ready, now);
         assertEquals(new ClusterObserver.Shown(CLUSTER, 3, computed.spec(), ready), told.get(1), "written: the server has it, echo or not");
         put(object("Machine")); // a record before the echo: computed again, still showing the written status
         due(WINDOW.toMillis());
@@ -267,7 +297,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ClusterObserver.Shown stale = (ClusterObserver.Shown) told.get(told.size() - 1);
         assertEquals(4, stale.generation());
         assertEquals(3, stale.status().observedGeneration(), "what the Cluster shows until the write lands: the alert's staleness");
-        book.written(CLUSTER, write.status(), now);
+        book.written(CLUSTER, write.status(), write.status(), now);
         assertEquals(4, ((ClusterObserver.Shown) told.get(told.size() - 1)).status().observedGeneration());
     }
 

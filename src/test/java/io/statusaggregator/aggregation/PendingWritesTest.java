@@ -28,7 +28,7 @@ class PendingWritesTest {
         assertEquals(Optional.of(FIRST), pending.pending("a"));
         pending.shown("a", ClusterStatus.NONE); // an older state of the Cluster
         assertEquals(Optional.of(FIRST), pending.pending("a"), "an older status is no echo");
-        pending.written("a", FIRST, false, 0);
+        pending.written("a", FIRST, FIRST, false, 0);
         assertEquals(1, pending.awaitingEcho());
         pending.shown("a", FIRST);
         assertEquals(Optional.empty(), pending.pending("a"));
@@ -38,7 +38,7 @@ class PendingWritesTest {
     @Test
     void aWriteOfWhatTheClusterShowsAlreadyAwaitsNoEcho() {
         pending.submitted("a", FIRST);
-        pending.written("a", FIRST, true, 0);
+        pending.written("a", FIRST, FIRST, true, 0);
         assertTrue(pending.isEmpty());
     }
 
@@ -46,7 +46,7 @@ class PendingWritesTest {
     void theWriteOfAReplacedStatusLeavesTheNewerOneBeingWritten() {
         pending.submitted("a", FIRST);
         pending.submitted("a", SECOND_STATUS);
-        pending.written("a", FIRST, false, 0);
+        pending.written("a", FIRST, FIRST, false, 0);
         assertEquals(Optional.of(SECOND_STATUS), pending.pending("a"));
         assertEquals(1, pending.beingWritten());
         assertEquals(0, pending.awaitingEcho());
@@ -56,8 +56,8 @@ class PendingWritesTest {
     void echoesExpireOldestFirstFromTheEndOfTheirWriteNotFromTheirSubmission() {
         pending.submitted("a", FIRST);
         pending.submitted("b", FIRST);
-        pending.written("a", FIRST, false, 5 * SECOND); // queued 5 s behind other writes
-        pending.written("b", FIRST, false, 7 * SECOND);
+        pending.written("a", FIRST, FIRST, false, 5 * SECOND); // queued 5 s behind other writes
+        pending.written("b", FIRST, FIRST, false, 7 * SECOND);
         assertEquals(List.of(), pending.expire(15 * SECOND), "10 s after a's write, not more");
         assertEquals(List.of("a"), pending.expire(15 * SECOND + 1));
         assertEquals(List.of("b"), pending.expire(30 * SECOND));
@@ -67,7 +67,7 @@ class PendingWritesTest {
     @Test
     void aNewSubmissionStopsWaitingForTheEchoOfTheOneBefore() {
         pending.submitted("a", FIRST);
-        pending.written("a", FIRST, false, 0);
+        pending.written("a", FIRST, FIRST, false, 0);
         pending.submitted("a", SECOND_STATUS);
         assertEquals(List.of(), pending.expire(60 * SECOND), "the second is being written: no echo awaited yet");
         pending.shown("a", FIRST);

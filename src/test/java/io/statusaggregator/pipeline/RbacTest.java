@@ -41,6 +41,7 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -241,9 +242,20 @@ class RbacTest {
                 .forEach((attributes, count) -> table.append(String.format("  %5d  %s%n", count, attributes)));
         System.out.println(table);
 
+        // (c) the replicas' informers list the fleet's kinds a page at a time (a real API server then answers in pages).
+        List<String> listed = recorded.stream().filter(r -> r.client().startsWith("replica-") && r.method().equals("GET")
+                && FLEET_LIST.matcher(r.path()).matches() && !r.path().contains("watch=true")).map(Recorded::path).toList();
+        List<String> unpaged = listed.stream().filter(path -> !path.contains("limit=500")).toList();
+
         assertAll(() -> assertEquals(List.of(), refused, "(a) requests the shipped RBAC does not grant"),
-                () -> assertEquals(List.of(), unused, "(b) grants no request used: more than the application needs"));
+                () -> assertEquals(List.of(), unused, "(b) grants no request used: more than the application needs"),
+                () -> assertTrue(listed.size() >= 6, "the informers' lists recorded: " + listed),
+                () -> assertEquals(List.of(), unpaged, "(c) lists of the fleet's kinds not paged"));
     }
+
+    /** A list of a kind of the fleet, in one namespace or all: the Machines, the Clusters, ... */
+    private static final Pattern FLEET_LIST = Pattern.compile("/apis/[a-z.]+/v1[a-z0-9]*/(namespaces/[a-z0-9-]+/)?"
+            + "(machines|machinedeployments|kubeadmcontrolplanes|clusters|etcdadmclusters|eksareleases)(\\?.*)?");
 
     private void record(RecordedRequest request) {
         String client = header(request, CLIENT_HEADER);

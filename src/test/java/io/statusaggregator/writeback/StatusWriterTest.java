@@ -6,7 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.model.Cni;
+import io.statusaggregator.model.json.StatusEncoder;
+import io.statusaggregator.pipeline.LogCapture;
 import io.statusaggregator.pipeline.Waiting;
+import java.util.logging.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -14,12 +20,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Write-back against an API server that answers with conflicts, errors and 404s (Fabric8's mock in expectation mode). */
 class StatusWriterTest {
     private static final String PATH = "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/%s/status";
     private KubernetesMockServer server;
     private StatusWriter writer;
+    @RegisterExtension
+    final LogCapture logged = new LogCapture(Level.WARNING);
     private final List<StatusWriter.Outcome> outcomes = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -42,13 +51,21 @@ class StatusWriterTest {
 
     private static final String OK = "{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\",\"kind\":\"Cluster\",\"metadata\":{\"name\":\"x\"}}";
 
+    /** The API server's answer to a status patch: the Cluster, holding {@code status}. */
+    private static String holding(ClusterStatus status) {
+        ObjectNode cluster = JsonNodeFactory.instance.objectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        cluster.putObject("metadata").put("name", "x").put("namespace", "default");
+        cluster.set("status", StatusEncoder.encode(status));
+        return cluster.toString();
+    }
+
     @Test
     void aConflictIsRetriedAndTheStatusWritten() {
         server.expect().patch().withPath(PATH.formatted("a")).andReturn(409, "{}").times(2);
-        server.expect().patch().withPath(PATH.formatted("a")).andReturn(200, OK).once();
+        server.expect().patch().withPath(PATH.formatted("a")).andReturn(200, holding(status(1))).once();
         writer.submit(new ObjectKey("default", "a"), status(1));
         Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 1, () -> "outcomes: " + outcomes);
-        assertEquals(new StatusWriter.Written(new ObjectKey("default", "a"), status(1)), outcomes.get(0));
+        assertEquals(new StatusWriter.Written(new ObjectKey("default", "a"), status(1), status(1)), outcomes.get(0));
         assertEquals(2, writer.failures());
         assertEquals(1, writer.writes());
     }
@@ -56,11 +73,11 @@ class StatusWriterTest {
     @Test
     void stoppingLetsTheWriteUnderWayFinish() {
         // The API server takes a second to answer: the write is under way when the writer is told to stop.
-        server.expect().patch().delay(1, java.util.concurrent.TimeUnit.SECONDS).withPath(PATH.formatted("slow")).andReturn(200, OK).once();
+        server.expect().patch().delay(1, java.util.concurrent.TimeUnit.SECONDS).withPath(PATH.formatted("slow")).andReturn(200, holding(status(1))).once();
         writer.submit(new ObjectKey("default", "slow"), status(1));
         Waiting.until(Duration.ofSeconds(10), () -> server.getRequestCount() >= 1, () -> "the write never reached the server");
         writer.finish(Duration.ofSeconds(10));
-        assertEquals(List.of(new StatusWriter.Written(new ObjectKey("default", "slow"), status(1))), outcomes,
+        assertEquals(List.of(new StatusWriter.Written(new ObjectKey("default", "slow"), status(1), status(1))), outcomes,
                 "finished before stop returned");
         assertEquals(1, writer.writes());
     }
@@ -80,6 +97,25 @@ class StatusWriterTest {
         assertTrue(outcomes.stream().noneMatch(o -> o.cluster().name().equals("broken")), "and is never reported written");
     }
 
+    /** A cluster whose partition moved to another instance: its retries stop, and no outcome is told of it. */
+    @Test
+    void anAbandonedClustersRetriesStop() {
+        server.expect().patch().withPath(PATH.formatted("moved")).andReturn(503, "{}").always();
+        server.expect().patch().withPath(PATH.formatted("kept")).andReturn(200, holding(status(1))).always();
+        writer.submit(new ObjectKey("default", "moved"), status(1));
+        Waiting.until(Duration.ofSeconds(10), () -> writer.failures() >= 3, () -> "the failing cluster is not retried: " + writer.failures());
+        writer.abandon(cluster -> cluster.name().equals("moved"));
+        long failures = writer.failures();
+        // Twenty writes of another cluster, one after the other: the moved one, retried every 20 to 200 ms, would fail meanwhile.
+        for (int i = 1; i <= 20; i++) {
+            int written = i;
+            writer.submit(new ObjectKey("default", "kept"), status(1));
+            Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() >= written, () -> "outcomes: " + outcomes);
+        }
+        assertTrue(writer.failures() <= failures + 1, "at most the attempt under way when abandoned: " + (writer.failures() - failures));
+        assertTrue(outcomes.stream().noneMatch(o -> o.cluster().name().equals("moved")), "no outcome of it: " + outcomes);
+    }
+
     @Test
     void aGoneClusterIsReportedOnceAndNotRetried() {
         server.expect().patch().withPath(PATH.formatted("gone")).andReturn(404, "{}").always();
@@ -93,11 +129,35 @@ class StatusWriterTest {
     @Test
     void theNewestStatusSubmittedWhileAWriteRetriesIsTheOneWritten() {
         server.expect().patch().withPath(PATH.formatted("b")).andReturn(500, "{}").times(3);
-        server.expect().patch().withPath(PATH.formatted("b")).andReturn(200, OK).always();
+        server.expect().patch().withPath(PATH.formatted("b")).andReturn(200, holding(status(2))).always();
         writer.submit(new ObjectKey("default", "b"), status(1));
         writer.submit(new ObjectKey("default", "b"), status(2));
         Waiting.until(Duration.ofSeconds(10), () -> outcomes.stream().anyMatch(o -> o.equals(
-                new StatusWriter.Written(new ObjectKey("default", "b"), status(2)))), () -> "outcomes: " + outcomes);
+                new StatusWriter.Written(new ObjectKey("default", "b"), status(2), status(2)))), () -> "outcomes: " + outcomes);
+    }
+
+    /**
+     * An API server whose Cluster CRD lacks some of the status's fields (EKS-A's own has no {@code defaultCNI},
+     * {@code workerNodeGroups} or {@code versions}) answers with the Cluster as it kept it: the outcome says what was
+     * kept, so that aggregation does not write the dropped fields again and again, and the log says which, once.
+     */
+    @Test
+    void whatTheApiServerKeptOfAStatusIsReportedAndThePrunedFieldsToldOnce() {
+        ClusterStatus whole = new ClusterStatus(3, Optional.empty(), Optional.of(new ClusterStatus.DefaultCni(Cni.CILIUM, "v1.15.16-eksa.1",
+                ClusterStatus.CniState.APPLIED)), List.of(), List.of(), new ClusterStatus.Versions(Optional.of("v0.23.1#abc"), Optional.empty(),
+                Optional.empty(), Optional.empty()));
+        ClusterStatus kept = new ClusterStatus(3, Optional.empty(), Optional.empty(), List.of(), List.of(), ClusterStatus.Versions.NONE);
+        server.expect().patch().withPath(PATH.formatted("pruned")).andReturn(200, holding(kept)).always();
+        for (int write = 1; write <= 2; write++) {
+            int outcome = write;
+            writer.submit(new ObjectKey("default", "pruned"), whole);
+            Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == outcome, () -> "outcomes: " + outcomes);
+        }
+        assertEquals(new StatusWriter.Written(new ObjectKey("default", "pruned"), whole, kept), outcomes.get(0));
+        List<String> told = logged.lines().stream().filter(m -> m.contains("did not keep")).toList();
+        assertEquals(1, told.size(), "once: " + logged.lines());
+        assertTrue(told.get(0).contains(": the API server did not keep status.defaultCNI, status.versions of cluster default/pruned as written"),
+                told.get(0));
     }
 
     @Test
