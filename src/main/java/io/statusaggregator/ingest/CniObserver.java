@@ -232,6 +232,12 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         Config config;
         try {
             String text = new String(Base64.getDecoder().decode(kubeconfig), StandardCharsets.UTF_8);
+            Optional<String> refused = WorkloadKubeconfig.refusal(text);
+            if (refused.isPresent()) {
+                publish(target, where + " is refused: " + refused.get());
+                LOG.warnf("cluster %s: %s is refused: %s", target.cluster, where, refused.get());
+                return;
+            }
             config = Config.fromKubeconfig(text);
             if (config.getMasterUrl() == null || config.getMasterUrl().isBlank()) {
                 throw new IllegalArgumentException("no server");

@@ -120,6 +120,19 @@ public final class EventRecorder implements AutoCloseable {
         }
     }
 
+    /**
+     * An Event's name: the Cluster's and the time's, as client-go names them, the Cluster's cut so that the whole stays
+     * within the 253 characters of a name (a Cluster's own may have them all), ending in a letter or digit.
+     */
+    static String name(String cluster, long nanos) {
+        String time = Long.toHexString(nanos);
+        String regarded = cluster.substring(0, Math.min(cluster.length(), 252 - time.length()));
+        while (!regarded.isEmpty() && !Character.isLetterOrDigit(regarded.charAt(regarded.length() - 1))) {
+            regarded = regarded.substring(0, regarded.length() - 1);
+        }
+        return regarded + "." + time;
+    }
+
     private void create(EventSeries.Key key, Instant at) {
         Optional<String> uid = uid(key.cluster());
         if (uid.isEmpty()) {
@@ -129,7 +142,7 @@ public final class EventRecorder implements AutoCloseable {
         // client-go's naming, the regarded object's name and a time in nanoseconds; one later than the last so that
         // the Events of one change (one time) do not collide.
         lastNanos = Math.max(at.getEpochSecond() * 1_000_000_000L + at.getNano(), lastNanos + 1);
-        String name = key.cluster().name() + "." + Long.toHexString(lastNanos);
+        String name = name(key.cluster().name(), lastNanos);
         Event event = new EventBuilder()
                 .withNewMetadata().withNamespace(key.cluster().namespace()).withName(name).endMetadata()
                 .withEventTime(new MicroTime(MICRO_TIME.format(at.truncatedTo(ChronoUnit.MICROS))))

@@ -28,8 +28,16 @@ public final class StatusEvents {
         Normal, Warning
     }
 
-    /** One Event to record: {@code type}, {@code reason} and {@code note} as the API calls them. */
+    /**
+     * One Event to record: {@code type}, {@code reason} and {@code note} as the API calls them. The reason is cut at
+     * the API's 128 characters: a failure reason another controller wrote has no limit, and a longer one is refused.
+     */
     public record StatusEvent(Type type, String reason, String note) {
+        static final int LONGEST_REASON = 128;
+
+        public StatusEvent {
+            reason = reason.length() > LONGEST_REASON ? reason.substring(0, LONGEST_REASON) : reason;
+        }
     }
 
     private StatusEvents() {

@@ -4,6 +4,7 @@ import static io.statusaggregator.pipeline.Fleet.CAPI;
 import static io.statusaggregator.pipeline.Fleet.DEADLINE;
 import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
@@ -182,6 +183,28 @@ class CniObservationTest {
         readyCluster("golf", "{cilium: {}}");
         Fleet.cilium(fleet.workloadCluster("golf"), "v1.15.16-eksa.1", 1, 1);
         fleet.awaitReady("golf");
+    }
+
+    /**
+     * A kubeconfig that would have the aggregator run a command to get a token (or read a file of its pod) is refused
+     * before any client is made: whoever may write a secret in the CAPI namespace runs nothing in the aggregator.
+     */
+    @Test
+    void aKubeconfigThatWouldRunACommandIsRefused() throws Exception {
+        readyCluster("hotel", "{cilium: {}}");
+        java.nio.file.Path ran = java.nio.file.Files.createTempDirectory("exec-").resolve("ran");
+        fleet.kubeconfigSecret("hotel", """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: w, cluster: {server: "https://127.0.0.1:1"}}]
+                users: [{name: w, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: touch, args: ["%s"]}}}]
+                contexts: [{name: w, context: {cluster: w, user: w}}]
+                current-context: w
+                """.formatted(ran));
+        fleet.awaitCondition("hotel", "DefaultCNIConfigured", "False", "WaitingForDefaultCNIConfigured",
+                "Managed CNI state unknown: kubeconfig secret eksa-system/hotel-kubeconfig is refused: its user has exec, and only "
+                        + "credentials written into the kubeconfig are used");
+        assertFalse(java.nio.file.Files.exists(ran), "the command did not run");
     }
 
     @Test

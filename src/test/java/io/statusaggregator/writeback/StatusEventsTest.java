@@ -103,4 +103,24 @@ class StatusEventsTest {
         assertTrue(note.getBytes(StandardCharsets.UTF_8).length > StatusEvents.NOTE_LIMIT - 8, "no more cut than needed");
         assertTrue(note.endsWith("ü (cut)"), note.substring(note.length() - 12));
     }
+
+    /** Another controller's failure reason has no limit; an Event's reason has 128 characters, and a longer one is refused. */
+    @Test
+    void aReasonIsCutToTheApisLimit() {
+        ClusterStatus.Failure failure = new ClusterStatus.Failure("R".repeat(300), "a long reason");
+        StatusEvent event = StatusEvents.of(status(isTrue(ConditionType.READY)), status(Optional.of(failure), isTrue(ConditionType.READY))).get(0);
+        assertEquals("R".repeat(128), event.reason());
+    }
+
+    /** An Event's name is the Cluster's and a time: within a name's 253 characters, ending in a letter or digit, whatever the Cluster's. */
+    @Test
+    void anEventsNameIsAValidNameForTheLongestClusterName() {
+        long nanos = 1_795_000_000_000_000_000L;
+        assertEquals("bravo." + Long.toHexString(nanos), EventRecorder.name("bravo", nanos));
+        String longest = "a".repeat(235) + "-" + "b".repeat(17); // cut just after the dash
+        String name = EventRecorder.name(longest, nanos);
+        assertTrue(name.length() <= 253, name.length() + ": " + name);
+        assertTrue(name.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?") && !name.contains("-.") && !name.contains(".."), name);
+        assertEquals("a".repeat(235) + "." + Long.toHexString(nanos), name);
+    }
 }
