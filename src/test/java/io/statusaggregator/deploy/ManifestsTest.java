@@ -155,6 +155,9 @@ class ManifestsTest {
         // Under the CPU limit of one the JVM's own choice would be the serial collector; the figures are G1's.
         assertTrue(List.of(jvm.split(" ")).contains("-XX:+UseG1GC"), "the collector is G1 whatever the CPU limit: " + jvm);
         assertEquals("1", resources.path("limits").path("cpu").asText(), "the CPU limit the collector's choice is made for");
+        assertEquals(resources.path("limits").path("memory"), resources.path("requests").path("memory"),
+                "memory requested as limited: a JVM keeps the heap it grew to");
+        assertTrue(List.of(jvm.split(" ")).contains("-XX:+ExitOnOutOfMemoryError"), "out of memory, the pod restarts: " + jvm);
     }
 
     /** The JVM the Deployment runs is the image's own: the same heap and collector settings, measured together. */
@@ -175,8 +178,9 @@ class ManifestsTest {
                 .matcher(java.nio.file.Files.readString(java.nio.file.Path.of("pom.xml")));
         assertTrue(bench.find(), "pom.xml's bench profile sets bench.jvm.args");
         List<String> harness = List.of(bench.group(1).trim().split("\\s+"));
-        // Every -XX option but the heap's size, which is the harness's own.
-        List<String> collector = imageJvmArguments().stream().filter(option -> option.startsWith("-XX:") && !option.contains("RAM")).toList();
+        // Every -XX option but the heap's size, which is the harness's own, and what the JVM does out of memory.
+        List<String> collector = imageJvmArguments().stream().filter(option -> option.startsWith("-XX:") && !option.contains("RAM")
+                && !option.contains("OutOfMemory")).toList();
         assertFalse(collector.isEmpty(), "the image names its collector");
         assertTrue(harness.containsAll(collector), "the harness's JVM " + harness + " against the image's collector settings " + collector);
     }
@@ -241,8 +245,16 @@ class ManifestsTest {
         assertEquals(mountPath + "/tls.key", env.get("QUARKUS_TLS_KEY_STORE_PEM_0_KEY"));
         assertTrue(texts(certificate.path("spec").path("dnsNames")).contains(svc.path("metadata").path("name").asText() + "."
                 + Manifests.namespace(svc) + ".svc"));
+        // Issued by a CA of its own, which is what caBundle holds: a serving certificate renewed leaves caBundle as it is.
+        JsonNode issuer = manifests.get("Issuer", certificate.path("spec").path("issuerRef").path("name").asText());
+        JsonNode ca = manifests.get("Certificate", "status-aggregator-ca");
+        assertEquals(ca.path("spec").path("secretName").asText(), issuer.path("spec").path("ca").path("secretName").asText());
+        assertTrue(ca.path("spec").path("isCA").asBoolean(), "the CA certificate is a CA");
+        assertTrue(manifests.get("Issuer", ca.path("spec").path("issuerRef").path("name").asText()).path("spec").has("selfSigned"));
 
         JsonNode metrics = manifests.get("Service", "status-aggregator");
+        assertTrue(texts(certificate.path("spec").path("dnsNames")).contains("status-aggregator." + Manifests.namespace(metrics) + ".svc"),
+                "the page's and metrics' Service named too");
         assertEquals("/q/metrics", metrics.path("metadata").path("annotations").path("prometheus.io/path").asText());
         assertEquals("https", metrics.path("metadata").path("annotations").path("prometheus.io/scheme").asText());
         assertEquals(containerPort("management"), metrics.path("metadata").path("annotations").path("prometheus.io/port").asInt(),

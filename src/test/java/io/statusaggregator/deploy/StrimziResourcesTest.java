@@ -161,6 +161,12 @@ class StrimziResourcesTest {
         }
         assertEquals(1, volumes.stream().filter(v -> v.getKraftMetadata() == KRaftMetadataStorage.SHARED).count(),
                 "one volume holds the KRaft metadata");
+        assertEquals(pool.getSpec().getResources().getLimits().get("memory"), pool.getSpec().getResources().getRequests().get("memory"),
+                "memory requested as limited");
+        var spread = pool.getSpec().getTemplate().getPod().getAffinity().getPodAntiAffinity().getPreferredDuringSchedulingIgnoredDuringExecution();
+        assertTrue(spread.stream().anyMatch(term -> term.getPodAffinityTerm().getTopologyKey().equals("kubernetes.io/hostname")
+                && Map.of("strimzi.io/cluster", cluster, "strimzi.io/pool-name", pool.getMetadata().getName())
+                        .equals(term.getPodAffinityTerm().getLabelSelector().getMatchLabels())), "the nodes spread over hosts: " + spread);
 
         // Everything in one namespace, the one the operators watch, and bound to this cluster.
         for (HasMetadata resource : resources.all()) {
