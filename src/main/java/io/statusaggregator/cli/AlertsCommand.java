@@ -4,6 +4,7 @@ import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.Quarkus;
 import io.statusaggregator.AggregatorConfig;
 import io.statusaggregator.feeds.AlertBridge;
+import io.statusaggregator.model.KubernetesNames;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import java.net.URI;
@@ -73,8 +74,13 @@ public class AlertsCommand implements Callable<Integer> {
             return BAD_USE;
         }
         Optional<URI> uri = httpUrl(url);
+        if (uri.isPresent() && uri.get().getRawUserInfo() != null) {
+            // Not sent by the HTTP client, and it would be in every line that names the Alertmanager: not echoed either.
+            System.err.println("error: the Alertmanager URL carries credentials (user:password@), which are not used; give it without them");
+            return BAD_USE;
+        }
         if (uri.isEmpty()) {
-            System.err.println("error: the Alertmanager is an http:// or https:// URL, got \"" + url + "\"");
+            System.err.println("error: the Alertmanager is an http:// or https:// URL, got " + KubernetesNames.shown(url));
             return BAD_USE;
         }
         Optional<Duration> notReady = notReadyFor == null ? Optional.of(config.alerts().notReadyFor())

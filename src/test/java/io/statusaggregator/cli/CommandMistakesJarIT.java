@@ -42,6 +42,16 @@ class CommandMistakesJarIT {
                 "Invalid value abc for configuration max.poll.records");
     }
 
+    /** Credentials in the Alertmanager's URL would be in every line naming it, and are not sent: refused, not echoed. */
+    @Test
+    void anAlertmanagerUrlWithCredentialsIsRefusedWithoutThem() throws Exception {
+        JarProcess.Finished told = run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER), "alerts", "--alertmanager", "http://ops:s3cret@127.0.0.1:9093");
+        toldInOneLine(told, 2, "the Alertmanager URL carries credentials (user:password@), which are not used");
+        assertFalse((told.out() + told.err()).contains("s3cret"), told.err());
+        toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER), "alerts", "--alertmanager", "ftp://x"), 2,
+                "the Alertmanager is an http:// or https:// URL, got \"ftp://x\"");
+    }
+
     @Test
     void aConditionThatDoesNotExistIsRefusedBeforeWaitingForIt() throws Exception {
         toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER), "watch", "default/alpha", "--until", "Bogus"), 2,
