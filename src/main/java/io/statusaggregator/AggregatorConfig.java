@@ -195,6 +195,13 @@ public interface AggregatorConfig {
     }
 
     interface Write {
+        /**
+         * False: the Cluster's status is left alone (another controller writes it); statuses are still computed and
+         * published on the status topic and the change feeds, and no Events are recorded.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
         /** Status writes in flight at once, across clusters. */
         @WithDefault("4")
         int concurrency();

@@ -199,8 +199,13 @@ public final class Pipeline implements AutoCloseable {
         clusterEvents = new EventRecorder(client, instance, clock);
         started.add(clusterEvents);
         EventRecorder recorder = clusterEvents;
-        aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
-                change.after().map(PublishedStatus::status)));
+        if (settings.writerSettings().enabled()) { // with write-back off, nothing is written to the Clusters' namespaces
+            aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
+                    change.after().map(PublishedStatus::status)));
+        } else {
+            LOG.info("write-back is off (aggregator.write.enabled=false): the Clusters' statuses and Events are left alone; "
+                    + "statuses go to the status topic and the change feeds only");
+        }
         aggregator.observedBy(clusterObserver);
         aggregator.rehearsingFirst(othersServe::join);
         aggregator.start();

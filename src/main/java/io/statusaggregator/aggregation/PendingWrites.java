@@ -56,16 +56,16 @@ final class PendingWrites<K> {
 
     /**
      * Write-back wrote {@code status}, of which the API server kept {@code kept} (all of it, unless its schema prunes
-     * fields). If it is still the pending one, the echo of what was kept is awaited from {@code now}, unless the Cluster
-     * showed that already: a write that changes nothing on the server makes no echo. A status replaced meanwhile is
-     * ignored: write-back writes the newer one next.
+     * fields; null when write-back is off and nothing was written). If it is still the pending one, the echo of what was
+     * kept is awaited from {@code now}, unless the Cluster showed that already: a write that changes nothing on the
+     * server makes no echo. A status replaced meanwhile is ignored: write-back writes the newer one next.
      */
     void written(K key, ClusterStatus status, ClusterStatus kept, boolean alreadyShown, long now) {
         if (!status.equals(beingWritten.get(key))) {
             return;
         }
         beingWritten.remove(key);
-        if (!alreadyShown) {
+        if (!alreadyShown && kept != null) {
             awaitingEcho.put(key, new Written(kept, now)); // at the end: the map stays in the order of the writes
         }
     }

@@ -52,7 +52,7 @@ public final class StatusWriter implements AutoCloseable {
 
     /**
      * @param kept what the API server kept of {@code status}: all of it, unless the Cluster CRD's status schema lacks
-     *             some of its fields (they are pruned)
+     *             some of its fields (they are pruned); null when write-back is off ({@link Settings#enabled})
      */
     public record Written(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) implements Outcome {
     }
@@ -64,7 +64,11 @@ public final class StatusWriter implements AutoCloseable {
     public record Refused(ObjectKey cluster, ClusterStatus status, String reason) implements Outcome {
     }
 
-    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
+    /** @param enabled false: nothing is written, every status is reported {@link Written} with nothing kept */
+    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff, boolean enabled) {
+        public Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
+            this(concurrency, initialBackoff, maxBackoff, true);
+        }
     }
 
     /**
@@ -91,7 +95,7 @@ public final class StatusWriter implements AutoCloseable {
     /** The fields an API server was last found to prune, told once (each set of them). */
     private final AtomicReference<Set<String>> prunedTold = new AtomicReference<>(Set.of());
 
-    /** A status written, and what the API server kept of it. */
+    /** A status written, and what the API server kept of it (null: not written, write-back off). */
     private record Write(ClusterStatus status, ClusterStatus kept) {
     }
 
@@ -185,6 +189,11 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     private Write write(ObjectKey cluster, Slot slot) {
+        if (!settings.enabled()) {
+            synchronized (slot) {
+                return new Write(slot.latest, null);
+            }
+        }
         long started = System.nanoTime();
         try {
             Write written = patch(cluster, slot);

@@ -124,6 +124,28 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         assertNotEquals(ready, changed.status());
     }
 
+    /**
+     * Write-back off: nothing written (nothing kept), no echo awaited; the status last computed counts as shown
+     * whatever the Cluster shows, so another controller's status changes nothing the aggregator publishes.
+     */
+    @Test
+    void withWriteBackOffTheStatusLastComputedCountsAsShownWhateverTheClusterShows() {
+        ClusterStatus ready = firstWrite();
+        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, null, now).get(0));
+        assertTrue(book.settled(), "no echo awaited: " + book.progress());
+
+        ClusterStatus theirs = new ClusterStatus(1, Optional.of(new ClusterStatus.Failure("TheirReason", "their message")),
+                Optional.empty(), List.of(), List.of(), ClusterStatus.Versions.NONE);
+        put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), theirs)); // another controller's write
+        assertEquals(List.of(), due(WINDOW.toMillis()), "computed against its own last status: the same, nothing to do");
+        assertEquals(List.of(), due(ECHO.toMillis() + 1));
+
+        ObjectNode kcp = object("KubeadmControlPlane");
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0), "a change is handed on (the writer, off, writes nothing)");
+    }
+
     @Test
     void anOutcomeForAStatusReplacedMeanwhileLeavesTheNewerOnePending() {
         ClusterStatus first = firstWrite();
