@@ -31,7 +31,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
@@ -92,8 +91,8 @@ public final class StatusWriter implements AutoCloseable {
     private final Map<ObjectKey, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
-    /** The fields an API server was last found to prune, told once (each set of them). */
-    private final AtomicReference<Set<String>> prunedTold = new AtomicReference<>(Set.of());
+    /** The fields the API server was found to prune, each told once: clusters whose statuses differ drop different ones. */
+    private final Set<String> prunedTold = ConcurrentHashMap.newKeySet();
 
     /** A status written, and what the API server kept of it (null: not written, write-back off). */
     private record Write(ClusterStatus status, ClusterStatus kept) {
@@ -221,7 +220,7 @@ public final class StatusWriter implements AutoCloseable {
 
     /**
      * The API server dropped fields of the status written: the Cluster CRD's status schema lacks them (EKS-A's own CRD
-     * has no {@code defaultCNI}, {@code workerNodeGroups} or {@code versions}). Told once for each set of fields.
+     * has no {@code defaultCNI}, {@code workerNodeGroups} or {@code versions}). Told when a field is found pruned first.
      */
     private void pruned(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) {
         ObjectNode sent = StatusEncoder.encode(status);
@@ -232,7 +231,7 @@ public final class StatusWriter implements AutoCloseable {
                 dropped.add(field);
             }
         });
-        if (!prunedTold.getAndSet(dropped).equals(dropped)) {
+        if (prunedTold.addAll(dropped)) {
             LOG.warnf("the API server did not keep status.%s of cluster %s as written: the Cluster CRD's status schema lacks "
                     + "them (see docs/deploy.md). They are not written again while the Cluster shows the rest; kubectl does not "
                     + "show them, and the version history lives only in this replica's memory", String.join(", status.", dropped), cluster);

@@ -153,6 +153,11 @@ class StatusWriterTest {
             writer.submit(new ObjectKey("default", "pruned"), whole);
             Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == outcome, () -> "outcomes: " + outcomes);
         }
+        // Another cluster whose status drops only some of those fields tells nothing new.
+        ClusterStatus noCni = new ClusterStatus(3, Optional.empty(), Optional.empty(), List.of(), List.of(), whole.versions());
+        server.expect().patch().withPath(PATH.formatted("other")).andReturn(200, holding(kept)).always();
+        writer.submit(new ObjectKey("default", "other"), noCni);
+        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 3, () -> "outcomes: " + outcomes);
         assertEquals(new StatusWriter.Written(new ObjectKey("default", "pruned"), whole, kept), outcomes.get(0));
         List<String> told = logged.lines().stream().filter(m -> m.contains("did not keep")).toList();
         assertEquals(1, told.size(), "once: " + logged.lines());
