@@ -85,7 +85,7 @@ public class ClusterBookBenchmark {
     private static void carryOut(ClusterBook book, List<Action> actions, long now) {
         for (Action action : actions) {
             if (action instanceof Action.WriteStatus write) {
-                book.written(write.cluster(), write.status(), now);
+                book.written(write.cluster(), write.status(), write.status(), now);
             } else if (action instanceof Action.DeadLetter dead) {
                 throw new IllegalStateException("a record of the benchmark's fleet dead-lettered: " + dead);
             }
