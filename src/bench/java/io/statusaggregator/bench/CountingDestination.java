@@ -13,10 +13,10 @@ final class CountingDestination implements StatusWriter.Destination {
     private final Map<String, ClusterStatus> last = new ConcurrentHashMap<>();
 
     @Override
-    public ClusterStatus write(ObjectKey cluster, ClusterStatus status) {
+    public StatusWriter.Stored write(ObjectKey cluster, ClusterStatus status, String expectedVersion) {
         writes.incrementAndGet();
         last.put(cluster.name(), status);
-        return status;
+        return new StatusWriter.Stored(status, ""); // no version: the next write has the Cluster's own as its condition
     }
 
     long writes() {

@@ -9,8 +9,11 @@ import java.util.Optional;
 
 /** What the {@link ClusterBook} asks of its shell, the {@link Aggregator}. */
 sealed interface Action {
-    /** Hand {@code status} to write-back for the Cluster {@code cluster}. */
-    record WriteStatus(ObjectKey cluster, ClusterStatus status) implements Action {
+    /**
+     * Hand {@code status} to write-back for the Cluster {@code cluster}, computed from its state at {@code basis} (its
+     * {@code resourceVersion}, the write's precondition; empty when unknown).
+     */
+    record WriteStatus(ObjectKey cluster, ClusterStatus status, String basis) implements Action {
     }
 
     /** The Cluster shows a status the feeds do not have yet: its change event, then its status record. */

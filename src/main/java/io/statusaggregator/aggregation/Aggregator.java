@@ -329,6 +329,8 @@ public final class Aggregator implements AutoCloseable {
                 carryOut(book.written(written.cluster(), written.status(), written.kept(), System.nanoTime()));
             } else if (outcome instanceof StatusWriter.Gone gone) {
                 carryOut(book.gone(gone.cluster()));
+            } else if (outcome instanceof StatusWriter.Conflicted conflict) {
+                book.conflicted(conflict.cluster(), conflict.status(), conflict.basis(), System.nanoTime());
             } else {
                 book.refused(outcome.cluster());
             }
@@ -341,7 +343,7 @@ public final class Aggregator implements AutoCloseable {
             Action action = actions.get(i);
             if (action instanceof Action.WriteStatus write) {
                 submitted.incrementAndGet();
-                writer.submit(write.cluster(), write.status());
+                writer.submit(write.cluster(), write.status(), write.basis());
             } else if (action instanceof Action.PublishChange change) {
                 feeds.publish(change);
             } else if (action instanceof Action.AnnounceDeletion deletion) {

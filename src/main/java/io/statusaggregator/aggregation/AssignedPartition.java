@@ -22,4 +22,17 @@ final class AssignedPartition {
         this.number = number;
         this.assignment = assignment;
     }
+
+    /**
+     * Its cluster {@code clusterName}, added if it is not there. Not {@code computeIfAbsent}: its lambda would be made
+     * for every record.
+     */
+    TrackedCluster tracked(String clusterName) {
+        TrackedCluster cluster = clusters.get(clusterName);
+        if (cluster == null) {
+            cluster = new TrackedCluster(clusterName, number);
+            clusters.put(clusterName, cluster);
+        }
+        return cluster;
+    }
 }

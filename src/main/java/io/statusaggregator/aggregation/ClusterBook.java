@@ -53,6 +53,7 @@ final class ClusterBook {
     static final Duration REPUBLISH_AFTER = Duration.ofSeconds(1);
 
     private final CoalescingWindow coalescing;
+    private final long echoTimeoutNanos;
     private final PendingWrites<TrackedCluster> pending;
     private final Map<Integer, AssignedPartition> partitions = new HashMap<>();
     /** Clusters with something not computed yet, and when each is due. */
@@ -70,6 +71,7 @@ final class ClusterBook {
 
     ClusterBook(CoalescingWindow coalescing, Duration echoTimeout) {
         this.coalescing = coalescing;
+        this.echoTimeoutNanos = echoTimeout.toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
     }
 
@@ -133,7 +135,7 @@ final class ClusterBook {
         List<Action> actions = new ArrayList<>();
         for (ObjectKey cluster : published.clustersOf(partition.number, partitionCount)) {
             TrackedCluster tracked = partition.clusters.get(cluster.name());
-            if (tracked == null || tracked.state.cluster().filter(c -> c.key().equals(cluster)).isEmpty()) {
+            if (tracked == null || !tracked.holds(cluster)) {
                 announceDeleted(cluster, published.get(cluster).orElseThrow().observedGeneration()).ifPresent(actions::add);
             }
         }
@@ -172,7 +174,7 @@ final class ClusterBook {
         }
         ObjectRecord.Read read = records.readLater(key, value);
         if (read instanceof ObjectRecord.Unread later) {
-            TrackedCluster cluster = tracked(partition, later.key().clusterName());
+            TrackedCluster cluster = partition.tracked(later.key().clusterName());
             unread.add(number, cluster, new UnreadRecords.Unread(later, offset, origin));
             if (partition.live) {
                 dirty.record(cluster, now);
@@ -180,7 +182,7 @@ final class ClusterBook {
             }
             return unread.size() > UNREAD_WHILE_REBUILDING ? readOldest(partition) : List.of();
         }
-        Optional<ObjectStateKey> named = keyOf(read);
+        Optional<ObjectStateKey> named = ObjectRecord.objectOf(read);
         List<Action> actions = applyRead(partition, read, origin);
         TrackedCluster cluster = named.map(k -> partition.clusters.get(k.clusterName())).orElse(null);
         if (partition.live && cluster != null) {
@@ -214,16 +216,8 @@ final class ClusterBook {
         return actions;
     }
 
-    /** The object a record is of, unless it cannot be about one (a key not ours, a value of another kind). */
-    private static Optional<ObjectStateKey> keyOf(ObjectRecord.Read read) {
-        return Optional.ofNullable(read instanceof ObjectRecord.Readable r ? r.key()
-                : read instanceof ObjectRecord.Deleted d ? d.key()
-                : read instanceof ObjectRecord.NotJson n ? n.key()
-                : read instanceof ObjectRecord.Unreadable u ? u.key() : null);
-    }
-
     private List<Action> applyRead(AssignedPartition partition, ObjectRecord.Read read, Object origin) {
-        Optional<ObjectStateKey> eksaKey = keyOf(read).filter(k -> k.kind() == ObjectKind.EKSA_CLUSTER);
+        Optional<ObjectStateKey> eksaKey = ObjectRecord.objectOf(read).filter(k -> k.kind() == ObjectKind.EKSA_CLUSTER);
         if (eksaKey.isEmpty()) {
             return applyTo(partition, read, origin);
         }
@@ -246,7 +240,7 @@ final class ClusterBook {
         }
         List<Action> actions = List.of();
         if (read instanceof ObjectRecord.Readable readable) {
-            TrackedCluster cluster = tracked(partition, readable.key().clusterName());
+            TrackedCluster cluster = partition.tracked(readable.key().clusterName());
             if (readable.object() instanceof EksaCluster eksa) {
                 pending.shown(cluster, eksa.status());
             }
@@ -260,7 +254,7 @@ final class ClusterBook {
             actions = List.of(new DeadLetter(Reason.NOT_JSON, notJson.error(), origin));
         } else {
             ObjectRecord.Unreadable unreadable = (ObjectRecord.Unreadable) read;
-            TrackedCluster cluster = tracked(partition, unreadable.key().clusterName());
+            TrackedCluster cluster = partition.tracked(unreadable.key().clusterName());
             unreadable.standIn().ifPresent(eksa -> pending.shown(cluster, eksa.status()));
             Optional<?> before = cluster.state.putMalformed(unreadable.problem(), unreadable.standIn());
             // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
@@ -270,10 +264,6 @@ final class ClusterBook {
             }
         }
         return actions;
-    }
-
-    private static TrackedCluster tracked(AssignedPartition partition, String clusterName) {
-        return TrackedCluster.in(partition.clusters, clusterName, partition.number);
     }
 
     private List<Action> removed(AssignedPartition partition, TrackedCluster cluster, ObjectStateKey key) {
@@ -347,7 +337,7 @@ final class ClusterBook {
             return writing.isPresent() ? Optional.empty() : publish(cluster, eksa.get(), computed);
         }
         pending.submitted(cluster, computed);
-        return Optional.of(new WriteStatus(eksa.get().key(), computed));
+        return Optional.of(new WriteStatus(eksa.get().key(), computed, eksa.get().resourceVersion()));
     }
 
     /** Write-back wrote {@code status}, the API server kept {@code kept} of it: the change is published, the echo awaited. */
@@ -380,12 +370,25 @@ final class ClusterBook {
         return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
     }
 
-    /** Write-back refused for good: the Cluster's own status is the truth again. */
-    void refused(ObjectKey key) {
+    /**
+     * Write-back did not write {@code status}: the Cluster changed since {@code basis}, the version it was computed from.
+     * Computed again at once if a newer state is here; else when its next state comes, or an echo timeout later.
+     */
+    void conflicted(ObjectKey key, ClusterStatus status, String basis, long now) {
         TrackedCluster cluster = find(key);
         if (cluster != null) {
-            pending.forget(cluster);
+            pending.unwritten(cluster, status);
+            if (cluster.state.cluster().filter(c -> !c.resourceVersion().equals(basis)).isPresent()) {
+                dirty.atOnce(cluster);
+            } else {
+                dirty.asOf(cluster, now + echoTimeoutNanos - coalescing.window().toNanos());
+            }
         }
+    }
+
+    /** Write-back refused for good: the Cluster's own status is the truth again. */
+    void refused(ObjectKey key) {
+        Optional.ofNullable(find(key)).ifPresent(pending::forget);
     }
 
     /**
@@ -449,17 +452,12 @@ final class ClusterBook {
     private TrackedCluster find(ObjectKey eksaCluster) {
         AssignedPartition expected = partitions.get(ClusterPartitioner.partitionOf(eksaCluster.name(), partitionCount));
         TrackedCluster found = expected == null ? null : expected.clusters.get(eksaCluster.name());
-        if (found != null && found.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
+        if (found != null && found.holds(eksaCluster)) {
             return found;
         }
         // Then every partition: a record that another producer put on an unexpected partition still makes a cluster there.
-        for (AssignedPartition partition : partitions.values()) {
-            TrackedCluster cluster = partition.clusters.get(eksaCluster.name());
-            if (cluster != null && cluster.state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false)) {
-                return cluster;
-            }
-        }
-        return null;
+        return partitions.values().stream().map(partition -> partition.clusters.get(eksaCluster.name()))
+                .filter(cluster -> cluster != null && cluster.holds(eksaCluster)).findFirst().orElse(null);
     }
 
     /** Whether partition {@code number} is assigned and rebuilt. */

@@ -22,8 +22,14 @@ final class ComputeQueue {
     private final Set<TrackedCluster> atTime = new LinkedHashSet<>();
     private long lastRecord = Long.MIN_VALUE;
 
-    /** A record of {@code cluster} arrived at {@code now} (never before the last one marked); nothing if it waits already. */
+    /**
+     * A record of {@code cluster} arrived at {@code now} (never before the last one marked); nothing if it waits already,
+     * unless for a later time ({@link #asOf}): then it is due as its record makes it.
+     */
     void record(TrackedCluster cluster, long now) {
+        if (cluster.dirtySince > now && atTime.remove(cluster)) {
+            cluster.dirtySince = TrackedCluster.CLEAN;
+        }
         if (cluster.dirtySince == TrackedCluster.CLEAN) {
             lastRecord = Math.max(lastRecord, now);
             cluster.dirtySince = lastRecord;

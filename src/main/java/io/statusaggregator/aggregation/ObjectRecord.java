@@ -44,6 +44,14 @@ final class ObjectRecord {
     sealed interface Read {
     }
 
+    /** The object a record is of, unless it cannot be about one (a key not ours, a value of another kind). */
+    static Optional<ObjectStateKey> objectOf(Read read) {
+        return Optional.ofNullable(read instanceof Readable r ? r.key()
+                : read instanceof Deleted d ? d.key()
+                : read instanceof NotJson n ? n.key()
+                : read instanceof Unreadable u ? u.key() : null);
+    }
+
     /** The key is not one this application writes: the record says nothing about any cluster. */
     record BadKey(String error) implements Read {
     }

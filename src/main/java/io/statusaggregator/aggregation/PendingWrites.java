@@ -70,6 +70,13 @@ final class PendingWrites<K> {
         }
     }
 
+    /** Write-back did not write {@code status}: the Cluster changed since it was computed. Unless replaced, not pending. */
+    void unwritten(K key, ClusterStatus status) {
+        if (status.equals(beingWritten.get(key))) {
+            beingWritten.remove(key);
+        }
+    }
+
     /** The Cluster shows {@code status}: the echo of the pending status ends it; an older status changes nothing. */
     void shown(K key, ClusterStatus status) {
         if (pending(key).filter(status::equals).isPresent()) {

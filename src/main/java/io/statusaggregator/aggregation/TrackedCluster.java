@@ -2,8 +2,8 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.ObjectKey;
 import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * A cluster's objects, its records not read yet, and when its first record not computed yet came. Used on the
@@ -41,23 +41,15 @@ final class TrackedCluster {
         return lastWritten != null && (keptOfIt == null || shows.equals(keptOfIt)) ? lastWritten : shows;
     }
 
+    /** Whether it holds the EKS-A Cluster {@code eksaCluster} (a name's cluster may hold another namespace's Cluster). */
+    boolean holds(ObjectKey eksaCluster) {
+        return state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false);
+    }
+
     /** Write-back wrote {@code status}, and the API server kept {@code kept} of it; {@code kept} null: not written (off). */
     void written(ClusterStatus status, ClusterStatus kept) {
         boolean whole = status.equals(kept);
         lastWritten = whole ? null : status;
         keptOfIt = whole ? null : kept;
-    }
-
-    /**
-     * The cluster {@code clusterName} of {@code clusters}, added as one of partition {@code partition} if it is not
-     * there. Not {@code computeIfAbsent}: its lambda would be made for every record.
-     */
-    static TrackedCluster in(Map<String, TrackedCluster> clusters, String clusterName, int partition) {
-        TrackedCluster cluster = clusters.get(clusterName);
-        if (cluster == null) {
-            cluster = new TrackedCluster(clusterName, partition);
-            clusters.put(clusterName, cluster);
-        }
-        return cluster;
     }
 }

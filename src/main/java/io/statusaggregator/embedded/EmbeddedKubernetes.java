@@ -95,6 +95,15 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     }
 
     /**
+     * Serves {@code request} on the calling thread as if it had come over HTTP. The server answers one request at a
+     * time, so a {@link #answerInstead} fault cannot wait for another client's request; it can serve one this way, to
+     * make another writer's change land just before the request it holds (the fault tests' concurrent writers).
+     */
+    public MockResponse serve(RecordedRequest request) {
+        return dispatcher.dispatch(request);
+    }
+
+    /**
      * Applies {@code schema} to every object a merge patch makes, before it is stored, as a CRD's structural schema
      * prunes the fields it lacks; {@code null} stores patched objects whole again. For the tests of a Cluster CRD
      * without some of the status's fields (EKS-A's own).

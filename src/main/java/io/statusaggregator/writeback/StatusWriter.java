@@ -37,9 +37,16 @@ import org.jboss.logging.Logger;
 
 /**
  * Write-back: a JSON merge patch of the EKS-A Cluster's status subresource. Writes of one cluster run one at a
- * time, and a retry always writes the newest status submitted for it; a conflict or a transient failure retries
- * with backoff on its own cluster's slot, so a slow or failing cluster holds up no other. A Cluster that is gone
- * (404) is reported and not retried.
+ * time, and a retry always writes the newest status submitted for it; a transient failure retries with backoff on
+ * its own cluster's slot, so a slow or failing cluster holds up no other. A Cluster that is gone (404) is reported
+ * and not retried.
+ *
+ * <p>Each status is written on condition that the Cluster is still at the version it was computed from (its
+ * {@code resourceVersion} in the patch, an optimistic lock): a status computed from a Cluster another writer has
+ * changed since would undo that writer's change (a failure it set, say). Such a write is refused with 409 and
+ * reported {@link Conflicted}: the status is computed again from the Cluster's newer state. This writer's own writes
+ * move the version too; a status computed from the version this writer last wrote over is written on condition of the
+ * version that write made.
  */
 public final class StatusWriter implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
@@ -59,6 +66,13 @@ public final class StatusWriter implements AutoCloseable {
     public record Gone(ObjectKey cluster) implements Outcome {
     }
 
+    /**
+     * The Cluster changed since {@code basis}, the version {@code status} was computed from (409 to the write's
+     * precondition): not written, not retried; it is to be computed again from the Cluster's newer state.
+     */
+    public record Conflicted(ObjectKey cluster, ClusterStatus status, String basis) implements Outcome {
+    }
+
     /** The API server refused the write for good (a bad request, or RBAC): logged, not retried. */
     public record Refused(ObjectKey cluster, ClusterStatus status, String reason) implements Outcome {
     }
@@ -76,8 +90,13 @@ public final class StatusWriter implements AutoCloseable {
      * benchmarks put a counting destination here, to measure aggregation without an API server.
      */
     public interface Destination extends AutoCloseable {
-        /** @return the status the Cluster holds after the write, or {@code status} when that cannot be told */
-        ClusterStatus write(ObjectKey cluster, ClusterStatus status);
+        /**
+         * @param expectedVersion the {@code resourceVersion} the Cluster must be at for the write to be made (else 409);
+         *                        empty for no condition
+         * @return the status the Cluster holds after the write ({@code status} when that cannot be told) and its version
+         *         then (empty when it cannot be told)
+         */
+        Stored write(ObjectKey cluster, ClusterStatus status, String expectedVersion);
 
         @Override
         default void close() {
@@ -94,21 +113,53 @@ public final class StatusWriter implements AutoCloseable {
     /** The fields the API server was found to prune, each told once: clusters whose statuses differ drop different ones. */
     private final Set<String> prunedTold = ConcurrentHashMap.newKeySet();
 
+    /** What a Cluster holds after a write: the status the API server kept, and the Cluster's {@code resourceVersion}. */
+    public record Stored(ClusterStatus status, String resourceVersion) {
+    }
+
     /** A status written, and what the API server kept of it (null: not written, write-back off). */
     private record Write(ClusterStatus status, ClusterStatus kept) {
     }
 
     private static final class Slot {
+        /** The newest status submitted, and the Cluster's version it was computed from (empty: unknown). */
         ClusterStatus latest;
+        String basis = "";
+        /** The basis of the last status this writer wrote, and the version that write made. */
+        String lastBasis = "";
+        String lastVersion = "";
         boolean running;
         Cancellable attempt;
+
+        /**
+         * The version to write on condition of: the basis, or the version this writer's last write made when that
+         * write was computed from the same basis (its echo not read yet when the status was computed).
+         */
+        String expectedVersion() {
+            return !basis.isEmpty() && basis.equals(lastBasis) && !lastVersion.isEmpty() ? lastVersion : basis;
+        }
+    }
+
+    /** A status whose precondition failed, and was still the newest submitted: reported {@link Conflicted}. */
+    private static final class StaleBasis extends RuntimeException {
+        final ClusterStatus status;
+        final String basis;
+
+        StaleBasis(ClusterStatus status, String basis) {
+            super("the Cluster changed since version " + basis, null, false, false);
+            this.status = status;
+            this.basis = basis;
+        }
     }
 
     /** Told of every write attempt, for metrics: its outcome and how long it took. */
     public interface Observer {
         Observer NONE = (outcome, took) -> { };
 
-        /** @param outcome {@code written}, {@code retried} (a conflict, throttling, 5xx or no answer), {@code gone} or {@code refused} */
+        /**
+         * @param outcome {@code written}, {@code conflicted} (the Cluster changed since the status was computed),
+         *                {@code retried} (throttling, 5xx or no answer), {@code gone} or {@code refused}
+         */
         void attempted(String outcome, Duration took);
     }
 
@@ -130,11 +181,15 @@ public final class StatusWriter implements AutoCloseable {
         this.pool = Executors.newFixedThreadPool(settings.concurrency(), DaemonThreads.named("status-writer"));
     }
 
-    /** Writes {@code status} to the Cluster, or the newer one submitted before the write starts. */
-    public void submit(ObjectKey cluster, ClusterStatus status) {
+    /**
+     * Writes {@code status} to the Cluster, or the newer one submitted before the write starts, on condition that the
+     * Cluster is at {@code basis} (its {@code resourceVersion} the status was computed from; empty for no condition).
+     */
+    public void submit(ObjectKey cluster, ClusterStatus status, String basis) {
         Slot slot = slots.computeIfAbsent(cluster, k -> new Slot());
         synchronized (slot) {
             slot.latest = status;
+            slot.basis = basis;
             if (slot.running) {
                 return;
             }
@@ -200,22 +255,43 @@ public final class StatusWriter implements AutoCloseable {
             return written;
         } catch (RuntimeException e) {
             boolean gone = e instanceof KubernetesClientException k && k.getCode() == 404;
-            observer.attempted(retryable(e) ? "retried" : gone ? "gone" : "refused", Duration.ofNanos(System.nanoTime() - started));
+            observer.attempted(e instanceof StaleBasis ? "conflicted" : retryable(e) ? "retried" : gone ? "gone" : "refused",
+                    Duration.ofNanos(System.nanoTime() - started));
             throw e;
         }
     }
 
     private Write patch(ObjectKey cluster, Slot slot) {
         ClusterStatus status;
+        String basis;
+        String expected;
         synchronized (slot) {
             status = slot.latest;
+            basis = slot.basis;
+            expected = slot.expectedVersion();
         }
-        ClusterStatus kept = destination.write(cluster, status);
+        Stored stored;
+        try {
+            stored = destination.write(cluster, status, expected);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409 && !expected.isEmpty()) {
+                synchronized (slot) {
+                    if (slot.latest == status) {
+                        throw new StaleBasis(status, basis); // computing it again is the cure, not writing it again
+                    }
+                }
+            }
+            throw e; // a newer status was submitted meanwhile: retried with it
+        }
         writes.incrementAndGet();
-        if (!kept.equals(status)) {
-            pruned(cluster, status, kept);
+        synchronized (slot) {
+            slot.lastBasis = basis;
+            slot.lastVersion = stored.resourceVersion();
         }
-        return new Write(status, kept);
+        if (!stored.status().equals(status)) {
+            pruned(cluster, status, stored.status());
+        }
+        return new Write(status, stored.status());
     }
 
     /**
@@ -251,7 +327,7 @@ public final class StatusWriter implements AutoCloseable {
         }
 
         @Override
-        public ClusterStatus write(ObjectKey cluster, ClusterStatus status) {
+        public Stored write(ObjectKey cluster, ClusterStatus status, String expectedVersion) {
             // Patching through a named resource makes Fabric8 GET it first; through an item it sends the PATCH alone.
             GenericKubernetesResource target = new GenericKubernetesResourceBuilder()
                     .withApiVersion(ObjectKind.EKSA_CLUSTER.apiVersion())
@@ -262,11 +338,16 @@ public final class StatusWriter implements AutoCloseable {
                     .inNamespace(cluster.namespace())
                     .resource(target)
                     .subresource("status")
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status));
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status, expectedVersion));
+            if (stored == null) {
+                return new Stored(status, "");
+            }
+            String version = stored.getMetadata() == null || stored.getMetadata().getResourceVersion() == null ? ""
+                    : stored.getMetadata().getResourceVersion();
             try {
-                return stored == null ? status : ObjectDecoder.statusOf(client.getKubernetesSerialization().convertValue(stored, JsonNode.class));
+                return new Stored(ObjectDecoder.statusOf(client.getKubernetesSerialization().convertValue(stored, JsonNode.class)), version);
             } catch (MalformedObjectException | IllegalArgumentException e) {
-                return status; // its next state on the topic says what is wrong with it
+                return new Stored(status, version); // its next state on the topic says what is wrong with it
             }
         }
 
@@ -290,6 +371,10 @@ public final class StatusWriter implements AutoCloseable {
 
     private void refused(ObjectKey cluster, Slot slot, Throwable failure) {
         failures.incrementAndGet();
+        if (failure instanceof StaleBasis stale) {
+            conflicted(cluster, slot, stale);
+            return;
+        }
         ClusterStatus status;
         synchronized (slot) {
             status = slot.latest;
@@ -309,8 +394,31 @@ public final class StatusWriter implements AutoCloseable {
         }
     }
 
-    /** Conflicts, throttling, server errors and connection failures pass; anything else is the request's fault. */
+    /**
+     * The Cluster changed since the status was computed: reported, the slot kept (it knows this writer's last write).
+     * A status submitted while this write was under way is written now.
+     */
+    private void conflicted(ObjectKey cluster, Slot slot, StaleBasis stale) {
+        boolean again;
+        synchronized (slot) {
+            again = slot.latest != stale.status;
+            slot.running = again;
+        }
+        LOG.debugf("cluster %s changed since version %s; its status is computed again", cluster, stale.basis);
+        outcomes.accept(new Conflicted(cluster, stale.status, stale.basis));
+        if (again) {
+            start(cluster, slot);
+        }
+    }
+
+    /**
+     * Conflicts (of a write with no precondition), throttling, server errors and connection failures pass; a status
+     * computed from a Cluster that changed since does not; anything else is the request's fault.
+     */
     static boolean retryable(Throwable failure) {
+        if (failure instanceof StaleBasis) {
+            return false;
+        }
         if (failure instanceof KubernetesClientException e) {
             int code = e.getCode();
             return code == 0 || code == 409 || code == 429 || code >= 500;
@@ -325,9 +433,10 @@ public final class StatusWriter implements AutoCloseable {
     /**
      * The merge patch: every field this aggregator owns, with an explicit null for each one that is empty now (a
      * merge patch leaves alone what it does not name). Lists ({@code conditions}, {@code workerNodeGroups}) are
-     * replaced whole.
+     * replaced whole. With {@code expectedVersion} (not empty) as {@code metadata.resourceVersion}: the API server then
+     * makes the write only if the Cluster is at that version, and answers 409 otherwise.
      */
-    static String mergePatch(ClusterStatus status) {
+    static String mergePatch(ClusterStatus status, String expectedVersion) {
         ObjectNode encoded = StatusEncoder.encode(status);
         for (String path : CLEARED_WHEN_EMPTY) {
             ObjectNode parent = encoded;
@@ -344,6 +453,9 @@ public final class StatusWriter implements AutoCloseable {
             ((ObjectNode) recorded).putNull("kubernetesVersion"); // an object is merged, not replaced
         }
         ObjectNode patch = JsonNodeFactory.instance.objectNode();
+        if (!expectedVersion.isEmpty()) {
+            patch.putObject("metadata").put("resourceVersion", expectedVersion);
+        }
         patch.set("status", encoded);
         return patch.toString();
     }

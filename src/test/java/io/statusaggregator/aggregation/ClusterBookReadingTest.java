@@ -48,7 +48,7 @@ class ClusterBookReadingTest extends BookTestBase {
         put(kcp);
         assertEquals(List.of(), due(WINDOW.toMillis() / 2, 100 * POLL));
         assertEquals(List.of(), due(WINDOW.toMillis() / 2 - 1, POLL), "caught up, 99 ms: the window is 100 ms again");
-        assertEquals(new WriteStatus(CLUSTER, ready), due(1, POLL).get(0), "100 ms: due, and Ready again");
+        assertEquals(new WriteStatus(CLUSTER, ready, ""), due(1, POLL).get(0), "100 ms: due, and Ready again");
     }
 
     @Test

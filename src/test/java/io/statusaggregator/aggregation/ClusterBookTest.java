@@ -92,7 +92,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
 
         assertEquals(List.of(), due(ECHO.toMillis()), "the echo timeout runs from the end of the write");
         List<Action> again = due(1);
-        assertEquals(List.of(new WriteStatus(CLUSTER, ready)), again, "another writer overwrote it: written again");
+        assertEquals(List.of(new WriteStatus(CLUSTER, ready, "")), again, "another writer overwrote it: written again");
     }
 
     /**
@@ -144,6 +144,66 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         kcp.with("status").put("readyReplicas", 0);
         put(kcp);
         assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0), "a change is handed on (the writer, off, writes nothing)");
+    }
+
+    /**
+     * Each status is written on condition of the Cluster's version it was computed from. Another controller sets a
+     * failure while the first status is being written (its state read, masked meanwhile by the status being written);
+     * the write is refused (409): computed again at once from that newer state, the failure kept and Ready False.
+     */
+    @Test
+    void aStatusRefusedForAChangedClusterIsComputedAgainFromItsNewerState() {
+        ObjectNode eksa = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1");
+        WriteStatus first = firstWriteAt("11");
+
+        ClusterStatus theirs = new ClusterStatus(1, Optional.of(new ClusterStatus.Failure("BadDatacenterConfig", "no such datacenter")),
+                Optional.empty(), List.of(), List.of(), ClusterStatus.Versions.NONE);
+        ObjectNode failed = showing(eksa, theirs);
+        failed.with("metadata").put("resourceVersion", "12");
+        put(failed);
+        assertEquals(List.of(), due(WINDOW.toMillis()), "the status being written counts as shown: nothing new");
+
+        book.conflicted(CLUSTER, first.status(), "11", now);
+        WriteStatus again = assertInstanceOf(WriteStatus.class, due(0).get(0), "computed again at once");
+        assertEquals("12", again.basis());
+        assertEquals(theirs.failure(), again.status().failure(), "the other controller's failure kept");
+        assertEquals(ConditionStatus.FALSE, again.status().condition(ConditionType.READY).orElseThrow().status());
+    }
+
+    /** Refused before the Cluster's newer state is read: nothing until it comes (no write that would be refused again). */
+    @Test
+    void aStatusRefusedBeforeTheClustersNewerStateIsReadWaitsForIt() {
+        ObjectNode eksa = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1");
+        WriteStatus first = firstWriteAt("11");
+
+        book.conflicted(CLUSTER, first.status(), "11", now);
+        assertEquals(List.of(), due(WINDOW.toMillis() * 10), "the state it was computed from is all there is here");
+
+        ObjectNode newer = eksa.deepCopy();
+        newer.with("metadata").put("resourceVersion", "12").with("labels").put("touched", "yes");
+        put(newer);
+        WriteStatus again = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0), "its newer state came: computed");
+        assertEquals(new WriteStatus(CLUSTER, first.status(), "12"), again);
+    }
+
+    /** No newer state of the Cluster within an echo timeout (a refusal no change of it explains): written again. */
+    @Test
+    void aStatusRefusedWithNoNewerStateComingIsComputedAgainAfterAnEchoTimeout() {
+        WriteStatus first = firstWriteAt("11");
+        book.conflicted(CLUSTER, first.status(), "11", now);
+        assertEquals(List.of(), due(ECHO.toMillis() - 1));
+        assertEquals(List.of(first), due(1), "computed again, and written on the same condition");
+    }
+
+    /** The example's Cluster at {@code resourceVersion}, rebuilt: its first status, handed to write-back. */
+    private WriteStatus firstWriteAt(String resourceVersion) {
+        object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1").with("metadata").put("resourceVersion", resourceVersion);
+        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        objects.forEach(this::put);
+        book.rebuilt(0);
+        WriteStatus first = assertInstanceOf(WriteStatus.class, due(0).get(0));
+        assertEquals(resourceVersion, first.basis(), "written on condition of the version computed from");
+        return first;
     }
 
     @Test

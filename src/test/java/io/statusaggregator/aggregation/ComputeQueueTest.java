@@ -59,6 +59,19 @@ class ComputeQueueTest {
         assertEquals(List.of(a), queue.due(1_000 * MS, WINDOW));
     }
 
+    /** A cluster waiting for a later time (a refused write's, or a republication's) is due as a record makes it. */
+    @Test
+    void aRecordBringsForwardAClusterWaitingForALaterTime() {
+        queue.asOf(a, 10_000 * MS);
+        queue.asOf(b, 10_000 * MS);
+        queue.record(a, 50 * MS);
+        assertEquals(List.of(), queue.due(149 * MS, WINDOW));
+        assertEquals(List.of(a), queue.due(150 * MS, WINDOW), "its record's window, not the time it waited for");
+        assertEquals(List.of(), queue.due(9_000 * MS, WINDOW), "b still waits");
+        assertEquals(List.of(b), queue.due(10_100 * MS, WINDOW));
+        assertTrue(queue.isEmpty());
+    }
+
     @Test
     void aRemovedClusterIsNotDueAndCanBeMarkedAgain() {
         queue.record(a, 0);

@@ -47,11 +47,7 @@ class ClusterEventsTest {
     /** The pipeline's alpha, made Ready (with the Events of it recorded), and its fleet. */
     private Fleet alphaReady() {
         Fleet fleet = pipelineRun.fleet();
-        fleet.createCluster("alpha", 1, 1);
-        fleet.controlPlaneReady("alpha", 1);
-        fleet.workers("alpha", 1, 1, 1, 1);
-        Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
-        fleet.awaitReady("alpha");
+        fleet.createReady("alpha");
         await(DEADLINE, () -> event("Normal", "Ready", "Ready is True").isPresent(), () -> "no Ready event: " + events());
         return fleet;
     }

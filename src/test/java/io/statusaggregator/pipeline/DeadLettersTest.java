@@ -311,11 +311,7 @@ class DeadLettersTest {
     /** A pipeline that checks its topic against the API server every {@code every}, and alpha Ready on it. */
     private void readyAlphaReconciledEvery(Duration every) throws Exception {
         pipelineRun.start(Fleet.settings(pipelineRun.bootstrapServers(), pipelineRun.id(), true, 50, every));
-        pipelineRun.fleet().createCluster("alpha", 1, 1);
-        pipelineRun.fleet().controlPlaneReady("alpha", 1);
-        pipelineRun.fleet().workers("alpha", 1, 1, 1, 1);
-        Fleet.cilium(pipelineRun.fleet().workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
-        pipelineRun.fleet().awaitReady("alpha");
+        pipelineRun.fleet().createReady("alpha");
     }
 
     /** Writes a record of Machine alpha-NAME, which the API server does not have; returns its key. */

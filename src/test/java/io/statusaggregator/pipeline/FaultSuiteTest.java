@@ -4,13 +4,16 @@ import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.ingest.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -141,20 +144,30 @@ class FaultSuiteTest {
         assertTrue(corrective >= overwrites && corrective <= 2L * overwrites,
                 overwrites + " overwrites took " + corrective + " writes to put right");
 
-        // Conflicts: the next three status writes are refused with 409; the writer retries and gets through.
+        // Conflicts: just before each of the next three status writes, another writer changes the Cluster (a label), so
+        // that the write, on condition of the version its status was computed from, is refused with 409; the status is
+        // computed again from the Cluster's newer state and written.
         AtomicInteger refused = new AtomicInteger();
-        pipelineRun.kubernetes().answerInstead(request -> request.getMethod().equals("PATCH")
-                && request.getPath().startsWith("/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/c1/status")
-                && refused.getAndIncrement() < 3 ? conflict() : null);
+        pipelineRun.kubernetes().answerInstead(request -> {
+            if (request.getMethod().equals("PATCH") && request.getPath().startsWith(C1 + "/status") && refused.getAndIncrement() < 3) {
+                String label = "{\"metadata\": {\"labels\": {\"touched-by-another-writer\": \"" + refused.get() + "\"}}}";
+                pipelineRun.kubernetes().serve(new RecordedRequest(request.getHttpVersion(), request.method(), C1, request.getHeaders(),
+                        new Buffer(label.getBytes(StandardCharsets.UTF_8))));
+            }
+            return null;
+        });
         long beforeConflicts = pipeline.aggregator().writer().writes();
+        long failedBefore = pipeline.aggregator().writer().failures();
         pipelineRun.fleet().workers("c1", 1, 2, 2, 2);
         pipelineRun.fleet().patch(ObjectKind.EKSA_CLUSTER, "default", "c1", """
                 {"spec": {"workerNodeGroupConfigurations": [{"name": "md-0", "count": 2}]}}""");
         awaitConverged("three conflicts");
         pipelineRun.kubernetes().answerInstead(null);
         assertTrue(refused.get() >= 3, "the conflicts were met: " + refused.get());
+        assertTrue(pipeline.aggregator().writer().failures() - failedBefore >= 3,
+                "each refused: " + (pipeline.aggregator().writer().failures() - failedBefore));
         long afterConflicts = pipeline.aggregator().writer().writes() - beforeConflicts;
-        assertTrue(afterConflicts <= 3, "a change and three 409s took " + afterConflicts + " successful writes");
+        assertTrue(afterConflicts <= 3, "a change and three conflicts took " + afterConflicts + " successful writes");
     }
 
     @Test
@@ -191,10 +204,7 @@ class FaultSuiteTest {
         }
     }
 
-    private static MockResponse conflict() {
-        return new MockResponse().setResponseCode(409).setHeader("Content-Type", "application/json").setBody("""
-                {"kind":"Status","apiVersion":"v1","status":"Failure","message":"the object has been modified","reason":"Conflict","code":409}""");
-    }
+    private static final String C1 = "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/c1";
 
     /**
      * Seeded random sequences of changes interleaved with the faults above and with a restart of the aggregator.

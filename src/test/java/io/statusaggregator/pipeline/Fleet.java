@@ -128,12 +128,17 @@ final class Fleet implements AutoCloseable {
         return Optional.ofNullable(resources(kind).inNamespace(namespace).withName(name).get());
     }
 
+    /** The EKS-A Cluster's {@code status}, empty when it has none (or is not there). */
+    @SuppressWarnings("unchecked")
+    Map<String, Object> status(String namespace, String name) {
+        return get(ObjectKind.EKSA_CLUSTER, namespace, name)
+                .map(c -> (Map<String, Object>) c.getAdditionalProperties().getOrDefault("status", Map.of())).orElse(Map.of());
+    }
+
     /** The EKS-A Cluster's condition of {@code type}: {status, reason, message, ...}, empty when it has none. */
     @SuppressWarnings("unchecked")
     Map<String, Object> condition(String namespace, String name, String type) {
-        return get(ObjectKind.EKSA_CLUSTER, namespace, name)
-                .map(c -> (Map<String, Object>) c.getAdditionalProperties().get("status"))
-                .map(s -> (java.util.List<Map<String, Object>>) s.get("conditions"))
+        return Optional.ofNullable((java.util.List<Map<String, Object>>) status(namespace, name).get("conditions"))
                 .flatMap(list -> list.stream().filter(c -> type.equals(c.get("type"))).findFirst())
                 .orElse(Map.of());
     }
@@ -223,6 +228,15 @@ final class Fleet implements AutoCloseable {
 
     void awaitReady(String name) {
         awaitCondition(name, "Ready", "True", "", "");
+    }
+
+    /** A cluster of one control plane node and one worker, created and taken to Ready (its CNI, Cilium, running). */
+    void createReady(String name) {
+        createCluster(name, 1, 1);
+        controlPlaneReady(name, 1);
+        workers(name, 1, 1, 1, 1);
+        cilium(workloadCluster(name), "v1.15.16-eksa.1", 1, 1);
+        awaitReady(name);
     }
 
     /** A workload cluster's API, and the CAPI kubeconfig secret that leads to it. */

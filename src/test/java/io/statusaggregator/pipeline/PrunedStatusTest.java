@@ -11,7 +11,6 @@ import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.model.ObjectKind;
 import java.util.List;
-import java.util.Map;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -44,14 +43,10 @@ class PrunedStatusTest {
         });
         Pipeline pipeline = pipelineRun.start();
         Fleet fleet = pipelineRun.fleet();
-        fleet.createCluster("alpha", 1, 1);
-        fleet.controlPlaneReady("alpha", 1);
-        fleet.workers("alpha", 1, 1, 1, 1);
-        Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
-        fleet.awaitReady("alpha");
+        fleet.createReady("alpha");
         Aggregator aggregator = pipeline.aggregator();
         await(DEADLINE, aggregator::settled, () -> "the echo of what the server kept does not end the write: " + aggregator.progress());
-        assertTrue(status(fleet).keySet().stream().noneMatch(NOT_IN_THE_SCHEMA::contains), "pruned: " + status(fleet));
+        assertTrue(fleet.status("default", "alpha").keySet().stream().noneMatch(NOT_IN_THE_SCHEMA::contains), "pruned: " + fleet.status("default", "alpha"));
 
         // An input that changes nothing of the status: computed again, not written.
         long writes = aggregator.writer().writes();
@@ -68,11 +63,5 @@ class PrunedStatusTest {
         List<String> told = logged.lines().stream().filter(line -> line.contains("did not keep")).toList();
         assertEquals(1, told.size(), "the pruned fields told once: " + told);
         assertTrue(told.get(0).contains("status.defaultCNI, status.versions, status.workerNodeGroups of cluster default/alpha"), told.get(0));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> status(Fleet fleet) {
-        return fleet.get(ObjectKind.EKSA_CLUSTER, "default", "alpha")
-                .map(c -> (Map<String, Object>) c.getAdditionalProperties().getOrDefault("status", Map.of())).orElse(Map.of());
     }
 }

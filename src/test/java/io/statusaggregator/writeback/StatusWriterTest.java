@@ -53,17 +53,71 @@ class StatusWriterTest {
 
     /** The API server's answer to a status patch: the Cluster, holding {@code status}. */
     private static String holding(ClusterStatus status) {
+        return holding(status, "1");
+    }
+
+    /** The same, the Cluster at {@code resourceVersion} after the write. */
+    private static String holding(ClusterStatus status, String resourceVersion) {
         ObjectNode cluster = JsonNodeFactory.instance.objectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
-        cluster.putObject("metadata").put("name", "x").put("namespace", "default");
+        cluster.putObject("metadata").put("name", "x").put("namespace", "default").put("resourceVersion", resourceVersion);
         cluster.set("status", StatusEncoder.encode(status));
         return cluster.toString();
+    }
+
+    /** The {@code metadata.resourceVersion} of the next status patch the server took (empty for none). */
+    private String nextPreconditon() throws Exception {
+        io.fabric8.mockwebserver.http.RecordedRequest request = server.takeRequest(10, java.util.concurrent.TimeUnit.SECONDS);
+        return new com.fasterxml.jackson.databind.ObjectMapper().readTree(request.getBody().readUtf8())
+                .path("metadata").path("resourceVersion").asText("");
+    }
+
+    /**
+     * A status computed from a Cluster that changed since: the API server refuses it on its precondition (409). Told
+     * once, and not retried: written again it would be refused again, or undo the other writer's change.
+     */
+    @Test
+    void aStatusComputedFromAChangedClusterIsReportedConflictedAndNotRetried() throws Exception {
+        server.expect().patch().withPath(PATH.formatted("c")).andReturn(409, "{}").always();
+        server.expect().patch().withPath(PATH.formatted("other")).andReturn(200, holding(status(1))).always();
+        writer.submit(new ObjectKey("default", "c"), status(1), "41");
+        Waiting.until(Duration.ofSeconds(10), () -> !outcomes.isEmpty(), () -> "no outcome");
+        assertEquals("41", nextPreconditon(), "written on condition of the version it was computed from");
+        // Another cluster's write after it, on the same two writer threads: a retry of the first would come meanwhile.
+        for (int i = 1; i <= 5; i++) {
+            int written = i + 1;
+            writer.submit(new ObjectKey("default", "other"), status(i), "");
+            Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() >= written, () -> "outcomes: " + outcomes);
+        }
+        assertEquals(new StatusWriter.Conflicted(new ObjectKey("default", "c"), status(1), "41"), outcomes.get(0));
+        assertEquals(6, server.getRequestCount(), "one PATCH of the conflicted cluster, not retried");
+        assertEquals(0, writer.writes() - 5);
+    }
+
+    /**
+     * This writer's own write moves the Cluster's version: a status computed from the version it wrote over (before its
+     * echo was read) is written on condition of the version that write made; one computed from a newer state, of that.
+     */
+    @Test
+    void aStatusComputedBeforeTheEchoOfTheLastWriteIsWrittenOnConditionOfTheVersionThatWriteMade() throws Exception {
+        ObjectKey cluster = new ObjectKey("default", "d");
+        server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(1), "42")).once();
+        server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(2), "43")).once();
+        server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(3), "45")).once();
+        writer.submit(cluster, status(1), "41");
+        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 1, () -> "outcomes: " + outcomes);
+        writer.submit(cluster, status(2), "41");
+        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 2, () -> "outcomes: " + outcomes);
+        writer.submit(cluster, status(3), "44");
+        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 3, () -> "outcomes: " + outcomes);
+        assertEquals(List.of("41", "42", "44"), List.of(nextPreconditon(), nextPreconditon(), nextPreconditon()));
+        assertTrue(outcomes.stream().allMatch(StatusWriter.Written.class::isInstance), "all written: " + outcomes);
     }
 
     @Test
     void aConflictIsRetriedAndTheStatusWritten() {
         server.expect().patch().withPath(PATH.formatted("a")).andReturn(409, "{}").times(2);
         server.expect().patch().withPath(PATH.formatted("a")).andReturn(200, holding(status(1))).once();
-        writer.submit(new ObjectKey("default", "a"), status(1));
+        writer.submit(new ObjectKey("default", "a"), status(1), "");
         Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 1, () -> "outcomes: " + outcomes);
         assertEquals(new StatusWriter.Written(new ObjectKey("default", "a"), status(1), status(1)), outcomes.get(0));
         assertEquals(2, writer.failures());
@@ -74,7 +128,7 @@ class StatusWriterTest {
     void stoppingLetsTheWriteUnderWayFinish() {
         // The API server takes a second to answer: the write is under way when the writer is told to stop.
         server.expect().patch().delay(1, java.util.concurrent.TimeUnit.SECONDS).withPath(PATH.formatted("slow")).andReturn(200, holding(status(1))).once();
-        writer.submit(new ObjectKey("default", "slow"), status(1));
+        writer.submit(new ObjectKey("default", "slow"), status(1), "");
         Waiting.until(Duration.ofSeconds(10), () -> server.getRequestCount() >= 1, () -> "the write never reached the server");
         writer.finish(Duration.ofSeconds(10));
         assertEquals(List.of(new StatusWriter.Written(new ObjectKey("default", "slow"), status(1), status(1))), outcomes,
@@ -86,9 +140,9 @@ class StatusWriterTest {
     void aFailingClusterHoldsUpNoOther() {
         server.expect().patch().withPath(PATH.formatted("broken")).andReturn(503, "{}").always();
         server.expect().patch().withPath(PATH.formatted("fine")).andReturn(200, OK).always();
-        writer.submit(new ObjectKey("default", "broken"), status(1));
+        writer.submit(new ObjectKey("default", "broken"), status(1), "");
         for (int i = 0; i < 5; i++) {
-            writer.submit(new ObjectKey("default", "fine" ), status(i + 1));
+            writer.submit(new ObjectKey("default", "fine" ), status(i + 1), "");
             int written = i + 1;
             Waiting.until(Duration.ofSeconds(10), () -> outcomes.stream().filter(o -> o.cluster().name().equals("fine")).count() >= written,
                     () -> "outcomes: " + outcomes);
@@ -102,14 +156,14 @@ class StatusWriterTest {
     void anAbandonedClustersRetriesStop() {
         server.expect().patch().withPath(PATH.formatted("moved")).andReturn(503, "{}").always();
         server.expect().patch().withPath(PATH.formatted("kept")).andReturn(200, holding(status(1))).always();
-        writer.submit(new ObjectKey("default", "moved"), status(1));
+        writer.submit(new ObjectKey("default", "moved"), status(1), "");
         Waiting.until(Duration.ofSeconds(10), () -> writer.failures() >= 3, () -> "the failing cluster is not retried: " + writer.failures());
         writer.abandon(cluster -> cluster.name().equals("moved"));
         long failures = writer.failures();
         // Twenty writes of another cluster, one after the other: the moved one, retried every 20 to 200 ms, would fail meanwhile.
         for (int i = 1; i <= 20; i++) {
             int written = i;
-            writer.submit(new ObjectKey("default", "kept"), status(1));
+            writer.submit(new ObjectKey("default", "kept"), status(1), "");
             Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() >= written, () -> "outcomes: " + outcomes);
         }
         assertTrue(writer.failures() <= failures + 1, "at most the attempt under way when abandoned: " + (writer.failures() - failures));
@@ -119,7 +173,7 @@ class StatusWriterTest {
     @Test
     void aGoneClusterIsReportedOnceAndNotRetried() {
         server.expect().patch().withPath(PATH.formatted("gone")).andReturn(404, "{}").always();
-        writer.submit(new ObjectKey("default", "gone"), status(1));
+        writer.submit(new ObjectKey("default", "gone"), status(1), "");
         Waiting.until(Duration.ofSeconds(10), () -> !outcomes.isEmpty(), () -> "no outcome");
         assertEquals(1, server.getRequestCount(), "one PATCH, nothing else, not retried");
         assertEquals(List.of(new StatusWriter.Gone(new ObjectKey("default", "gone"))), outcomes);
@@ -130,8 +184,8 @@ class StatusWriterTest {
     void theNewestStatusSubmittedWhileAWriteRetriesIsTheOneWritten() {
         server.expect().patch().withPath(PATH.formatted("b")).andReturn(500, "{}").times(3);
         server.expect().patch().withPath(PATH.formatted("b")).andReturn(200, holding(status(2))).always();
-        writer.submit(new ObjectKey("default", "b"), status(1));
-        writer.submit(new ObjectKey("default", "b"), status(2));
+        writer.submit(new ObjectKey("default", "b"), status(1), "");
+        writer.submit(new ObjectKey("default", "b"), status(2), "");
         Waiting.until(Duration.ofSeconds(10), () -> outcomes.stream().anyMatch(o -> o.equals(
                 new StatusWriter.Written(new ObjectKey("default", "b"), status(2), status(2)))), () -> "outcomes: " + outcomes);
     }
@@ -150,13 +204,13 @@ class StatusWriterTest {
         server.expect().patch().withPath(PATH.formatted("pruned")).andReturn(200, holding(kept)).always();
         for (int write = 1; write <= 2; write++) {
             int outcome = write;
-            writer.submit(new ObjectKey("default", "pruned"), whole);
+            writer.submit(new ObjectKey("default", "pruned"), whole, "");
             Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == outcome, () -> "outcomes: " + outcomes);
         }
         // Another cluster whose status drops only some of those fields tells nothing new.
         ClusterStatus noCni = new ClusterStatus(3, Optional.empty(), Optional.empty(), List.of(), List.of(), whole.versions());
         server.expect().patch().withPath(PATH.formatted("other")).andReturn(200, holding(kept)).always();
-        writer.submit(new ObjectKey("default", "other"), noCni);
+        writer.submit(new ObjectKey("default", "other"), noCni, "");
         Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 3, () -> "outcomes: " + outcomes);
         assertEquals(new StatusWriter.Written(new ObjectKey("default", "pruned"), whole, kept), outcomes.get(0));
         List<String> told = logged.lines().stream().filter(m -> m.contains("did not keep")).toList();
@@ -171,6 +225,6 @@ class StatusWriterTest {
         assertEquals("{\"status\":{\"observedGeneration\":7,\"conditions\":[],\"failureReason\":null,\"failureMessage\":null,"
                 + "\"defaultCNI\":{\"version\":null},\"workerNodeGroups\":null,"
                 + "\"versions\":{\"next\":null,\"current\":null,\"last\":null,\"currentKubernetes\":null}}}",
-                StatusWriter.mergePatch(status(7)));
+                StatusWriter.mergePatch(status(7), ""));
     }
 }

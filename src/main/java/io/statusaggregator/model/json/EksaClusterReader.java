@@ -57,7 +57,8 @@ import java.util.Optional;
 public final class EksaClusterReader {
     private static final ObjectMapper TREE = new ObjectMapper();
     /** Bits of {@link ObjectFields#once} for this reader's own fields. */
-    private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, ANNOTATIONS = SPEC << 2;
+    private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, ANNOTATIONS = SPEC << 2,
+            RESOURCE_VERSION = SPEC << 3;
 
     private final MessageDigest sha256;
     private final CanonicalJson canonical = new CanonicalJson();
@@ -86,6 +87,7 @@ public final class EksaClusterReader {
         /** Where to write the spec's canonical text when reading it at once; null to skip it (a spec is known). */
         final CanonicalJson canonical;
         Map<String, String> annotations = Map.of();
+        String resourceVersion = "";
         int specStart = -1;
         int specEnd;
         EksaClusterSpec spec;
@@ -102,6 +104,11 @@ public final class EksaClusterReader {
                 if (object(value)) {
                     annotations = annotations(parser);
                 }
+            } else if (field.equals("resourceVersion")) {
+                once(RESOURCE_VERSION);
+                // Anything but a string (never from an API server) is no version: the write then has no precondition.
+                resourceVersion = value == JsonToken.VALUE_STRING ? parser.getText() : "";
+                parser.skipChildren();
             } else {
                 parser.skipChildren();
             }
@@ -169,7 +176,7 @@ public final class EksaClusterReader {
         KnownSpec spec = spec(json, f, known);
         ObjectKey key = new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
         return new Read(new EksaCluster(key, f.apiVersion, f.generation < 0 ? 1L : f.generation, f.annotations, spec.spec(),
-                spec.hash(), f.status), spec);
+                spec.hash(), f.status, f.resourceVersion), spec);
     }
 
     /**

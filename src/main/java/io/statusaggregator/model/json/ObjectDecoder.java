@@ -135,7 +135,13 @@ public final class ObjectDecoder {
                 generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, Map.of(),
                 new EksaClusterSpec(0, List.of(), Optional.empty(), Optional.empty(), Optional.empty(), false,
                         new CniConfig(Cni.CILIUM, false), Optional.empty()),
-                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status);
+                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status, resourceVersion(node));
+    }
+
+    /** {@code metadata.resourceVersion}; empty when it is missing or not a string (never so from an API server). */
+    private static String resourceVersion(JsonNode node) {
+        JsonNode version = node.path("metadata").path("resourceVersion");
+        return version.isTextual() ? version.textValue() : "";
     }
 
     private static EksaCluster eksaCluster(JsonNode node, JsonFields root, JsonFields metadata, ObjectKey key)
@@ -145,7 +151,7 @@ public final class ObjectDecoder {
         return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
                 metadata.stringMap("annotations"), clusterSpec,
                 SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec),
-                status(root.object("status")));
+                status(root.object("status")), resourceVersion(node));
     }
 
     private static EksaClusterSpec eksaClusterSpec(JsonFields spec) throws MalformedObjectException {

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class EksaClusterReaderTest {
     /** The field names the reader looks for: the mutations add fields of these names. */
     private static final List<String> KNOWN = List.of("apiVersion", "kind", "metadata", "name", "namespace", "generation",
-            "annotations", "spec", "status", "observedGeneration", "failureReason", "failureMessage", "defaultCNI", "version",
+            "resourceVersion", "annotations", "spec", "status", "observedGeneration", "failureReason", "failureMessage", "defaultCNI", "version",
             "conditions", "type", "reason", "message", "severity", "lastTransitionTime", "workerNodeGroups", "kubernetesVersion",
             "replicas", "readyReplicas", "upToDateReplicas", "versions", "next", "current", "last", "currentKubernetes",
             "controlPlaneConfiguration", "count", "workerNodeGroupConfigurations", "clusterNetwork", "cniConfig", "cilium");
@@ -59,6 +59,7 @@ class EksaClusterReaderTest {
         for (int i = 0; i < statuses.size(); i++) {
             ObjectNode cluster = clusters.get(i % clusters.size()).deepCopy();
             cluster.set("status", statuses.get(i));
+            cluster.with("metadata").put("resourceVersion", String.valueOf(1000 + i)); // as every state from an API server has
             all.add(cluster);
         }
         return all;
