@@ -81,6 +81,11 @@ public interface AggregatorConfig {
          * {@code run} against a cluster, off for the embedded default (which listens on loopback only).
          */
         Optional<Boolean> review();
+
+        /** TokenReviews a second, at most, of tokens not reviewed in the last 10 s; beyond, 429. At least 1. */
+        @WithName("token-reviews-per-second")
+        @WithDefault("20")
+        int tokenReviewsPerSecond();
     }
 
     /** The alert bridge ({@code alerts}): where it posts, and when Ready's alert fires. */

@@ -12,8 +12,12 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.cache.CacheResult;
+import io.smallrye.faulttolerance.api.Guard;
+import io.smallrye.faulttolerance.api.RateLimitException;
 import jakarta.annotation.PreDestroy;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,6 +32,10 @@ import org.jboss.logging.Logger;
  * metrics: a TokenReview, then a SubjectAccessReview. Answers are cached for a few seconds (the caches
  * {@code token-reviews} and {@code access-reviews}, see application.properties), so that a Prometheus scrape or a page's
  * requests cost the API server two reviews at most per interval, and a flood of made-up tokens is bounded in memory.
+ * Tokens not reviewed yet are reviewed at most {@code aggregator.access.token-reviews-per-second} a second (a
+ * rate limit of SmallRye Fault Tolerance): beyond, a request is answered 429, so that a flood of made-up tokens
+ * cannot make the aggregator's account flood the API server (whose priority and fairness would then hold back the
+ * aggregator's own requests, its status writes among them).
  *
  * <p>{@code run} decides whether requests are reviewed at all: against a real cluster they are (unless
  * {@code aggregator.access.review=false}); the embedded default, on loopback, is open. Until {@code run} has decided,
@@ -37,10 +45,39 @@ import org.jboss.logging.Logger;
 public class AccessReviews {
     private static final Logger LOG = Logger.getLogger(AccessReviews.class);
 
-    /** Thrown when the API server cannot answer a review now; the caller answers 503, not 401 or 403. */
-    public static final class ReviewUnavailable extends RuntimeException {
+    /** Thrown when a review cannot be had now; the caller answers {@link #status} with {@code Retry-After}, not 401 or 403. */
+    public static class ReviewUnavailable extends RuntimeException {
+        private final long retryAfterSeconds;
+
         ReviewUnavailable(String message) {
+            this(message, 5);
+        }
+
+        ReviewUnavailable(String message, long retryAfterSeconds) {
             super(message, null, false, false);
+            this.retryAfterSeconds = retryAfterSeconds;
+        }
+
+        /** 503: the API server did not answer, or the aggregator is starting. */
+        public int status() {
+            return 503;
+        }
+
+        /** Seconds a client should wait before asking again. */
+        public String retryAfter() {
+            return String.valueOf(retryAfterSeconds);
+        }
+    }
+
+    /** Thrown when more new tokens came than may be reviewed: 429, try again in a second or so. */
+    public static final class TooManyReviews extends ReviewUnavailable {
+        TooManyReviews(long retryAfterMillis) {
+            super("too many tokens to review", Math.max(1, (retryAfterMillis + 999) / 1000));
+        }
+
+        @Override
+        public int status() {
+            return 429;
         }
     }
 
@@ -51,10 +88,24 @@ public class AccessReviews {
 
     private volatile Mode mode;
     private volatile KubernetesClient client;
+    /** The rate of TokenReviews of tokens not in the cache. */
+    private final Guard newTokens;
 
-    /** {@code review}: {@code aggregator.access.review}; false serves every request without a review from the start. */
-    public AccessReviews(@ConfigProperty(name = "aggregator.access.review") Optional<Boolean> review) {
+    /**
+     * {@code review}: {@code aggregator.access.review}; false serves every request without a review from the start.
+     * {@code tokenReviewsPerSecond}: {@code aggregator.access.token-reviews-per-second} (which {@code run} holds to 1 at least).
+     */
+    @Inject
+    public AccessReviews(@ConfigProperty(name = "aggregator.access.review") Optional<Boolean> review,
+            @ConfigProperty(name = "aggregator.access.token-reviews-per-second", defaultValue = "20") int tokenReviewsPerSecond) {
+        this(review, Guard.create().withDescription("token reviews")
+                .withRateLimit().limit(Math.max(1, tokenReviewsPerSecond)).window(1, ChronoUnit.SECONDS).done().build());
+    }
+
+    /** With {@code newTokens} holding the TokenReviews of tokens not in the cache to their rate. */
+    public AccessReviews(Optional<Boolean> review, Guard newTokens) {
         this.mode = review.filter(reviewed -> !reviewed).isPresent() ? Mode.OPEN : Mode.STARTING;
+        this.newTokens = newTokens;
     }
 
     /** Every request served without a review: the embedded default, or {@code aggregator.access.review=false}. */
@@ -93,7 +144,13 @@ public class AccessReviews {
     @CacheResult(cacheName = "token-reviews")
     public Optional<KubernetesUser> authenticate(String token) {
         TokenReview review = new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build();
-        TokenReviewStatus status = ask("TokenReview", () -> reviewer().authentication().v1().tokenReviews().create(review)).getStatus();
+        TokenReviewStatus status;
+        try {
+            status = newTokens.get(() -> ask("TokenReview", () -> reviewer().authentication().v1().tokenReviews().create(review)),
+                    TokenReview.class).getStatus();
+        } catch (RateLimitException e) {
+            throw new TooManyReviews(e.getRetryAfterMillis());
+        }
         if (status == null || !Boolean.TRUE.equals(status.getAuthenticated()) || status.getUser() == null) {
             return Optional.empty();
         }

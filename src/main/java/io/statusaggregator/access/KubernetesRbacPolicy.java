@@ -49,7 +49,7 @@ public class KubernetesRbacPolicy implements HttpSecurityPolicy {
             } catch (AccessReviews.ReviewUnavailable unavailable) {
                 // Denied as to nobody, so that the mechanism's challenge answers (503, see UNAVAILABLE), not a 403
                 // that would tell the user they may not.
-                request.put(KubernetesTokenMechanism.UNAVAILABLE, Boolean.TRUE);
+                request.put(KubernetesTokenMechanism.UNAVAILABLE, unavailable);
                 return new CheckResult(false, QuarkusSecurityIdentity.builder().setAnonymous(true).build());
             }
         });

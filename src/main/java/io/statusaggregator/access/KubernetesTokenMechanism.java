@@ -30,7 +30,7 @@ public class KubernetesTokenMechanism implements HttpAuthenticationMechanism {
     /** The browser's copy of the token it signed in with: HttpOnly, SameSite=Strict, Secure over HTTPS. */
     public static final String COOKIE = "status-aggregator-token";
     public static final String SIGN_IN_PATH = "/sign-in";
-    /** Set on the request when the API server could not review it: the challenge is then 503, not 401. */
+    /** Set on the request (the {@link AccessReviews.ReviewUnavailable}) when it could not be reviewed: the challenge is then its 503 or 429, not 401. */
     static final String UNAVAILABLE = AccessReviews.ReviewUnavailable.class.getName();
     private static final int MAX_TOKEN_LENGTH = 16 * 1024;
 
@@ -52,7 +52,7 @@ public class KubernetesTokenMechanism implements HttpAuthenticationMechanism {
         TokenAuthenticationRequest request = new TokenAuthenticationRequest(new TokenCredential(token.get(), "bearer"));
         return identities.authenticate(HttpSecurityUtils.setRoutingContextAttribute(request, context))
                 .onFailure(AccessReviews.ReviewUnavailable.class).transform(unavailable -> {
-                    context.put(UNAVAILABLE, Boolean.TRUE);
+                    context.put(UNAVAILABLE, unavailable);
                     return new AuthenticationFailedException(unavailable.getMessage());
                 });
     }
@@ -79,8 +79,8 @@ public class KubernetesTokenMechanism implements HttpAuthenticationMechanism {
 
     @Override
     public Uni<ChallengeData> getChallenge(RoutingContext context) {
-        if (Boolean.TRUE.equals(context.get(UNAVAILABLE))) {
-            return Uni.createFrom().item(new ChallengeData(503, Map.of("Retry-After", "5")));
+        if (context.get(UNAVAILABLE) instanceof AccessReviews.ReviewUnavailable unavailable) {
+            return Uni.createFrom().item(new ChallengeData(unavailable.status(), Map.of("Retry-After", unavailable.retryAfter())));
         }
         if (wantsPage(context)) {
             return Uni.createFrom().item(new ChallengeData(303, HttpHeaders.LOCATION, SIGN_IN_PATH));

@@ -63,7 +63,9 @@ public class SignInResource {
                         + " to list EKS-A Clusters in every namespace.");
             }
         } catch (AccessReviews.ReviewUnavailable unavailable) {
-            return Response.fromResponse(refused(503, "The Kubernetes API did not answer; try again shortly.")).header("Retry-After", "5").build();
+            String why = unavailable.status() == 429 ? "Too many sign-ins at once; try again in a moment."
+                    : "The Kubernetes API did not answer; try again shortly.";
+            return Response.fromResponse(refused(unavailable.status(), why)).header("Retry-After", unavailable.retryAfter()).build();
         }
         if (user.isEmpty()) {
             return refused(401, "The cluster does not accept this token (unknown, expired or revoked).");

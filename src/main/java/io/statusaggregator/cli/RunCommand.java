@@ -110,6 +110,10 @@ public class RunCommand implements Callable<Integer> {
                 LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
                 return 2;
             }
+            if (config.access().tokenReviewsPerSecond() < 1) {
+                LOG.errorf("aggregator.access.token-reviews-per-second must be at least 1, is %d", config.access().tokenReviewsPerSecond());
+                return 2;
+            }
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             KubernetesClient client;
             FleetSimulator simulator = null;

@@ -40,11 +40,12 @@ class AccessTest {
     public static final class Reviewed implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("aggregator.access.review", "true");
+            return Map.of("aggregator.access.review", "true", "aggregator.access.token-reviews-per-second", String.valueOf(REVIEWS_PER_SECOND));
         }
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int REVIEWS_PER_SECOND = 10;
     private static final String ALICE = "alice-token";
     private static final String PROMETHEUS = "prometheus-token";
     private static final String BOB = "bob-token";
@@ -64,6 +65,7 @@ class AccessTest {
 
     private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(10)).build();
     private final List<JsonNode> accessReviews = new CopyOnWriteArrayList<>();
+    private final List<String> tokensReviewed = new CopyOnWriteArrayList<>();
     private KubernetesMockServer api;
 
     @BeforeEach
@@ -84,6 +86,7 @@ class AccessTest {
     /** The API server's TokenReview: the three tokens above, nobody else. */
     private Object tokenReview(RecordedRequest request) {
         JsonNode review = read(request);
+        tokensReviewed.add(review.path("spec").path("token").asText());
         Map<String, Object> user = USERS.get(review.path("spec").path("token").asText());
         return Map.of("apiVersion", "authentication.k8s.io/v1", "kind", "TokenReview",
                 "status", user == null ? Map.of("authenticated", false) : Map.of("authenticated", true, "user", user));
@@ -130,6 +133,47 @@ class AccessTest {
 
     private URI app(String path) {
         return URI.create(root.toString()).resolve(path);
+    }
+
+    /**
+     * A flood of made-up tokens, all at once: at most {@code aggregator.access.token-reviews-per-second} of them reach
+     * the API server each second, the rest are answered 429 with {@code Retry-After}, and a token reviewed before is
+     * served meanwhile (from the cache, which the limit does not hold back).
+     */
+    @Test
+    void aFloodOfMadeUpTokensIsHeldToTheReviewRate() throws Exception {
+        URI page = app("/fleet/fleet.js"); // not the upgrade check of bravo: another test counts the reviews of that
+        assertEquals(200, get(page, "Authorization", "Bearer " + ALICE).statusCode());
+        int before = tokensReviewed.size();
+        long start = System.nanoTime();
+        List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> flood = new java.util.ArrayList<>();
+        for (int i = 0; i < 4 * REVIEWS_PER_SECOND; i++) {
+            flood.add(http.sendAsync(HttpRequest.newBuilder(app("/fleet/clusters")).timeout(Duration.ofSeconds(20))
+                    .header("Authorization", "Bearer flood-" + i).build(), HttpResponse.BodyHandlers.ofString()));
+        }
+        List<HttpResponse<String>> answers = flood.stream().map(java.util.concurrent.CompletableFuture::join).toList();
+        double seconds = (System.nanoTime() - start) / 1e9;
+        assertEquals(200, get(page, "Authorization", "Bearer " + ALICE).statusCode(), "a token reviewed before is served");
+
+        List<HttpResponse<String>> throttled = answers.stream().filter(answer -> answer.statusCode() == 429).toList();
+        assertFalse(throttled.isEmpty(), "every one of " + answers.size() + " new tokens reviewed in " + seconds + " s");
+        assertTrue(throttled.stream().allMatch(answer -> Integer.parseInt(answer.headers().firstValue("Retry-After").orElse("0")) >= 1),
+                "each told when to come back");
+        assertTrue(answers.stream().allMatch(answer -> answer.statusCode() == 429 || answer.statusCode() == 401), "the others refused");
+        int reviewed = tokensReviewed.size() - before;
+        assertTrue(reviewed <= REVIEWS_PER_SECOND * ((int) Math.ceil(seconds) + 1),
+                reviewed + " TokenReviews in " + seconds + " s, at most " + REVIEWS_PER_SECOND + " a second");
+        assertEquals(answers.size() - throttled.size(), reviewed, "each token not refused was reviewed, once");
+        // Within about a second new tokens are reviewed again (and the tests after this one find the limit free).
+        io.statusaggregator.pipeline.Waiting.until(Duration.ofSeconds(10),
+                () -> {
+                    try {
+                        return get(app("/fleet/clusters"), "Authorization", "Bearer after-the-flood").statusCode() == 401;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                () -> "new tokens still refused after the flood");
     }
 
     @Test

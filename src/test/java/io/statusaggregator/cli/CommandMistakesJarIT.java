@@ -42,6 +42,13 @@ class CommandMistakesJarIT {
                 "Invalid value abc for configuration max.poll.records");
     }
 
+    @Test
+    void aReviewRateOfNothingIsRefused() throws Exception {
+        toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER, "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                "KUBECONFIG", "/nonexistent", "AGGREGATOR_ACCESS_TOKEN_REVIEWS_PER_SECOND", "0"), "run"), 2,
+                "aggregator.access.token-reviews-per-second must be at least 1, is 0");
+    }
+
     /** Credentials in the Alertmanager's URL would be in every line naming it, and are not sent: refused, not echoed. */
     @Test
     void anAlertmanagerUrlWithCredentialsIsRefusedWithoutThem() throws Exception {

@@ -68,6 +68,29 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * URLs) need no grant: the default ClusterRole {@code system:discovery} gives them to every authenticated user.
  */
 class RbacTest {
+    /** No rate on the reviews: what is asked here is which requests they make (a rate needs the application's CDI). */
+    private static final io.smallrye.faulttolerance.api.Guard UNLIMITED = new io.smallrye.faulttolerance.api.Guard() {
+        @Override
+        public <T> T call(java.util.concurrent.Callable<T> action, Class<T> type) throws Exception {
+            return action.call();
+        }
+
+        @Override
+        public <T> T call(java.util.concurrent.Callable<T> action, jakarta.enterprise.util.TypeLiteral<T> type) throws Exception {
+            return action.call();
+        }
+
+        @Override
+        public <T> T get(java.util.function.Supplier<T> action, Class<T> type) {
+            return action.get();
+        }
+
+        @Override
+        public <T> T get(java.util.function.Supplier<T> action, jakarta.enterprise.util.TypeLiteral<T> type) {
+            return action.get();
+        }
+    };
+
     /** Marks the requests of the application's clients. */
     static final String CLIENT_HEADER = "X-Rbac-Test-Client";
     @RegisterExtension
@@ -166,7 +189,7 @@ class RbacTest {
         // The access reviews, as a replica makes them for a request to the page, the upgrade check or the metrics: a
         // TokenReview, then SubjectAccessReviews of a resource and of a URL.
         try (KubernetesClient client = applicationClient("access-reviews", namespace)) {
-            AccessReviews reviews = new AccessReviews(Optional.empty());
+            AccessReviews reviews = new AccessReviews(Optional.empty(), UNLIMITED);
             reviews.reviewWith(client);
             KubernetesUser user = new KubernetesUser("alice", "u-1", List.of("fleet-viewers"), Map.of());
             // The embedded API server has no authenticator or authorizer to answer them: the requests are what counts.
