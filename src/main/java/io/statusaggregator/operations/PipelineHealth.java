@@ -1,5 +1,6 @@
 package io.statusaggregator.operations;
 
+import io.smallrye.health.api.Wellness;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -13,8 +14,11 @@ import org.eclipse.microprofile.health.Startup;
 /**
  * Health on the management interface. Startup ({@code /q/health/started}): the pipeline has started, Kafka and the
  * API server answered. Readiness ({@code /q/health/ready}): DOWN until then, then one check per condition, in the
- * order they become true at start: the API server listed, Kafka connected, the partitions rebuilt and, where this
- * replica holds the ingest lease, its informers synced. Liveness ({@code /q/health/live}) is SmallRye Health's own:
+ * order they become true at start: the API server listed, the partitions rebuilt and, where this replica holds the
+ * ingest lease, its informers synced. Whether Kafka is connected now is a wellness check ({@code /q/health/well}), not
+ * readiness: readiness decides which replicas the Service sends requests to, and the admission webhook and the upgrade
+ * check need no broker; a broker outage taking every replica out of the Service would let Cluster edits through
+ * unchecked (the webhook's {@code failurePolicy: Ignore}). Liveness ({@code /q/health/live}) is SmallRye Health's own:
  * UP while the process serves.
  */
 @ApplicationScoped
@@ -38,7 +42,7 @@ public class PipelineHealth {
     }
 
     @Produces
-    @Readiness
+    @Wellness
     HealthCheck kafka() {
         return check("kafka", pipeline -> pipeline.aggregator().connected());
     }

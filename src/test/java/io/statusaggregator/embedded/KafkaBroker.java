@@ -37,4 +37,9 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
     public String bootstrapServers() {
         return broker.bootstrapServers();
     }
+
+    /** The broker itself: to stop and start it, as the fault tests do. */
+    public EmbeddedKafka broker() {
+        return broker;
+    }
 }
