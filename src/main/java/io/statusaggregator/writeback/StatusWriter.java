@@ -125,20 +125,42 @@ public final class StatusWriter implements AutoCloseable {
         /** The newest status submitted, and the Cluster's version it was computed from (empty: unknown). */
         ClusterStatus latest;
         String basis = "";
-        /** The basis of the last status this writer wrote, and the version that write made. */
-        String lastBasis = "";
+        /**
+         * The versions the Cluster went through by this writer's writes alone, up to the one its last write made
+         * ({@link #lastVersion}): each write was conditional, so nothing else changed the Cluster between them.
+         */
+        final Set<String> ownChain = new java.util.HashSet<>();
         String lastVersion = "";
         boolean running;
         Cancellable attempt;
 
         /**
-         * The version to write on condition of: the basis, or the version this writer's last write made when that
-         * write was computed from the same basis (its echo not read yet when the status was computed).
+         * The version to write on condition of: the version this writer's last write made, when the status was
+         * computed from a version this writer's own writes led to it from (their echoes not read yet); else the basis.
          */
         String expectedVersion() {
-            return !basis.isEmpty() && basis.equals(lastBasis) && !lastVersion.isEmpty() ? lastVersion : basis;
+            return !basis.isEmpty() && ownChain.contains(basis) && !lastVersion.isEmpty() ? lastVersion : basis;
+        }
+
+        /** A write on condition of {@code expected} made {@code version}. */
+        void wrote(String expected, String version) {
+            lastVersion = version;
+            if (version.isEmpty()) {
+                ownChain.clear(); // the answer named no version: nothing to chain from
+                return;
+            }
+            if (!ownChain.contains(expected) || ownChain.size() >= OWN_CHAIN_KEPT) {
+                ownChain.clear();
+                if (!expected.isEmpty()) {
+                    ownChain.add(expected);
+                }
+            }
+            ownChain.add(version);
         }
     }
+
+    /** The versions of one cluster's chain of own writes kept: more come only when writes outpace their echoes. */
+    private static final int OWN_CHAIN_KEPT = 16;
 
     /** A status whose precondition failed, and was still the newest submitted: reported {@link Conflicted}. */
     private static final class StaleBasis extends RuntimeException {
@@ -285,8 +307,7 @@ public final class StatusWriter implements AutoCloseable {
         }
         writes.incrementAndGet();
         synchronized (slot) {
-            slot.lastBasis = basis;
-            slot.lastVersion = stored.resourceVersion();
+            slot.wrote(expected, stored.resourceVersion());
         }
         if (!stored.status().equals(status)) {
             pruned(cluster, status, stored.status());

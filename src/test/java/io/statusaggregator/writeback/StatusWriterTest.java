@@ -94,22 +94,24 @@ class StatusWriterTest {
     }
 
     /**
-     * This writer's own write moves the Cluster's version: a status computed from the version it wrote over (before its
-     * echo was read) is written on condition of the version that write made; one computed from a newer state, of that.
+     * This writer's own writes move the Cluster's version: a status computed from a version they led on from (their
+     * echoes not read yet) is written on condition of the version the last of them made; one computed from a version
+     * they did not make (another writer's), of that.
      */
     @Test
-    void aStatusComputedBeforeTheEchoOfTheLastWriteIsWrittenOnConditionOfTheVersionThatWriteMade() throws Exception {
+    void aStatusComputedBeforeTheEchoesOfTheLastWritesIsWrittenOnConditionOfTheVersionTheyMade() throws Exception {
         ObjectKey cluster = new ObjectKey("default", "d");
-        server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(1), "42")).once();
-        server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(2), "43")).once();
-        server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(3), "45")).once();
-        writer.submit(cluster, status(1), "41");
-        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 1, () -> "outcomes: " + outcomes);
-        writer.submit(cluster, status(2), "41");
-        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 2, () -> "outcomes: " + outcomes);
-        writer.submit(cluster, status(3), "44");
-        Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == 3, () -> "outcomes: " + outcomes);
-        assertEquals(List.of("41", "42", "44"), List.of(nextPreconditon(), nextPreconditon(), nextPreconditon()));
+        List<String> made = List.of("42", "43", "44", "46");
+        for (int i = 0; i < made.size(); i++) {
+            server.expect().patch().withPath(PATH.formatted("d")).andReturn(200, holding(status(i + 1), made.get(i))).once();
+        }
+        List<String> bases = List.of("41", "41", "42", "45"); // the third computed from the first's echo; the fourth after another writer
+        for (int i = 0; i < bases.size(); i++) {
+            int written = i + 1;
+            writer.submit(cluster, status(written), bases.get(i));
+            Waiting.until(Duration.ofSeconds(10), () -> outcomes.size() == written, () -> "outcomes: " + outcomes);
+        }
+        assertEquals(List.of("41", "42", "43", "45"), List.of(nextPreconditon(), nextPreconditon(), nextPreconditon(), nextPreconditon()));
         assertTrue(outcomes.stream().allMatch(StatusWriter.Written.class::isInstance), "all written: " + outcomes);
     }
 
