@@ -227,6 +227,6 @@ class StatusWriterTest {
         assertEquals("{\"status\":{\"observedGeneration\":7,\"conditions\":[],\"failureReason\":null,\"failureMessage\":null,"
                 + "\"defaultCNI\":{\"version\":null},\"workerNodeGroups\":null,"
                 + "\"versions\":{\"next\":null,\"current\":null,\"last\":null,\"currentKubernetes\":null}}}",
-                StatusWriter.mergePatch(status(7), ""));
+                StatusSubresource.mergePatch(status(7), ""));
     }
 }
