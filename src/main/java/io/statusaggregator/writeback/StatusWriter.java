@@ -113,6 +113,8 @@ public final class StatusWriter implements AutoCloseable {
         /** The newest status submitted, and the Cluster's version it was computed from (empty: unknown). */
         ClusterStatus latest;
         String basis = "";
+        /** The status of the write under way or last made (null before the first): what a refusal refused. */
+        ClusterStatus attempted;
         /**
          * The versions the Cluster went through by this writer's writes alone, up to the one its last write made
          * ({@link #lastVersion}): each write was conditional, so nothing else changed the Cluster between them.
@@ -279,6 +281,7 @@ public final class StatusWriter implements AutoCloseable {
             status = slot.latest;
             basis = slot.basis;
             expected = slot.expectedVersion();
+            slot.attempted = status;
         }
         Stored stored;
         try {
@@ -341,19 +344,28 @@ public final class StatusWriter implements AutoCloseable {
             conflicted(cluster, slot, stale);
             return;
         }
+        boolean stopping = failure instanceof RejectedExecutionException;
+        boolean gone = failure instanceof KubernetesClientException e && e.getCode() == 404;
         ClusterStatus status;
+        boolean again;
         synchronized (slot) {
-            status = slot.latest;
-            slot.running = false;
+            status = slot.attempted == null ? slot.latest : slot.attempted;
+            // A newer status submitted while this one was refused may well be taken (a refusal is of the request).
+            again = !stopping && !gone && slot.latest != status;
+            slot.running = again;
         }
-        slots.remove(cluster, slot);
-        if (failure instanceof RejectedExecutionException) {
+        if (!again) {
+            slots.remove(cluster, slot);
+        }
+        if (stopping) {
             LOG.debugf("stopping: the status write of %s is left to the cluster's next owner", cluster);
-            return;
-        }
-        if (failure instanceof KubernetesClientException e && e.getCode() == 404) {
+        } else if (gone) {
             LOG.debugf("cluster %s is gone; its status is not written", cluster);
             outcomes.accept(new Gone(cluster));
+        } else if (again) {
+            LOG.errorf("the API server refused the status of cluster %s: %s; writing the newer one submitted since", cluster,
+                    failure.getMessage());
+            start(cluster, slot);
         } else {
             LOG.errorf("the API server refused the status of cluster %s: %s", cluster, failure.getMessage());
             outcomes.accept(new Refused(cluster, status, String.valueOf(failure.getMessage())));

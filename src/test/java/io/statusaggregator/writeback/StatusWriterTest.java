@@ -193,6 +193,34 @@ class StatusWriterTest {
     }
 
     /**
+     * A refusal is of the request that was sent: a newer status submitted meanwhile is written, not reported refused
+     * unsent, which would leave the cluster's newest status unwritten until its next change.
+     */
+    @Test
+    void aStatusSubmittedWhileAnotherIsRefusedIsWritten() {
+        server.expect().patch().delay(500, java.util.concurrent.TimeUnit.MILLISECONDS).withPath(PATH.formatted("r"))
+                .andReturn(422, "{}").once();
+        server.expect().patch().withPath(PATH.formatted("r")).andReturn(200, holding(status(2))).always();
+        writer.submit(new ObjectKey("default", "r"), status(1), "");
+        Waiting.until(Duration.ofSeconds(10), () -> server.getRequestCount() >= 1, () -> "the write never reached the server");
+        writer.submit(new ObjectKey("default", "r"), status(2), "");
+        Waiting.until(Duration.ofSeconds(10), () -> !outcomes.isEmpty(), () -> "no outcome");
+        assertEquals(List.of(new StatusWriter.Written(new ObjectKey("default", "r"), status(2), status(2))), outcomes);
+        assertEquals(2, server.getRequestCount(), "the refused status once, then the newer one");
+        assertTrue(logged.lines().stream().anyMatch(line -> line.contains("refused the status of cluster default/r")), logged.lines().toString());
+    }
+
+    /** A refusal with nothing newer submitted is reported once, with the status it refused, and not retried. */
+    @Test
+    void aRefusedStatusIsReportedOnceAndNotRetried() {
+        server.expect().patch().withPath(PATH.formatted("r")).andReturn(422, "{}").always();
+        writer.submit(new ObjectKey("default", "r"), status(1), "");
+        Waiting.until(Duration.ofSeconds(10), () -> !outcomes.isEmpty(), () -> "no outcome");
+        assertEquals(1, server.getRequestCount());
+        assertTrue(outcomes.get(0) instanceof StatusWriter.Refused refused && refused.status().equals(status(1)), outcomes.toString());
+    }
+
+    /**
      * An API server whose Cluster CRD lacks some of the status's fields (EKS-A's own has no {@code defaultCNI},
      * {@code workerNodeGroups} or {@code versions}) answers with the Cluster as it kept it: the outcome says what was
      * kept, so that aggregation does not write the dropped fields again and again, and the log says which, once.
