@@ -262,7 +262,7 @@ class ManifestsTest {
     }
 
     /** The Quarkus settings the manifests may set: listening hosts, TLS, plain HTTP off, JSON logs. */
-    private static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_TLS_KEY_STORE_PEM_0_CERT", "QUARKUS_TLS_KEY_STORE_PEM_0_KEY",
+    static final Set<String> QUARKUS_SETTINGS = Set.of("QUARKUS_TLS_KEY_STORE_PEM_0_CERT", "QUARKUS_TLS_KEY_STORE_PEM_0_KEY",
             "QUARKUS_TLS_RELOAD_PERIOD", "QUARKUS_HTTP_INSECURE_REQUESTS", "QUARKUS_LOG_CONSOLE_JSON_ENABLED", "QUARKUS_HTTP_HOST",
             "QUARKUS_MANAGEMENT_HOST");
 
@@ -400,7 +400,7 @@ class ManifestsTest {
     }
 
     /** Every key of a @ConfigMapping interface: a method is a key (its @WithName, else its name in kebab case), a nested interface a group. */
-    private static void keys(String prefix, Class<?> mapping, Set<String> keys) {
+    static void keys(String prefix, Class<?> mapping, Set<String> keys) {
         for (Method method : mapping.getDeclaredMethods()) {
             if (method.isSynthetic() || method.isDefault() || java.lang.reflect.Modifier.isStatic(method.getModifiers())) {
                 continue;
