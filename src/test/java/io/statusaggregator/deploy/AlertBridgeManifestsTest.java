@@ -45,7 +45,7 @@ class AlertBridgeManifestsTest {
         for (JsonNode document : bridge.documents()) {
             assertEquals("status-aggregator", Manifests.namespace(document), () -> "in the application's namespace: " + document.path("metadata"));
         }
-        assertEquals(List.of("alerts"), texts(container(bridge).path("args")));
+        assertEquals(List.of("alerts"), ManifestsTest.texts(container(bridge).path("args")));
         assertTrue(container(bridge).path("command").isMissingNode(), "the image's entrypoint, given the command alerts");
         assertEquals(container(application).path("image"), container(bridge).path("image"));
         assertEquals(application.environment().get("JAVA_TOOL_OPTIONS"), bridge.environment().get("JAVA_TOOL_OPTIONS"));
@@ -109,7 +109,7 @@ class AlertBridgeManifestsTest {
         JsonNode own = container(bridge).path("securityContext");
         assertTrue(own.path("readOnlyRootFilesystem").asBoolean());
         assertFalse(own.path("allowPrivilegeEscalation").asBoolean(true));
-        assertEquals(List.of("ALL"), texts(own.path("capabilities").path("drop")));
+        assertEquals(List.of("ALL"), ManifestsTest.texts(own.path("capabilities").path("drop")));
         assertTrue(container(bridge).path("ports").isMissingNode(), "alerts opens no port");
     }
 
@@ -119,7 +119,7 @@ class AlertBridgeManifestsTest {
         JsonNode policy = bridge.get("NetworkPolicy", "status-aggregator-alerts").path("spec");
         assertEquals(bridge.deployment().path("spec").path("template").path("metadata").path("labels").path("app.kubernetes.io/name"),
                 policy.path("podSelector").path("matchLabels").path("app.kubernetes.io/name"), "it selects the bridge's pods");
-        assertEquals(List.of("Ingress", "Egress"), texts(policy.path("policyTypes")));
+        assertEquals(List.of("Ingress", "Egress"), ManifestsTest.texts(policy.path("policyTypes")));
         assertTrue(policy.path("ingress").isMissingNode() || policy.path("ingress").isEmpty(), "no ingress rule");
         Map<String, String> env = bridge.environment();
         int kafkaPort = Integer.parseInt(env.get("KAFKA_BOOTSTRAP_SERVERS").replaceAll(".*:", ""));
@@ -149,9 +149,5 @@ class AlertBridgeManifestsTest {
     private static String mountedAt(Manifests manifests, String volume) {
         return StreamSupport.stream(container(manifests).path("volumeMounts").spliterator(), false)
                 .filter(m -> volume.equals(m.path("name").asText())).findFirst().orElseThrow().path("mountPath").asText();
-    }
-
-    private static List<String> texts(JsonNode array) {
-        return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
     }
 }

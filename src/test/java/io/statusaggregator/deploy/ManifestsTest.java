@@ -432,7 +432,7 @@ class ManifestsTest {
         return StreamSupport.stream(((Iterable<String>) v::fieldNames).spliterator(), false).filter(f -> !f.equals("name")).findFirst().orElse("");
     }
 
-    private static List<String> texts(JsonNode array) {
+    static List<String> texts(JsonNode array) {
         return StreamSupport.stream(array.spliterator(), false).map(JsonNode::asText).toList();
     }
 }
