@@ -105,6 +105,7 @@ public final class Pipeline implements AutoCloseable {
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
     private KafkaClients kafkaClients = KafkaClients.NONE;
     private ClusterObserver clusterObserver = ClusterObserver.NONE;
+    private java.util.function.Consumer<Throwable> aggregationStopped = failure -> { };
     private Aggregator aggregator;
     /** How long a stop waits for the statuses just written to come back before it stops ingest. */
     static final Duration ECHO_GRACE = Duration.ofSeconds(2);
@@ -206,7 +207,7 @@ public final class Pipeline implements AutoCloseable {
             LOG.info("write-back is off (aggregator.write.enabled=false): the Clusters' statuses and Events are left alone; "
                     + "statuses go to the status topic and the change feeds only");
         }
-        aggregator.observedBy(clusterObserver);
+        aggregator.observedBy(clusterObserver).onStopped(aggregationStopped);
         aggregator.rehearsingFirst(othersServe::join);
         aggregator.start();
         try {
@@ -272,6 +273,12 @@ public final class Pipeline implements AutoCloseable {
     /** Tells {@code observer} what each Cluster this instance aggregates shows, and when one leaves it; before {@link #start}. */
     public Pipeline observedBy(ClusterObserver observer) {
         this.clusterObserver = observer;
+        return this;
+    }
+
+    /** Tells {@code listener} if aggregation stops on a fault ({@link Aggregator#onStopped}); before {@link #start}. */
+    public Pipeline onAggregationStopped(java.util.function.Consumer<Throwable> listener) {
+        this.aggregationStopped = listener;
         return this;
     }
 

@@ -31,4 +31,11 @@ sealed interface Action {
      */
     record DeadLetter(Reason reason, String error, Object origin) implements Action {
     }
+
+    /**
+     * Computing {@code cluster} (its EKS-A Cluster's namespace/name, else its name) failed on a fault, a bug: its status
+     * stays as it was until its next record; the other clusters are computed on.
+     */
+    record ComputationFailed(String cluster, RuntimeException fault) implements Action {
+    }
 }

@@ -34,6 +34,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.jboss.logging.Logger;
@@ -98,6 +99,7 @@ public final class Aggregator implements AutoCloseable {
     private volatile int tracked;
     private Cancellable subscription;
     private RebuildRehearsal rehearsal;
+    private java.util.function.Consumer<Throwable> onStopped = failure -> { };
 
     /**
      * @param consumerSettings as {@link ObjectStateConsumer#properties} makes them
@@ -134,6 +136,16 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /**
+     * Before {@link #start}: {@code listener} is told, on the aggregation thread, if aggregation stops on a fault rather
+     * than a {@link #close}: a poll the consumer could not make (credentials or ACLs refused, a rebalance that failed)
+     * or a fault in the loop itself. Nothing is aggregated after it; the consumer stays in its group until closed.
+     */
+    public Aggregator onStopped(java.util.function.Consumer<Throwable> listener) {
+        onStopped = listener;
+        return this;
+    }
+
+    /**
      * Before {@link #start}: the rebuild is rehearsed before the group is joined ({@link RebuildRehearsal}, for
      * {@link Settings#rehearsal} at most) if {@code othersServe}, asked then, says the group's other members serve it.
      */
@@ -160,10 +172,17 @@ public final class Aggregator implements AutoCloseable {
                     }
                 })
                 .until(records -> closed)
+                // In the stream, not in subscribe's callback: a fault there Mutiny would drop, stopping aggregation unsaid.
+                .onItem().invoke(this::process)
                 .runSubscriptionOn(thread)
-                .subscribe().with(this::process, failure -> {
+                .subscribe().with(processed -> { }, failure -> {
                     if (!closed) {
-                        LOG.error("aggregation stopped", failure);
+                        if (failure instanceof KafkaException) { // Kafka's messages say what it refused; no stack trace
+                            LOG.errorf("aggregation stopped: %s", failure.toString());
+                        } else {
+                            LOG.error("aggregation stopped", failure);
+                        }
+                        onStopped.accept(failure);
                     }
                 });
     }
@@ -350,6 +369,9 @@ public final class Aggregator implements AutoCloseable {
                 feeds.announce(deletion);
             } else if (action instanceof Action.DeadLetter letter) {
                 deadLetter(letter);
+            } else if (action instanceof Action.ComputationFailed failed) {
+                LOG.errorf(failed.fault(), "computing cluster %s failed (a bug; please report it with this trace): its status "
+                        + "stays as it was until its next change; the other clusters are computed on", failed.cluster());
             }
         }
     }

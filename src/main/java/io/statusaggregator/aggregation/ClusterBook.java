@@ -1,6 +1,7 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.aggregation.Action.AnnounceDeletion;
+import io.statusaggregator.aggregation.Action.ComputationFailed;
 import io.statusaggregator.aggregation.Action.DeadLetter;
 import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.aggregation.Action.WriteStatus;
@@ -11,7 +12,6 @@ import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
-import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BiFunction;
 
 /**
  * The pure core of aggregation: the book it keeps on the clusters of its partitions. It takes what happened (a record
@@ -52,6 +53,7 @@ final class ClusterBook {
     /** How long a change the broker did not take waits before its cluster is computed and published again. */
     static final Duration REPUBLISH_AFTER = Duration.ofSeconds(1);
 
+    private final BiFunction<ClusterSnapshot, Instant, ClusterStatus> rules;
     private final CoalescingWindow coalescing;
     private final long echoTimeoutNanos;
     private final PendingWrites<TrackedCluster> pending;
@@ -70,6 +72,12 @@ final class ClusterBook {
     private ClusterObserver observer = ClusterObserver.NONE;
 
     ClusterBook(CoalescingWindow coalescing, Duration echoTimeout) {
+        this(coalescing, echoTimeout, StatusRules::compute);
+    }
+
+    /** @param rules {@link StatusRules#compute}, or in tests rules that fail for a cluster */
+    ClusterBook(CoalescingWindow coalescing, Duration echoTimeout, BiFunction<ClusterSnapshot, Instant, ClusterStatus> rules) {
+        this.rules = rules;
         this.coalescing = coalescing;
         this.echoTimeoutNanos = echoTimeout.toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
@@ -225,7 +233,7 @@ final class ClusterBook {
         String name = eksaKey.get().clusterName();
         Optional<EksaCluster> before = Optional.ofNullable(partition.clusters.get(name)).flatMap(c -> c.state.cluster());
         List<Action> actions = applyTo(partition, read, origin);
-        leftUnlessHeld(before, partition.clusters.get(name));
+        TrackedCluster.left(before, partition.clusters.get(name)).ifPresent(observer::left);
         return actions;
     }
 
@@ -306,12 +314,14 @@ final class ClusterBook {
         List<Action> actions = new ArrayList<>();
         for (TrackedCluster cluster : dirty.due(now, window)) {
             AssignedPartition partition = partitions.get(cluster.partition);
-            if (partition == null) {
-                continue; // revoked: forgotten
-            }
-            actions.addAll(readUnread(partition, cluster));
-            if (partition.clusters.get(cluster.state.clusterName()) == cluster) {
-                compute(cluster, instant).ifPresent(actions::add);
+            try {
+                actions.addAll(partition == null ? List.of() : readUnread(partition, cluster)); // revoked: forgotten
+                if (partition != null && partition.clusters.get(cluster.state.clusterName()) == cluster) {
+                    compute(cluster, instant).ifPresent(actions::add);
+                }
+            } catch (RuntimeException fault) { // a bug: the other clusters are computed on, this one on its next record
+                actions.add(new ComputationFailed(cluster.state.cluster().map(EksaCluster::key).map(ObjectKey::toString)
+                        .orElse(cluster.state.clusterName()), fault));
             }
         }
         return actions;
@@ -330,7 +340,7 @@ final class ClusterBook {
         Optional<ClusterStatus> writing = pending.pending(cluster);
         ClusterStatus shown = cluster.shown(writing.orElse(eksa.get().status()));
         ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
-        ClusterStatus computed = StatusRules.compute(snapshot, instant);
+        ClusterStatus computed = rules.apply(snapshot, instant);
         computations++;
         show(cluster, eksa.get());
         if (computed.equals(shown)) {
@@ -366,7 +376,7 @@ final class ClusterBook {
         long generation = before.map(EksaCluster::generation).orElse(0L);
         cluster.state.remove(ObjectKind.EKSA_CLUSTER, key);
         pending.forget(cluster);
-        leftUnlessHeld(before, cluster);
+        TrackedCluster.left(before, cluster).ifPresent(observer::left);
         return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
     }
 
@@ -432,21 +442,9 @@ final class ClusterBook {
         return published.remove(cluster).<Action>map(last -> new AnnounceDeletion(cluster, generation, last));
     }
 
-    /**
-     * Tells the observer what {@code eksa} shows: the status this instance wrote to it and whose echo has not come,
-     * else its own. A status still being written is not shown yet. Its spec only if it can be read.
-     */
+    /** Tells the observer what {@code eksa} shows. A status still being written is not shown yet. */
     private void show(TrackedCluster cluster, EksaCluster eksa) {
-        Optional<EksaClusterSpec> spec = cluster.state.malformed(ObjectKind.EKSA_CLUSTER, eksa.key()).isPresent()
-                ? Optional.empty() : Optional.of(eksa.spec());
-        observer.shows(new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec,
-                pending.unechoed(cluster).orElse(eksa.status())));
-    }
-
-    /** Tells the observer that {@code before} left, unless {@code cluster} (if any) still holds it. */
-    private void leftUnlessHeld(Optional<EksaCluster> before, TrackedCluster cluster) {
-        Optional<ObjectKey> held = cluster == null ? Optional.empty() : cluster.state.cluster().map(EksaCluster::key);
-        before.map(EksaCluster::key).filter(key -> !held.equals(Optional.of(key))).ifPresent(observer::left);
+        observer.shows(cluster.shown(eksa, pending.unechoed(cluster)));
     }
 
     private TrackedCluster find(ObjectKey eksaCluster) {

@@ -2,8 +2,12 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.ObjectKind;
 import java.util.LinkedHashMap;
+import java.util.Optional;
 
 /**
  * A cluster's objects, its records not read yet, and when its first record not computed yet came. Used on the
@@ -51,5 +55,20 @@ final class TrackedCluster {
         boolean whole = status.equals(kept);
         lastWritten = whole ? null : status;
         keptOfIt = whole ? null : kept;
+    }
+
+    /**
+     * What its EKS-A Cluster {@code eksa} shows, for the {@link ClusterObserver}: {@code unechoed}, the status this
+     * instance wrote to it and whose echo has not come, else its own; its spec only if it can be read.
+     */
+    ClusterObserver.Shown shown(EksaCluster eksa, Optional<ClusterStatus> unechoed) {
+        Optional<EksaClusterSpec> spec = state.malformed(ObjectKind.EKSA_CLUSTER, eksa.key()).isPresent() ? Optional.empty() : Optional.of(eksa.spec());
+        return new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec, unechoed.orElse(eksa.status()));
+    }
+
+    /** The EKS-A Cluster {@code before} if it left: {@code cluster} (if any) no longer holds it. */
+    static Optional<ObjectKey> left(Optional<EksaCluster> before, TrackedCluster cluster) {
+        Optional<ObjectKey> held = cluster == null ? Optional.empty() : cluster.state.cluster().map(EksaCluster::key);
+        return before.map(EksaCluster::key).filter(key -> !held.equals(Optional.of(key)));
     }
 }

@@ -19,6 +19,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
@@ -41,11 +42,13 @@ import picocli.CommandLine.Option;
                         + "the alerts.",
                 "",
                 "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer, 2 on "
-                        + "bad arguments or settings, or no broker to ask."})
+                        + "bad arguments or settings, or no broker to ask, 3 when the bridge stops on a fault: a restart "
+                        + "takes up from the offsets committed."})
 public class AlertsCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(AlertsCommand.class);
     static final int UNREACHABLE = 1;
     static final int BAD_USE = 2;
+    static final int BRIDGE_STOPPED = 3;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     @Option(names = "--alertmanager", paramLabel = "URL",
@@ -111,7 +114,12 @@ public class AlertsCommand implements Callable<Integer> {
         }
         AlertBridge.Settings settings = new AlertBridge.Settings(kafka, config.topics().transitions(), config.alerts().groupId(), uri.get(),
                 notReady.get(), config.alerts().resendInterval(), config.alerts().evaluationInterval());
-        AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC());
+        AtomicBoolean stopped = new AtomicBoolean();
+        AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC()).onStopped(fault -> {
+            stopped.set(true);
+            LOG.errorf("exiting with status %d: a restart takes up from the offsets committed", BRIDGE_STOPPED);
+            Quarkus.asyncExit(BRIDGE_STOPPED);
+        });
         // Closed below, or in Quarkus' shutdown on Ctrl-C, which does not wait for this thread.
         stopping.add(bridge);
         try {
@@ -123,7 +131,7 @@ public class AlertsCommand implements Callable<Integer> {
         } finally {
             stopping.closeAll();
         }
-        return 0;
+        return stopped.get() ? BRIDGE_STOPPED : 0;
     }
 
     private static Optional<URI> httpUrl(String url) {

@@ -62,10 +62,14 @@ import picocli.CommandLine.Command;
                         + "and health and metrics on the management interface, quarkus.management.port (9000).",
                 "",
                 "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when Kafka or the Kubernetes API does not "
-                        + "answer within 60 s or Kafka refuses the credentials, 2 on an invalid kafka.* setting."})
+                        + "answer within 60 s or Kafka refuses the credentials, 2 on an invalid kafka.* setting, 3 when "
+                        + "aggregation stops on a fault (Kafka refusing this consumer, a bug): a restart rebuilds it."})
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    static final int AGGREGATION_STOPPED = 3;
+    /** Set when aggregation stopped on a fault: the process exits with {@link #AGGREGATION_STOPPED}. */
+    private volatile boolean aggregationStopped;
 
     @Inject
     AggregatorConfig config;
@@ -154,7 +158,14 @@ public class RunCommand implements Callable<Integer> {
             Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
                     .observedBy((StatusWriter.Observer) metrics)
                     .observedBy(kafkaClients)
-                    .observedBy(clusterMetrics);
+                    .observedBy(clusterMetrics)
+                    // A replica that no longer aggregates must not live on serving its probes: exit, and let the restart
+                    // (the pod's, in Kubernetes) rebuild its partitions, or hand them to the group's others.
+                    .onAggregationStopped(failure -> {
+                        aggregationStopped = true;
+                        LOG.errorf("exiting with status %d: a restart rebuilds the partitions", AGGREGATION_STOPPED);
+                        Quarkus.asyncExit(AGGREGATION_STOPPED);
+                    });
             running.add(pipeline);
             // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
             logListeners();
@@ -203,7 +214,7 @@ public class RunCommand implements Callable<Integer> {
             StopSignal.onSigterm(Quarkus::asyncExit);
             LOG.info("status aggregator running; SIGTERM or Ctrl-C stops it");
             Quarkus.waitForExit();
-            return 0;
+            return aggregationStopped ? AGGREGATION_STOPPED : 0;
         } finally {
             running.closeAll();
         }

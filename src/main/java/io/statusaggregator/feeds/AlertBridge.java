@@ -104,6 +104,7 @@ public final class AlertBridge implements AutoCloseable {
     private volatile boolean caughtUp;
     private KafkaConsumer<String, CloudEvent> consumer;
     private Thread thread;
+    private java.util.function.Consumer<Throwable> onStopped = fault -> { };
 
     // The loop's own state, touched on its thread only (the rebalance listener runs inside poll).
     /** Partitions assigned whose offsets are not looked up yet: paused meanwhile. */
@@ -127,6 +128,15 @@ public final class AlertBridge implements AutoCloseable {
         this.clock = clock;
         this.alertmanager = new AlertmanagerApi(settings.alertmanager());
         this.alerts = new ClusterAlerts(settings.notReadyFor());
+    }
+
+    /**
+     * Before {@link #start}: {@code listener} is told, on the bridge's thread, if the loop stops on a fault it does not
+     * outlive (an {@code Error}; a {@code RuntimeException} is retried): nothing is delivered after it.
+     */
+    public AlertBridge onStopped(java.util.function.Consumer<Throwable> listener) {
+        onStopped = listener;
+        return this;
     }
 
     /** Joins the consumer group and starts the loop on its own thread; returns at once. */
@@ -194,6 +204,9 @@ public final class AlertBridge implements AutoCloseable {
                     backoff = longer(backoff);
                 }
             }
+        } catch (Error fault) { // else the thread would end, leaving a process that runs and delivers nothing
+            LOG.error("alert bridge stopped", fault);
+            onStopped.accept(fault);
         } finally {
             try {
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(5)));

@@ -7,6 +7,7 @@ import static io.statusaggregator.feeds.ClusterAlertsTest.ready;
 import static io.statusaggregator.feeds.ClusterAlertsTest.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -17,6 +18,7 @@ import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.Severity;
+import io.statusaggregator.pipeline.FaultyClock;
 import io.statusaggregator.pipeline.Waiting;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -28,7 +30,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -108,6 +112,21 @@ class AlertBridgeTest {
                 alertmanager.url(), notReadyFor, resendInterval, Duration.ofMillis(200)), Clock.systemUTC());
         bridge.start();
         return bridge;
+    }
+
+    @Test
+    void anErrorThatWouldEndTheLoopIsToldSoThatTheProcessCanExit() throws Exception {
+        FaultyClock clock = new FaultyClock();
+        BlockingQueue<Throwable> stopped = new LinkedBlockingQueue<>();
+        bridge = new AlertBridge(new AlertBridge.Settings(Map.of("bootstrap.servers", kafka.bootstrapServers()), topic, group,
+                alertmanager.url(), Duration.ofMinutes(10), Duration.ofSeconds(30), Duration.ofMillis(200)), clock).onStopped(stopped::add);
+        bridge.start();
+        Waiting.until(DEADLINE, bridge::caughtUp, () -> "the bridge did not join its group and read the topic");
+
+        clock.breakWith(() -> new NoClassDefFoundError("io/example/Missing"));
+
+        Throwable fault = stopped.poll(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        assertInstanceOf(NoClassDefFoundError.class, fault, "the Error that ended the loop is told");
     }
 
     /** Publishes as the aggregator does, through the transitions feed. */

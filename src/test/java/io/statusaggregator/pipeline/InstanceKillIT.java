@@ -46,6 +46,10 @@ class InstanceKillIT {
     }
 
     private static Instance start(EmbeddedKafka kafka, Path kubeconfig, String name) throws IOException {
+        return start(kafka, kubeconfig, name, Map.of());
+    }
+
+    private static Instance start(EmbeddedKafka kafka, Path kubeconfig, String name, Map<String, String> settings) throws IOException {
         Path log = Files.createTempFile("instance-" + name, ".log");
         ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-jar", "target/quarkus-app/quarkus-run.jar", "run")
@@ -58,6 +62,7 @@ class InstanceKillIT {
         env.put("QUARKUS_HTTP_PORT", "0");
         env.put("QUARKUS_MANAGEMENT_PORT", "0");
         env.put("HOSTNAME", name);
+        env.putAll(settings);
         return new Instance(builder.start(), log);
     }
 
@@ -126,6 +131,35 @@ class InstanceKillIT {
                 assertTrue(!survivor.equals(holder), "the survivor holds the Lease: " + survivor);
             } finally {
                 for (Instance instance : instances) {
+                    instance.process().destroy();
+                    instance.process().waitFor(30, TimeUnit.SECONDS);
+                }
+            }
+        }
+    }
+
+    /**
+     * A replica that can no longer aggregate exits rather than live on answering its probes: here another consumer joins
+     * with its {@code group.instance.id} (a static member configured twice), and the broker fences the first.
+     */
+    @Test
+    void aReplicaFencedOutOfItsGroupExitsWithStatus3() throws Exception {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(); EmbeddedKubernetes api = EmbeddedKubernetes.start(0)) {
+            Path kubeconfig = api.writeKubeconfig(Files.createTempDirectory("instance-fenced").resolve("kubeconfig"));
+            Map<String, String> sameMember = Map.of("KAFKA_GROUP_INSTANCE_ID", "status-aggregator-0");
+            Instance first = start(kafka, kubeconfig, "first", sameMember);
+            Instance second = null;
+            try {
+                await(CONVERGE, () -> ready(first), () -> "not ready:\n" + read(first.log()));
+                second = start(kafka, kubeconfig, "second", sameMember);
+
+                assertTrue(first.process().waitFor(CONVERGE.toSeconds(), TimeUnit.SECONDS), "the fenced replica still runs:\n" + read(first.log()));
+                assertEquals(3, first.process().exitValue(), read(first.log()));
+                String log = read(first.log());
+                assertTrue(log.contains("aggregation stopped: org.apache.kafka.common.errors.FencedInstanceIdException")
+                        && log.contains("exiting with status 3"), log);
+            } finally {
+                for (Instance instance : second == null ? List.of(first) : List.of(first, second)) {
                     instance.process().destroy();
                     instance.process().waitFor(30, TimeUnit.SECONDS);
                 }
