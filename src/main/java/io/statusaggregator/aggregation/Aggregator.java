@@ -90,6 +90,7 @@ public final class Aggregator implements AutoCloseable {
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
     private final AtomicLong events = new AtomicLong();
     private volatile long computations;
+    private volatile long computationFailures;
     private volatile long busyNanos; // written by the aggregation thread only
     private final AtomicLong submitted = new AtomicLong();
     private volatile boolean closed;
@@ -257,6 +258,11 @@ public final class Aggregator implements AutoCloseable {
         return computations;
     }
 
+    /** Computations that failed on a fault, a bug (logged with the cluster and the trace); the others went on. */
+    public long computationFailures() {
+        return computationFailures;
+    }
+
     /** Statuses handed to write-back. */
     public long submitted() {
         return submitted.get();
@@ -333,6 +339,7 @@ public final class Aggregator implements AutoCloseable {
         }
         carryOut(book.due(System.nanoTime(), liveLag, compatibility.get(), management.get(), clock.instant()));
         computations = book.computations();
+        computationFailures = book.computationFailures();
         live = book.live();
         tracked = book.tracked();
         settled = book.settled();

@@ -41,10 +41,8 @@ import java.util.function.BiFunction;
  * old, so that a burst makes one computation; the window grows while the consumer is behind ({@link CoalescingWindow}).
  * Most records are read only then, and only each object's latest ({@link UnreadRecords}). A status is written only
  * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
- * ({@link PendingWrites}). A status the Cluster shows is published once, in order.
- *
- * <p>Its {@link ClusterObserver} (the per-cluster metrics) is told what each Cluster shows after each computation and
- * each write, and when a Cluster leaves: deleted, or its partition revoked or lost.
+ * ({@link PendingWrites}). A status the Cluster shows is published once, in order. Its {@link ClusterObserver} (the
+ * per-cluster metrics) is told what each Cluster shows after each computation and write, and when one leaves.
  */
 final class ClusterBook {
     /** How many records may wait unread while partitions are rebuilt: each an object's latest, kept as bytes (about 1 KB). */
@@ -69,6 +67,7 @@ final class ClusterBook {
     private Compatibility computedWith;
     private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
     private long computations;
+    private long computationFailures;
     private ClusterObserver observer = ClusterObserver.NONE;
 
     ClusterBook(CoalescingWindow coalescing, Duration echoTimeout) {
@@ -320,8 +319,8 @@ final class ClusterBook {
                     compute(cluster, instant).ifPresent(actions::add);
                 }
             } catch (RuntimeException fault) { // a bug: the other clusters are computed on, this one on its next record
-                actions.add(new ComputationFailed(cluster.state.cluster().map(EksaCluster::key).map(ObjectKey::toString)
-                        .orElse(cluster.state.clusterName()), fault));
+                computationFailures++;
+                actions.add(new ComputationFailed(cluster.state.cluster().map(c -> c.key().toString()).orElse(cluster.state.clusterName()), fault));
             }
         }
         return actions;
@@ -485,6 +484,11 @@ final class ClusterBook {
 
     long computations() {
         return computations;
+    }
+
+    /** Computations that failed on a fault ({@link ComputationFailed}). */
+    long computationFailures() {
+        return computationFailures;
     }
 
     /** Where the book stands, in words. */

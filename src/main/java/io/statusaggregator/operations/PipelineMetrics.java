@@ -31,6 +31,9 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("Object-state records aggregation read").register(registry);
         FunctionCounter.builder("aggregator_computations", aggregator, Aggregator::computations)
                 .description("Status computations").register(registry);
+        FunctionCounter.builder("aggregator_computation_failures", aggregator, Aggregator::computationFailures)
+                .description("Status computations that failed on a fault, a bug: logged with the cluster; the others go on")
+                .register(registry);
         FunctionCounter.builder("aggregator_busy_seconds", aggregator, a -> a.busy().toNanos() / 1e9)
                 .description("Time the aggregation thread spent outside its polls, on the records they returned and the "
                         + "computations those made: its rate is how busy the thread is (a poll's own work is not counted)").register(registry);

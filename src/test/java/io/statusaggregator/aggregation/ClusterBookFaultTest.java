@@ -46,6 +46,7 @@ class ClusterBookFaultTest extends BookTestBase {
         WriteStatus second = actions.stream().filter(WriteStatus.class::isInstance).map(WriteStatus.class::cast).findFirst()
                 .orElseThrow(() -> new AssertionError("the other cluster not computed: " + actions));
         assertEquals(SECOND, second.cluster());
+        assertEquals(1, book.computationFailures(), "counted, for aggregator_computation_failures_total");
 
         faulty = false; // the bug fixed, or the input that met it gone: computed on its next record
         put(object("Machine"));

@@ -83,7 +83,7 @@ class PrometheusRulesTest {
             }
         }
         assertEquals(List.of("EksaClusterNotReady", "EksaClusterConditionError", "EksaClusterStatusStale", "StatusAggregatorDown",
-                "StatusAggregatorReplicaDown", "StatusAggregatorLagging"), alerts);
+                "StatusAggregatorReplicaDown", "StatusAggregatorLagging", "StatusAggregatorComputationFailing"), alerts);
     }
 
     /** promtool: system property or environment variable PROMTOOL, else on the PATH; missing fails the test. */

@@ -150,6 +150,7 @@ class OperationsTest {
                 assertTrue(sample(text, "aggregator_events_ingested_total") >= 3, "ingested");
                 assertTrue(sample(text, "aggregator_events_consumed_total") >= 3, "consumed");
                 assertTrue(sample(text, "aggregator_computations_total") >= 2, "computations");
+                assertEquals(0, sample(text, "aggregator_computation_failures_total"), "no computation failed");
                 assertTrue(sample(text, "aggregator_busy_seconds_total") > 0, "the aggregation thread's busy time");
                 assertTrue(sample(text, "aggregator_consumer_lag") >= 0, "lag");
                 assertTrue(sample(text, "aggregator_coalescing_ratio") > 0, "coalescing ratio");
