@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 import picocli.CommandLine.Command;
@@ -41,9 +42,9 @@ import picocli.CommandLine.Option;
                         + "aggregator.alerts.group-id. Offsets are committed only once Alertmanager has accepted "
                         + "the alerts.",
                 "",
-                "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer, 2 on "
-                        + "bad arguments or settings, or no broker to ask, 3 when the bridge stops on a fault: a restart "
-                        + "takes up from the offsets committed."})
+                "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer or refuses "
+                        + "the credentials, 2 on bad arguments or settings, or no broker to ask, 3 when the bridge stops "
+                        + "on a fault or Kafka refuses the credentials later: a restart takes up from the offsets committed."})
 public class AlertsCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(AlertsCommand.class);
     static final int UNREACHABLE = 1;
@@ -107,6 +108,10 @@ public class AlertsCommand implements Callable<Integer> {
             // Say so at once rather than retry forever in the loop: the usual cause is a wrong address.
             admin.describeCluster().nodes().get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
+            if (e.getCause() instanceof AuthenticationException refused) {
+                LOG.error(KafkaSettings.refusedCredentials(kafka, "the alert bridge's", refused));
+                return UNREACHABLE;
+            }
             LOG.errorf("Kafka at %s did not answer within %s (%s). Check kafka.bootstrap.servers and the network.",
                     kafka.get("bootstrap.servers"), DurationText.format(START_TIMEOUT),
                     e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());

@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Utils;
@@ -77,6 +78,16 @@ final class KafkaSettings {
     }
 
     /** The settings none of the Kafka clients knows: a misspelt name is otherwise ignored without a word. */
+    /**
+     * The one line that says Kafka at {@code kafka}'s bootstrap servers refused {@code whose} credentials: Kafka's own
+     * message names the mechanism, never a password.
+     */
+    static String refusedCredentials(Map<String, Object> kafka, String whose, AuthenticationException refused) {
+        return "Kafka at " + kafka.get("bootstrap.servers") + " refused " + whose + " credentials: " + refused.getMessage()
+                + ". Check kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (the user and password) and "
+                + "kafka.ssl.truststore.location.";
+    }
+
     static Set<String> unknown(Map<String, Object> kafka) {
         Set<String> unknown = new TreeSet<>(kafka.keySet());
         for (ConfigDef definition : DEFINITIONS) {

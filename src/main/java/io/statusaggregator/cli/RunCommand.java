@@ -182,10 +182,8 @@ public class RunCommand implements Callable<Integer> {
                     LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", config.getMessage());
                     return 2;
                 }
-                if (cause instanceof AuthenticationException) {
-                    LOG.errorf("Kafka at %s refused this application's credentials: %s. Check kafka.security.protocol, "
-                            + "kafka.sasl.mechanism, kafka.sasl.jaas.config (the user and password) and "
-                            + "kafka.ssl.truststore.location.", kafka.get("bootstrap.servers"), cause.getMessage());
+                if (cause instanceof AuthenticationException refused) {
+                    LOG.error(KafkaSettings.refusedCredentials(kafka, "this application's", refused));
                     return 1;
                 }
                 LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.RecordDeserializationException;
 import org.apache.kafka.common.errors.WakeupException;
@@ -132,7 +133,8 @@ public final class AlertBridge implements AutoCloseable {
 
     /**
      * Before {@link #start}: {@code listener} is told, on the bridge's thread, if the loop stops on a fault it does not
-     * outlive (an {@code Error}; a {@code RuntimeException} is retried): nothing is delivered after it.
+     * outlive (an {@code Error}, or Kafka refusing the credentials; any other {@code RuntimeException} is retried):
+     * nothing is delivered after it.
      */
     public AlertBridge onStopped(java.util.function.Consumer<Throwable> listener) {
         onStopped = listener;
@@ -196,6 +198,11 @@ public final class AlertBridge implements AutoCloseable {
                     break;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                    break;
+                } catch (AuthenticationException e) {
+                    // Retrying would not mend it: credentials come from the pod's environment, read again by a restart.
+                    LOG.errorf("alert bridge stopped: Kafka refused its credentials (%s)", e.getMessage());
+                    onStopped.accept(e);
                     break;
                 } catch (RuntimeException e) {
                     // A broker that went away, a commit refused: the loop must outlive it; nothing was committed.

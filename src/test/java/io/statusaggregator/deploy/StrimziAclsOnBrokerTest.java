@@ -10,6 +10,7 @@ import static io.statusaggregator.deploy.StrimziResources.alertsGroup;
 import static io.statusaggregator.deploy.StrimziResources.applicationTopics;
 import static io.statusaggregator.deploy.StrimziResources.readDeployKafka;
 import static io.statusaggregator.deploy.StrimziResources.topicName;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -32,7 +33,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -51,6 +54,7 @@ import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
@@ -123,6 +127,7 @@ class StrimziAclsOnBrokerTest {
             Map<String, String> topics = applicationTopics();
             aggregatorWorks(broker, topics);
             alertBridgeWorks(broker, topics);
+            alertBridgeRefusedStops(broker, topics);
             subscriberWorks(broker, topics);
         } finally {
             cluster.close();
@@ -289,6 +294,21 @@ class StrimziAclsOnBrokerTest {
         Map<String, Object> foreign = new HashMap<>(kafka);
         foreign.put(ConsumerConfig.GROUP_ID_CONFIG, aggregatorGroup());
         assertDenied("the alert bridge joins the aggregator's group", GroupAuthorizationException.class, () -> consumeInGroup(foreign, transitions));
+    }
+
+    /**
+     * The alert bridge with a password the broker refuses (its Secret rotated under a running pod, whose environment
+     * keeps the old one): it stops and says so, for the command to exit and the restart to read the new one.
+     */
+    private static void alertBridgeRefusedStops(Broker broker, Map<String, String> topics) throws Exception {
+        BlockingQueue<Throwable> stopped = new LinkedBlockingQueue<>();
+        try (AlertBridge bridge = new AlertBridge(new AlertBridge.Settings(broker.client(ALERTS_USER, "a-rotated-password"),
+                topics.get("transitions"), alertsGroup(), URI.create("http://127.0.0.1:9"), Duration.ofMinutes(10), Duration.ofMinutes(1),
+                Duration.ofMillis(200)), Clock.systemUTC()).onStopped(stopped::add)) {
+            bridge.start();
+            Throwable fault = stopped.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertInstanceOf(AuthenticationException.class, fault, "the refused credentials stop the bridge");
+        }
     }
 
     /** A subscriber of the feeds: both read, in a group of its prefix and without one; nothing else. */

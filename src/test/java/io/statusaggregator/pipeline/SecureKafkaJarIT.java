@@ -165,8 +165,15 @@ class SecureKafkaJarIT {
 
     /** The application, configured through the environment as deploy/kubernetes configures it. */
     private static Process run(String password, Path log) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", "target/quarkus-app/quarkus-run.jar", "run")
+        return start(password, log, "run");
+    }
+
+    /** The packaged application running {@code command}, configured as {@link #run} is. */
+    private static Process start(String password, Path log, String... command) throws IOException {
+        List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar", "target/quarkus-app/quarkus-run.jar"));
+        line.addAll(List.of(command));
+        ProcessBuilder builder = new ProcessBuilder(line)
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         Map<String, String> env = builder.environment();
@@ -281,7 +288,18 @@ class SecureKafkaJarIT {
     void aWrongPasswordIsOneClearErrorAndTheProcessExits() throws Exception {
         Path log = directory.resolve("refused.log");
         String wrong = "wrong-" + UUID.randomUUID();
-        Process process = run(wrong, log);
+        assertRefusedInOneLine(run(wrong, log), log, wrong, "this application's");
+    }
+
+    @Test
+    void aWrongPasswordForTheAlertBridgeIsOneClearErrorToo() throws Exception {
+        Path log = directory.resolve("alerts-refused.log");
+        String wrong = "wrong-" + UUID.randomUUID();
+        assertRefusedInOneLine(start(wrong, log, "alerts", "--alertmanager", "http://127.0.0.1:9"), log, wrong, "the alert bridge's");
+    }
+
+    /** {@code process}, given the password {@code wrong}, exits with status 1 after one error naming the mechanism. */
+    private static void assertRefusedInOneLine(Process process, Path log, String wrong, String whose) throws Exception {
         try {
             assertTrue(process.waitFor(90, TimeUnit.SECONDS), "still running with refused credentials:\n" + read(log));
         } finally {
@@ -292,7 +310,7 @@ class SecureKafkaJarIT {
                 && r.path("loggerName").asText().startsWith("io.statusaggregator")).toList();
         assertEquals(1, errors.size(), "one error of the application's own:\n" + read(log));
         String message = errors.get(0).path("message").asText();
-        assertTrue(message.startsWith("Kafka at " + broker.bootstrapServers() + " refused this application's credentials: "), message);
+        assertTrue(message.startsWith("Kafka at " + broker.bootstrapServers() + " refused " + whose + " credentials: "), message);
         assertTrue(message.contains("SCRAM-SHA-512"), "names the mechanism: " + message);
         assertFalse(read(log).contains(wrong), "the password is in the log");
     }
