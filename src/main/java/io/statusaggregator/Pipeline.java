@@ -3,6 +3,7 @@ package io.statusaggregator;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventSerializer;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.ClusterObserver;
 import io.statusaggregator.aggregation.CompatibilityConfigMap;
@@ -19,8 +20,10 @@ import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.ingest.ReplicaIngest;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.writeback.EventRecorder;
@@ -280,6 +283,19 @@ public final class Pipeline implements AutoCloseable {
     public Pipeline onAggregationStopped(java.util.function.Consumer<Throwable> listener) {
         this.aggregationStopped = listener;
         return this;
+    }
+
+    /**
+     * The API resources a pipeline reads: the EKS-A Clusters and releases (the management view, write-back), and the
+     * CAPI kinds where {@code ingest} runs ({@link io.statusaggregator.kubernetes.ServedResources} asks for them at start).
+     */
+    public static List<ResourceDefinitionContext> resourcesRead(boolean ingest) {
+        List<ResourceDefinitionContext> read = new ArrayList<>(List.of(KubernetesResources.of(ObjectKind.EKSA_CLUSTER),
+                ManagementClusterView.RELEASES));
+        if (ingest) {
+            ObjectIngest.CAPI_KINDS.forEach(kind -> read.add(KubernetesResources.of(kind)));
+        }
+        return read;
     }
 
     /** The API server this pipeline reads and writes. */

@@ -20,6 +20,7 @@ import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.kubernetes.ServedResources;
 import io.statusaggregator.operations.ClusterMetrics;
 import io.statusaggregator.operations.MeteredKafkaClients;
 import io.statusaggregator.operations.PipelineMetrics;
@@ -62,8 +63,9 @@ import picocli.CommandLine.Command;
                         + "and health and metrics on the management interface, quarkus.management.port (9000).",
                 "",
                 "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when Kafka or the Kubernetes API does not "
-                        + "answer within 60 s or Kafka refuses the credentials, 2 on an invalid kafka.* setting, 3 when "
-                        + "aggregation stops on a fault (Kafka refusing this consumer, a bug): a restart rebuilds it."})
+                        + "answer within 60 s, the API does not serve EKS Anywhere's and Cluster API's kinds or Kafka "
+                        + "refuses the credentials, 2 on an invalid kafka.* setting, 3 when aggregation stops on a fault "
+                        + "(Kafka refusing this consumer, a bug): a restart rebuilds it."})
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
@@ -169,6 +171,13 @@ public class RunCommand implements Callable<Integer> {
             running.add(pipeline);
             // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
             logListeners();
+            List<String> notServed = ServedResources.missing(client, Pipeline.resourcesRead(config.ingest().enabled()));
+            if (!notServed.isEmpty()) {
+                LOG.errorf("the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management "
+                        + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta1); check the "
+                        + "kubeconfig's context", client.getConfiguration().getMasterUrl(), String.join(", ", notServed));
+                return 1;
+            }
             try {
                 pipeline.start(START_TIMEOUT);
             } catch (TimeoutException | ExecutionException | KafkaException e) {

@@ -21,6 +21,37 @@ import org.junit.jupiter.api.Test;
 class RunJarIT {
     private static final List<String> FLEET = List.of("default/alpha", "default/bravo", "default/charlie", "default/delta");
 
+    /**
+     * Pointed at a cluster that is no EKS Anywhere management cluster (the kubeconfig's context is another cluster's),
+     * it says so, naming what is not served, rather than wait a minute for lists that never come and then say the API
+     * server did not answer.
+     */
+    @Test
+    void aClusterWithoutEksaOrClusterApiIsOneClearErrorAtOnce() throws Exception {
+        io.fabric8.kubernetes.client.server.mock.KubernetesMockServer api = new io.fabric8.kubernetes.client.server.mock.KubernetesMockServer(false);
+        api.init(); // serves nothing but what a test expects: every discovery of a group is 404
+        try {
+            Path kubeconfig = Files.createTempDirectory("other-cluster").resolve("kubeconfig");
+            Files.writeString(kubeconfig, """
+                    apiVersion: v1
+                    kind: Config
+                    clusters: [{name: other, cluster: {server: "http://127.0.0.1:%d"}}]
+                    users: [{name: other, user: {token: any}}]
+                    contexts: [{name: other, context: {cluster: other, user: other}}]
+                    current-context: other
+                    """.formatted(api.getPort()));
+            JarProcess.Finished run = JarProcess.run(List.of(), Map.of("KUBECONFIG", kubeconfig.toString(),
+                    "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9", "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0"), new byte[0], "run");
+
+            assertEquals(1, run.exitCode(), run.err());
+            assertTrue(run.err().contains("does not serve clusters.anywhere.eks.amazonaws.com/v1alpha1, "
+                    + "eksareleases.anywhere.eks.amazonaws.com/v1alpha1, clusters.cluster.x-k8s.io/v1beta1"), run.err());
+            assertTrue(run.err().contains("check the kubeconfig's context"), run.err());
+        } finally {
+            api.destroy();
+        }
+    }
+
     @Test
     void theEmbeddedDefaultBringsTheDemoFleetToReady() throws Exception {
         Path embedded = Files.createTempDirectory("embedded");
