@@ -178,7 +178,9 @@ public final class Aggregator implements AutoCloseable {
                 .runSubscriptionOn(thread)
                 .subscribe().with(processed -> { }, failure -> {
                     if (!closed) {
-                        if (failure instanceof KafkaException) { // Kafka's messages say what it refused; no stack trace
+                        // Kafka's refusals say what was refused in a line; a fault of ours (a rebalance callback's, which
+                        // Kafka wraps in a KafkaException) needs its trace.
+                        if (failure instanceof KafkaException && (failure.getCause() == null || failure.getCause() instanceof KafkaException)) {
                             LOG.errorf("aggregation stopped: %s", failure.toString());
                         } else {
                             LOG.error("aggregation stopped", failure);
