@@ -19,7 +19,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.eclipse.microprofile.config.Config;
@@ -49,7 +48,6 @@ public class AlertsCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(AlertsCommand.class);
     static final int UNREACHABLE = 1;
     static final int BAD_USE = 2;
-    static final int BRIDGE_STOPPED = 3;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     @Option(names = "--alertmanager", paramLabel = "URL",
@@ -119,12 +117,9 @@ public class AlertsCommand implements Callable<Integer> {
         }
         AlertBridge.Settings settings = new AlertBridge.Settings(kafka, config.topics().transitions(), config.alerts().groupId(), uri.get(),
                 notReady.get(), config.alerts().resendInterval(), config.alerts().evaluationInterval());
-        AtomicBoolean stopped = new AtomicBoolean();
-        AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC()).onStopped(fault -> {
-            stopped.set(true);
-            LOG.errorf("exiting with status %d: a restart takes up from the offsets committed", BRIDGE_STOPPED);
-            Quarkus.asyncExit(BRIDGE_STOPPED);
-        });
+        FaultExit faultExit = new FaultExit();
+        AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC())
+                .onStopped(faultExit.onFault("a restart takes up from the offsets committed"));
         // Closed below, or in Quarkus' shutdown on Ctrl-C, which does not wait for this thread.
         stopping.add(bridge);
         try {
@@ -136,7 +131,7 @@ public class AlertsCommand implements Callable<Integer> {
         } finally {
             stopping.closeAll();
         }
-        return stopped.get() ? BRIDGE_STOPPED : 0;
+        return faultExit.status(0);
     }
 
     private static Optional<URI> httpUrl(String url) {

@@ -69,9 +69,6 @@ import picocli.CommandLine.Command;
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
-    static final int AGGREGATION_STOPPED = 3;
-    /** Set when aggregation stopped on a fault: the process exits with {@link #AGGREGATION_STOPPED}. */
-    private volatile boolean aggregationStopped;
 
     @Inject
     AggregatorConfig config;
@@ -108,6 +105,7 @@ public class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        FaultExit faultExit = new FaultExit();
         try {
             Map<String, Object> kafka = KafkaSettings.from(rawConfig);
             KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
@@ -163,11 +161,7 @@ public class RunCommand implements Callable<Integer> {
                     .observedBy(clusterMetrics)
                     // A replica that no longer aggregates must not live on serving its probes: exit, and let the restart
                     // (the pod's, in Kubernetes) rebuild its partitions, or hand them to the group's others.
-                    .onAggregationStopped(failure -> {
-                        aggregationStopped = true;
-                        LOG.errorf("exiting with status %d: a restart rebuilds the partitions", AGGREGATION_STOPPED);
-                        Quarkus.asyncExit(AGGREGATION_STOPPED);
-                    });
+                    .onAggregationStopped(faultExit.onFault("a restart rebuilds the partitions"));
             running.add(pipeline);
             // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
             logListeners();
@@ -221,7 +215,7 @@ public class RunCommand implements Callable<Integer> {
             StopSignal.onSigterm(Quarkus::asyncExit);
             LOG.info("status aggregator running; SIGTERM or Ctrl-C stops it");
             Quarkus.waitForExit();
-            return aggregationStopped ? AGGREGATION_STOPPED : 0;
+            return faultExit.status(0);
         } finally {
             running.closeAll();
         }
