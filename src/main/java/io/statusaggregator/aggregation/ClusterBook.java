@@ -182,7 +182,7 @@ final class ClusterBook {
         ObjectRecord.Read read = records.readLater(key, value);
         if (read instanceof ObjectRecord.Unread later) {
             TrackedCluster cluster = partition.tracked(later.key().clusterName());
-            unread.add(number, cluster, new UnreadRecords.Unread(later, offset, origin));
+            unread.add(number, cluster, new UnreadRecords.Unread(cluster.sharingNames(later), offset, origin));
             if (partition.live) {
                 dirty.record(cluster, now);
                 return List.of();

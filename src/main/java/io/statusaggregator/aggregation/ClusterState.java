@@ -98,6 +98,13 @@ public final class ClusterState {
         }
     }
 
+    /** The key this cluster holds for the member {@code key} names (an equal instance), or {@code key} if it holds none. */
+    public ObjectKey keyOf(ObjectKind kind, ObjectKey key) {
+        Map<ObjectKey, ClusterMember> ofKind = members.get(kind);
+        ClusterMember member = ofKind == null ? null : ofKind.get(key);
+        return member == null ? key : member.key();
+    }
+
     /** Forgets a deleted object. */
     public void remove(ObjectKind kind, ObjectKey key) {
         snapshot = null;

@@ -66,6 +66,22 @@ final class TrackedCluster {
         return new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec, unechoed.orElse(eksa.status()));
     }
 
+    /**
+     * {@code record} holding the names this cluster holds already for its object (from its record waiting, or its state
+     * read), not those just parsed from the record's key: those die young, rather than being kept through a coalescing
+     * window and then in the object read, for the collector to copy.
+     */
+    ObjectRecord.Unread sharingNames(ObjectRecord.Unread record) {
+        ObjectStateKey parsed = record.key();
+        UnreadRecords.Unread waiting = unread == null ? null : unread.get(parsed);
+        if (waiting != null) {
+            return new ObjectRecord.Unread(waiting.record().key(), record.value());
+        }
+        ObjectKey held = state.keyOf(parsed.kind(), parsed.key());
+        return held == parsed.key() && state.clusterName() == parsed.clusterName() ? record
+                : new ObjectRecord.Unread(new ObjectStateKey(state.clusterName(), parsed.kind(), held), record.value());
+    }
+
     /** The EKS-A Cluster {@code before} if it left: {@code cluster} (if any) no longer holds it. */
     static Optional<ObjectKey> left(Optional<EksaCluster> before, TrackedCluster cluster) {
         Optional<ObjectKey> held = cluster == null ? Optional.empty() : cluster.state.cluster().map(EksaCluster::key);

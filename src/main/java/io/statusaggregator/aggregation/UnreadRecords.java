@@ -1,7 +1,6 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectStateKey;
-import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -21,12 +20,20 @@ import java.util.OptionalLong;
  * that a record not judged yet is judged by the next owner of the partition. Pure; on the aggregation thread only.
  */
 final class UnreadRecords {
-    /** A record not read yet, at {@code offset}; {@code origin} is what a dead letter of it is made from. */
+    /**
+     * A record not read yet, at {@code offset}; {@code origin} is what a dead letter of it is made from. Linked to its
+     * partition's records before and after it: one read, replaced or forgotten leaves the chain at once, so that nothing
+     * of it is kept until the records before it are read (under a backlog that was most records of a coalescing window,
+     * copied by the collector with the rest).
+     */
     static final class Unread {
         private ObjectRecord.Unread record;
         private Object origin;
         private final long offset;
         private TrackedCluster cluster;
+        private Chain chain;
+        private Unread older;
+        private Unread newer;
 
         Unread(ObjectRecord.Unread record, long offset, Object origin) {
             this.record = record;
@@ -42,19 +49,35 @@ final class UnreadRecords {
             return origin;
         }
 
-        boolean pending() {
-            return record != null;
-        }
-
         /** Read, replaced or forgotten: its bytes need not be kept. */
         private void done(UnreadRecords records) {
-            if (record != null) {
-                record = null;
-                origin = null;
-                cluster = null;
-                records.pending--;
+            if (record == null) {
+                return;
             }
+            if (older == null) {
+                chain.oldest = newer;
+            } else {
+                older.newer = newer;
+            }
+            if (newer == null) {
+                chain.newest = older;
+            } else {
+                newer.older = older;
+            }
+            record = null;
+            origin = null;
+            cluster = null;
+            chain = null;
+            older = null;
+            newer = null;
+            records.pending--;
         }
+    }
+
+    /** A partition's records not read yet, oldest first. */
+    private static final class Chain {
+        private Unread oldest;
+        private Unread newest;
     }
 
     /** A record taken to be read now, and what a dead letter of it is made from. */
@@ -63,8 +86,7 @@ final class UnreadRecords {
 
     private int pending;
 
-    /** Each partition's unread records in offset order; the ones done are taken off the front as it is read. */
-    private final Map<Integer, ArrayDeque<Unread>> byPartition = new HashMap<>();
+    private final Map<Integer, Chain> byPartition = new HashMap<>();
 
     /** A record of {@code cluster} in partition {@code partition}; it replaces the unread one of its object, if any. */
     void add(int partition, TrackedCluster cluster, Unread unread) {
@@ -76,9 +98,15 @@ final class UnreadRecords {
         if (replaced != null) {
             replaced.done(this);
         }
-        ArrayDeque<Unread> records = byPartition.computeIfAbsent(partition, p -> new ArrayDeque<>());
-        dropDone(records);
-        records.add(unread);
+        Chain chain = byPartition.computeIfAbsent(partition, p -> new Chain());
+        unread.chain = chain;
+        unread.older = chain.newest;
+        if (chain.newest == null) {
+            chain.oldest = unread;
+        } else {
+            chain.newest.newer = unread;
+        }
+        chain.newest = unread;
         pending++;
     }
 
@@ -111,35 +139,21 @@ final class UnreadRecords {
 
     /** The offset of partition {@code partition}'s oldest record not read yet, if any. */
     OptionalLong oldest(int partition) {
-        ArrayDeque<Unread> records = byPartition.get(partition);
-        if (records == null) {
-            return OptionalLong.empty();
-        }
-        dropDone(records);
-        return records.isEmpty() ? OptionalLong.empty() : OptionalLong.of(records.peekFirst().offset);
+        Chain chain = byPartition.get(partition);
+        return chain == null || chain.oldest == null ? OptionalLong.empty() : OptionalLong.of(chain.oldest.offset);
     }
 
     /** The cluster of partition {@code partition}'s oldest record not read yet, if any. */
     Optional<TrackedCluster> oldestCluster(int partition) {
-        ArrayDeque<Unread> records = byPartition.get(partition);
-        if (records == null) {
-            return Optional.empty();
-        }
-        dropDone(records);
-        return records.isEmpty() ? Optional.empty() : Optional.of(records.peekFirst().cluster);
+        Chain chain = byPartition.get(partition);
+        return chain == null || chain.oldest == null ? Optional.empty() : Optional.of(chain.oldest.cluster);
     }
 
     /** The partition is revoked: its records are forgotten with its clusters. */
     void revoked(int partition) {
-        ArrayDeque<Unread> records = byPartition.remove(partition);
-        if (records != null) {
-            records.forEach(unread -> unread.done(this));
-        }
-    }
-
-    private static void dropDone(ArrayDeque<Unread> records) {
-        while (!records.isEmpty() && !records.peekFirst().pending()) {
-            records.pollFirst();
+        Chain chain = byPartition.remove(partition);
+        while (chain != null && chain.oldest != null) {
+            chain.oldest.done(this);
         }
     }
 

@@ -137,6 +137,23 @@ class ClusterBookReadingTest extends BookTestBase {
     }
 
     @Test
+    void aRecordReplacedBetweenOthersLeavesTheOldestWhereItWas() {
+        settledOnReady();
+        long first = offset;
+        put(object("Machine"));
+        put(object("MachineDeployment"));
+        put(object("KubeadmControlPlane"));
+        put(object("MachineDeployment")); // replaces the second, between the two others
+        assertEquals(first, book.unreadFrom(0).getAsLong());
+        put(object("Machine"));
+        assertEquals(first + 2, book.unreadFrom(0).getAsLong(), "the control plane's record is now the oldest");
+        tombstone("KubeadmControlPlane");
+        assertEquals(first + 3, book.unreadFrom(0).getAsLong());
+        book.revoked(List.of(0));
+        assertTrue(book.unreadFrom(0).isEmpty(), "a revoked partition's records are forgotten");
+    }
+
+    @Test
     void aDeadLetterCarriesTheRecordItIsAbout() {
         settledOnReady();
         apply(keyOf(object("Machine")), "{not json");
