@@ -77,9 +77,9 @@ final class TrackedCluster {
         if (waiting != null) {
             return new ObjectRecord.Unread(waiting.record().key(), record.value());
         }
+        // The cluster name parsed is a new string each time, so the key is always made again with the cluster's own.
         ObjectKey held = state.keyOf(parsed.kind(), parsed.key());
-        return held == parsed.key() && state.clusterName() == parsed.clusterName() ? record
-                : new ObjectRecord.Unread(new ObjectStateKey(state.clusterName(), parsed.kind(), held), record.value());
+        return new ObjectRecord.Unread(new ObjectStateKey(state.clusterName(), parsed.kind(), held), record.value());
     }
 
     /** The EKS-A Cluster {@code before} if it left: {@code cluster} (if any) no longer holds it. */
