@@ -77,7 +77,6 @@ final class KafkaSettings {
         return Optional.empty();
     }
 
-    /** The settings none of the Kafka clients knows: a misspelt name is otherwise ignored without a word. */
     /**
      * The one line that says Kafka at {@code kafka}'s bootstrap servers refused {@code whose} credentials: Kafka's own
      * message names the mechanism, never a password.
@@ -88,6 +87,7 @@ final class KafkaSettings {
                 + "kafka.ssl.truststore.location.";
     }
 
+    /** The settings none of the Kafka clients knows: a misspelt name is otherwise ignored without a word. */
     static Set<String> unknown(Map<String, Object> kafka) {
         Set<String> unknown = new TreeSet<>(kafka.keySet());
         for (ConfigDef definition : DEFINITIONS) {

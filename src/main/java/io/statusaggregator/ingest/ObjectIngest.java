@@ -34,7 +34,6 @@ import org.jboss.logging.Logger;
 public final class ObjectIngest implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ObjectIngest.class);
     /** The kinds ingest watches in the CAPI namespace; the EKS-A Cluster is watched where the settings say. */
-    /** The CAPI kinds ingest watches in the CAPI namespace, beside the EKS-A Clusters. */
     public static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
             ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE, ObjectKind.ETCDADM_CLUSTER);
 
