@@ -146,6 +146,16 @@ class OperationsTest {
 
                 HttpResponse<String> scraped = get(management, "/q/metrics");
                 assertEquals(200, scraped.statusCode());
+                assertTrue(scraped.headers().firstValue("Content-Type").orElse("").startsWith("application/openmetrics-text"),
+                        "no Accept: OpenMetrics, " + scraped.headers().map());
+                // What Prometheus asks with its default scrape protocols (docs/deploy.md): the text format.
+                HttpResponse<String> asPrometheusAsks = http.send(HttpRequest.newBuilder(management.toURI().resolve("/q/metrics"))
+                        .header("Accept", "application/openmetrics-text;version=1.0.0;escaping=allow-utf-8;q=0.5,"
+                                + "application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=1.0.0;escaping=allow-utf-8;q=0.3,"
+                                + "text/plain;version=0.0.4;q=0.2,*/*;q=0.1").build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, asPrometheusAsks.statusCode());
+                assertEquals("text/plain; version=0.0.4; charset=utf-8", asPrometheusAsks.headers().firstValue("Content-Type").orElse(""));
+                assertTrue(sample(asPrometheusAsks.body(), "aggregator_events_consumed_total") >= 3, "the text format's samples");
                 String text = scraped.body();
                 assertTrue(sample(text, "aggregator_events_ingested_total") >= 3, "ingested");
                 assertTrue(sample(text, "aggregator_events_consumed_total") >= 3, "consumed");
