@@ -140,6 +140,14 @@ public class AccessReviews {
         return mode != Mode.OPEN;
     }
 
+    /**
+     * Why a request without a token cannot be judged yet, while {@code run} has not decided whether requests are reviewed
+     * (the embedded default serves them open): empty once it has.
+     */
+    Optional<ReviewUnavailable> undecided() {
+        return mode == Mode.STARTING ? Optional.of(new ReviewUnavailable("the aggregator is starting", 1)) : Optional.empty();
+    }
+
     /** The user {@code token} authenticates as, or empty when the API server does not accept it. */
     @CacheResult(cacheName = "token-reviews")
     public Optional<KubernetesUser> authenticate(String token) {

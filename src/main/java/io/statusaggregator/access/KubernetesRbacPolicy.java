@@ -10,7 +10,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 /**
  * Every request on both ports passes here (application.properties maps every path to this policy): what it needs
  * comes from {@link RequiredAccess#of}, and the Kubernetes authorizer decides through a SubjectAccessReview. A
- * request without a user is challenged by {@link KubernetesTokenMechanism}; a user the authorizer refuses gets 403.
+ * request without a user is challenged by {@link KubernetesTokenMechanism} (503 while it is not decided yet whether
+ * requests are reviewed); a user the authorizer refuses gets 403.
  */
 @ApplicationScoped
 public class KubernetesRbacPolicy implements HttpSecurityPolicy {
@@ -41,6 +42,9 @@ public class KubernetesRbacPolicy implements HttpSecurityPolicy {
         }
         return context.runBlocking(request, identity, (ignored, user) -> {
             if (user.isAnonymous()) {
+                // Still starting: whether this route needs a token at all is not known yet (503, not a challenge that
+                // would send a browser to sign in where the embedded default asks for nothing).
+                reviews.undecided().ifPresent(starting -> request.put(KubernetesTokenMechanism.UNAVAILABLE, starting));
                 return CheckResult.DENY;
             }
             KubernetesUser kubernetesUser = user.getAttribute(TokenReviewIdentityProvider.USER);
