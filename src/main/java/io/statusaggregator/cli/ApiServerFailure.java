@@ -1,5 +1,9 @@
 package io.statusaggregator.cli;
 
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.io.File;
 import java.net.ConnectException;
@@ -33,6 +37,31 @@ final class ApiServerFailure {
         }
         return "cannot read from the Kubernetes API at " + apiServer + ": " + why + kubeconfigHint(System.getenv(),
                 Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN).orElse("");
+    }
+
+    /**
+     * The line {@link #describe} makes when the Kubernetes API {@code client} talks to cannot be reached at all (no
+     * answer, an unknown host); empty when it answers, whatever it answers. Asked once, without retries, for 5 s at most.
+     */
+    static Optional<String> unreachable(KubernetesClient client) {
+        Config config = new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).withRequestTimeout(5_000)
+                .withConnectionTimeout(5_000).build();
+        try (KubernetesClient probe = new KubernetesClientBuilder().withConfig(config).build()) {
+            probe.getKubernetesVersion();
+            return Optional.empty();
+        } catch (KubernetesClientException e) {
+            return e.getCode() > 0 ? Optional.empty() : Optional.of(describe(client.getConfiguration().getMasterUrl(), e));
+        }
+    }
+
+    /**
+     * Whether {@code client} was left with the in-cluster address because no kubeconfig was found where one was looked
+     * for, outside a pod: an address that cannot answer there, so waiting for it helps nobody.
+     */
+    static boolean noKubeconfigOutsideACluster(KubernetesClient client) {
+        String master = client.getConfiguration().getMasterUrl();
+        return master != null && master.replaceAll("/+$", "").equals(Config.DEFAULT_MASTER_URL)
+                && kubeconfigHint(System.getenv(), Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN).isPresent();
     }
 
     /** What is wrong with where the kubeconfig was looked for, if something is. */

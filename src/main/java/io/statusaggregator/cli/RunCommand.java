@@ -149,6 +149,12 @@ public class RunCommand implements Callable<Integer> {
                 running.add(client);
                 LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
                         client.getConfiguration().getMasterUrl());
+                // No kubeconfig found: say so now, rather than after a minute of waiting for an address that cannot answer.
+                Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client) ? ApiServerFailure.unreachable(client) : Optional.empty();
+                if (nowhere.isPresent()) {
+                    LOG.error(nowhere.get());
+                    return 1;
+                }
             }
             decideAccess(embedded, client);
 
@@ -187,6 +193,15 @@ public class RunCommand implements Callable<Integer> {
                 }
                 if (cause instanceof AuthenticationException refused) {
                     LOG.error(KafkaSettings.refusedCredentials(kafka, "this application's", refused));
+                    return 1;
+                }
+                // Which of the two did not answer: the API server can be asked again now.
+                if (!embedded) {
+                    String kafkaDidNot = "Kafka at %s did not answer in time (%s), while the Kubernetes API at %s does. "
+                            .formatted(kafka.get("bootstrap.servers"), cause.getClass().getSimpleName(), client.getConfiguration().getMasterUrl())
+                            + "Check kafka.bootstrap.servers and the network.";
+                    LOG.errorf("could not start within %s: %s", DurationText.format(START_TIMEOUT),
+                            ApiServerFailure.unreachable(client).orElse(kafkaDidNot));
                     return 1;
                 }
                 LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "

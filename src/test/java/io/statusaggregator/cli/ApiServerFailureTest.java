@@ -1,6 +1,13 @@
 package io.statusaggregator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.net.ServerSocket;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,5 +35,26 @@ class ApiServerFailureTest {
                 ApiServerFailure.kubeconfigHint(Map.of(), missing, token));
         Files.writeString(token, "t");
         assertEquals(Optional.empty(), ApiServerFailure.kubeconfigHint(Map.of(), missing, token), "in a pod: its service account");
+    }
+
+    @Test
+    void anApiServerThatDoesNotAnswerIsToldFromOneThatRefuses() throws Exception {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = socket.getLocalPort(); // free once closed: nothing listens there
+        }
+        try (KubernetesClient nowhere = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
+                .withMasterUrl("http://127.0.0.1:" + closed).withRequestRetryBackoffLimit(3).build()).build()) {
+            Optional<String> told = ApiServerFailure.unreachable(nowhere);
+            assertTrue(told.isPresent() && told.get().startsWith("cannot read from the Kubernetes API at http://127.0.0.1:" + closed), told.toString());
+        }
+        // Serving nothing at all (every path 404) is still an answer: the start goes on, and says what is not served.
+        KubernetesMockServer api = new KubernetesMockServer(false);
+        api.init();
+        try (KubernetesClient answering = api.createClient()) {
+            assertEquals(Optional.empty(), ApiServerFailure.unreachable(answering));
+        } finally {
+            api.destroy();
+        }
     }
 }

@@ -47,6 +47,12 @@ final class JarProcess implements AutoCloseable {
      */
     static Finished run(List<String> jvm, Map<String, String> environment, byte[] stdin, String... args)
             throws IOException, InterruptedException {
+        return run(Duration.ofSeconds(60), jvm, environment, stdin, args);
+    }
+
+    /** {@link #run(List, Map, byte[], String...)}, for a command that may take up to {@code within}. */
+    static Finished run(Duration within, List<String> jvm, Map<String, String> environment, byte[] stdin, String... args)
+            throws IOException, InterruptedException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.addAll(jvm);
         command.addAll(List.of("-jar", JAR.toString()));
@@ -58,9 +64,9 @@ final class JarProcess implements AutoCloseable {
         Process process = builder.start();
         process.getOutputStream().write(stdin);
         process.getOutputStream().close();
-        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+        if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
             process.destroyForcibly();
-            throw new AssertionError("the command did not finish within 60 s");
+            throw new AssertionError("the command did not finish within " + within);
         }
         return new Finished(process.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
     }

@@ -1,8 +1,10 @@
 package io.statusaggregator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.statusaggregator.embedded.EmbeddedKubernetes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,6 +51,41 @@ class RunJarIT {
             assertTrue(run.err().contains("check the kubeconfig's context"), run.err());
         } finally {
             api.destroy();
+        }
+    }
+
+    /**
+     * Given a broker but no kubeconfig where it looks (outside a pod), the client is left with the in-cluster address,
+     * which cannot answer here: one line says so and names the missing kubeconfig, at once, rather than a minute's wait
+     * and then "Kafka or the Kubernetes API did not answer".
+     */
+    @Test
+    void noKubeconfigIsOneClearErrorAtOnce() throws Exception {
+        Path missing = Files.createTempDirectory("no-kubeconfig").resolve("kubeconfig");
+        JarProcess.Finished run = JarProcess.run(List.of(), Map.of("KUBECONFIG", missing.toString(),
+                "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9", "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0"), new byte[0], "run");
+
+        assertEquals(1, run.exitCode(), run.err());
+        assertTrue(run.err().contains("cannot read from the Kubernetes API at https://kubernetes.default.svc"), run.err());
+        assertTrue(run.err().contains("KUBECONFIG names " + missing + ", which does not exist"), run.err());
+        assertFalse(run.err().contains("could not start within"), "not after the start's timeout: " + run.err());
+    }
+
+    /**
+     * Pointed at a management cluster's API (the embedded one: it serves every kind the aggregator reads) and at a broker
+     * address where nothing listens: after the start's minute, the line names Kafka, not "Kafka or the Kubernetes API".
+     */
+    @Test
+    void aBrokerThatDoesNotAnswerIsNamedAfterTheStartsMinute() throws Exception {
+        try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0)) {
+            Path kubeconfig = api.writeKubeconfig(Files.createTempDirectory("management").resolve("kubeconfig"));
+            // The start's minute, then the answer: well within three.
+            JarProcess.Finished run = JarProcess.run(Duration.ofMinutes(3), List.of(), Map.of("KUBECONFIG", kubeconfig.toString(),
+                    "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9", "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0"), new byte[0], "run");
+
+            assertEquals(1, run.exitCode(), run.err());
+            assertTrue(run.err().contains("could not start within 1m: Kafka at 127.0.0.1:9 did not answer in time"), run.err());
+            assertTrue(run.err().contains("while the Kubernetes API at " + api.url()), run.err());
         }
     }
 
