@@ -35,8 +35,12 @@ final class ApiServerFailure {
         } else {
             why = String.valueOf(cause.getMessage());
         }
-        return "cannot read from the Kubernetes API at " + apiServer + ": " + why + kubeconfigHint(System.getenv(),
-                Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN).orElse("");
+        return "cannot read from the Kubernetes API at " + apiServer + ": " + why + kubeconfigHint().orElse("");
+    }
+
+    /** {@link #kubeconfigHint(Map, Path, Path)} of this process: its environment, home and service account. */
+    private static Optional<String> kubeconfigHint() {
+        return kubeconfigHint(System.getenv(), Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN);
     }
 
     /**
@@ -60,8 +64,7 @@ final class ApiServerFailure {
      */
     static boolean noKubeconfigOutsideACluster(KubernetesClient client) {
         String master = client.getConfiguration().getMasterUrl();
-        return master != null && master.replaceAll("/+$", "").equals(Config.DEFAULT_MASTER_URL)
-                && kubeconfigHint(System.getenv(), Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN).isPresent();
+        return master != null && master.replaceAll("/+$", "").equals(Config.DEFAULT_MASTER_URL) && kubeconfigHint().isPresent();
     }
 
     /** What is wrong with where the kubeconfig was looked for, if something is. */
