@@ -127,7 +127,7 @@ class ManifestsTest {
         JsonNode labels = manifests.deployment().path("spec").path("template").path("metadata").path("labels");
         policy.path("podSelector").path("matchLabels").properties()
                 .forEach(e -> assertEquals(e.getValue(), labels.path(e.getKey()), "the policy selects the aggregator's pods"));
-        assertEquals(List.of("Ingress"), texts(policy.path("policyTypes")));
+        assertEquals(List.of("Ingress", "Egress"), texts(policy.path("policyTypes")));
         Map<Integer, JsonNode> fromByPort = new java.util.TreeMap<>();
         for (JsonNode rule : policy.path("ingress")) {
             for (JsonNode port : rule.path("ports")) {
@@ -142,6 +142,28 @@ class ManifestsTest {
         assertEquals(1, monitoring.size(), "metrics from one place: " + monitoring);
         assertEquals("monitoring", monitoring.get(0).path("namespaceSelector").path("matchLabels").path("kubernetes.io/metadata.name").asText());
         assertTrue(monitoring.get(0).path("ipBlock").isMissingNode(), "no address range");
+    }
+
+    /**
+     * Egress from the pods: Kafka's port to the Kafka cluster's pods, the API servers' ports anywhere (the management
+     * cluster's and the workload clusters'), DNS; nothing else, so that no other port, an instance metadata service's
+     * say, is in reach.
+     */
+    @Test
+    void aNetworkPolicyLetsOutOnlyKafkaTheApiServersAndDns() {
+        JsonNode policy = manifests.get("NetworkPolicy", "status-aggregator").path("spec");
+        String bootstrap = manifests.environment().get("KAFKA_BOOTSTRAP_SERVERS");
+        int kafkaPort = Integer.parseInt(bootstrap.replaceAll(".*:", ""));
+        Set<String> out = new HashSet<>();
+        for (JsonNode rule : policy.path("egress")) {
+            String to = rule.path("to").isMissingNode() ? "anywhere" : rule.path("to").toString();
+            assertFalse(rule.path("ports").isEmpty(), "every egress rule names its ports: " + rule);
+            for (JsonNode port : rule.path("ports")) {
+                out.add(port.path("port").asText() + "/" + port.path("protocol").asText() + " " + to);
+            }
+        }
+        assertEquals(Set.of(kafkaPort + "/TCP [{\"podSelector\":{\"matchLabels\":{\"strimzi.io/cluster\":\"status-aggregator\"}}}]",
+                "443/TCP anywhere", "6443/TCP anywhere", "53/UDP anywhere", "53/TCP anywhere"), out);
     }
 
     @Test
