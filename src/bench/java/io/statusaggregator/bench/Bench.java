@@ -185,6 +185,36 @@ final class Bench {
                 .map(e -> "%s %.2f".formatted(e.getKey(), e.getValue() / 100.0)).collect(java.util.stream.Collectors.joining(", "));
     }
 
+    /**
+     * The machine's CPU time so far, in clock ticks, from Linux's {@code /proc/stat}: {every CPU's time, idle (and
+     * waiting on I/O), stolen by the hypervisor for other guests}. Empty where there is no {@code /proc}.
+     */
+    static long[] machineTicks() {
+        try {
+            String[] fields = java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            long total = 0;
+            for (int i = 1; i <= 8 && i < fields.length; i++) { // user nice system idle iowait irq softirq steal
+                total += Long.parseLong(fields[i]);
+            }
+            return new long[] {total, Long.parseLong(fields[4]) + Long.parseLong(fields[5]), Long.parseLong(fields[8])};
+        } catch (java.io.IOException | RuntimeException e) {
+            return new long[0];
+        }
+    }
+
+    /**
+     * What the machine's CPUs did since {@code before} ({@link #machineTicks}), in seconds: how much the hypervisor
+     * stole and how much was idle. A pass slower than its neighbours with time stolen ran on a host others were using.
+     */
+    static String machineSince(long[] before) {
+        long[] after = machineTicks();
+        if (before.length < 3 || after.length < 3) {
+            return "unknown (no /proc/stat)";
+        }
+        return "%.2f s of the CPUs, %.2f s stolen by the hypervisor, %.2f s idle".formatted((after[0] - before[0]) / 100.0,
+                (after[2] - before[2]) / 100.0, (after[1] - before[1]) / 100.0);
+    }
+
     /** The CPU time of the live threads named {@code name}, summed. */
     static long threadCpuNanos(String name) {
         java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();

@@ -238,7 +238,9 @@ final class TopicFigures {
             long cpuBefore = Bench.processCpuNanos();
             java.util.Optional<Duration> brokerBefore = broker.processCpu();
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
+            long[] machineBefore = Bench.machineTicks();
             Pass pass = pass(instance, events);
+            String machine = Bench.machineSince(machineBefore);
             double seconds = pass.seconds();
             long computations = pass.computations();
             long writes = pass.writes();
@@ -254,7 +256,7 @@ final class TopicFigures {
             // "C1 CompilerThread0", "C2 CompilerThread1": the kernel keeps 15 characters, the digits read as N.
             long compilerTicks = ticks.entrySet().stream().filter(e -> e.getKey().startsWith("CN Compiler"))
                     .mapToLong(Map.Entry::getValue).sum();
-            Bench.log("CPU by thread over the pass (s): %s", Bench.cpuByThread(ticks));
+            Bench.log("CPU by thread over the pass (s): %s; the machine: %s", Bench.cpuByThread(ticks), machine);
             // Busy: on what polls returned; the rest of the pass it waited in a poll, or spent the poll's own CPU.
             double busy = instance.aggregator.busy().toNanos() / 1e9;
             Bench.log("aggregation thread busy %.2f s of the pass's %.2f s (%.0f %%), its CPU %.2f s", busy, seconds,
