@@ -203,16 +203,29 @@ final class Bench {
     }
 
     /**
-     * What the machine's CPUs did since {@code before} ({@link #machineTicks}), in seconds: how much the hypervisor
-     * stole and how much was idle. A pass slower than its neighbours with time stolen ran on a host others were using.
+     * What the machine's CPUs did over a stretch of time, in seconds: their time, what the hypervisor stole of it for other
+     * guests, and what was idle. A pass slower than its neighbours with time stolen ran on a host others were using.
      */
-    static String machineSince(long[] before) {
-        long[] after = machineTicks();
-        if (before.length < 3 || after.length < 3) {
-            return "unknown (no /proc/stat)";
+    record MachineTime(double cpus, double stolen, double idle) {
+        /** Since {@code before} ({@link #machineTicks}); NaN where there is no {@code /proc/stat}. */
+        static MachineTime since(long[] before) {
+            long[] after = machineTicks();
+            if (before.length < 3 || after.length < 3) {
+                return new MachineTime(Double.NaN, Double.NaN, Double.NaN);
+            }
+            return new MachineTime((after[0] - before[0]) / 100.0, (after[2] - before[2]) / 100.0, (after[1] - before[1]) / 100.0);
         }
-        return "%.2f s of the CPUs, %.2f s stolen by the hypervisor, %.2f s idle".formatted((after[0] - before[0]) / 100.0,
-                (after[2] - before[2]) / 100.0, (after[1] - before[1]) / 100.0);
+
+        /** The share of the CPUs' time stolen. */
+        double stolenShare() {
+            return stolen / cpus;
+        }
+
+        @Override
+        public String toString() {
+            return Double.isNaN(cpus) ? "unknown (no /proc/stat)"
+                    : "%.2f s of the CPUs, %.2f s stolen by the hypervisor, %.2f s idle".formatted(cpus, stolen, idle);
+        }
     }
 
     /** The CPU time of the live threads named {@code name}, summed. */

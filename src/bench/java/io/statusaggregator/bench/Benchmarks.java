@@ -182,7 +182,7 @@ public final class Benchmarks implements Callable<Integer> {
                 "median of the per-run ratios");
         double broker = Bench.median(passes.stream().map(TopicFigures.Throughput::brokerCpuMicros).toList());
         table.row("1 Throughput (" + jvm + " JVM): CPU per event", "%.1f µs".formatted(withoutBroker), "≤ 5 µs", withoutBroker <= 5,
-                (inProcessBroker
+                TopicFigures.Throughput.quietHost(passes) + (inProcessBroker
                         ? "the process's CPU over the pass per event, less the in-process broker's request and network threads "
                                 + "(with them %.1f µs); less the compiler's threads too %.1f µs; the aggregation and feeds threads alone: %.1f µs"
                                         .formatted(process, withoutCompiler, own)

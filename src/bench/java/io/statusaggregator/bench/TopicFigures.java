@@ -39,17 +39,38 @@ final class TopicFigures {
      * {@code withoutCompilerCpuMicros} less the just-in-time compiler's threads too (in a warm pass, a flight recording
      * found half their time spent on the broker's code and almost none on the aggregator's); {@code aggregatorCpuMicros}
      * the aggregator's own two threads' (aggregation and feeds). With the broker in a JVM of its own (the default), the
-     * first two are the same, and {@code brokerCpuMicros} is that JVM's CPU per event (NaN with the broker in this one).
+     * first two are the same, and {@code brokerCpuMicros} is that JVM's CPU per event (NaN with the broker in this one);
+     * {@code machine}, what the machine's CPUs did meanwhile (the time the hypervisor stole among it).
      */
     record Throughput(Bare bare, double aggregatedPerSecond, long events, long computations, long writes,
             double processCpuMicros, double withoutBrokerCpuMicros, double withoutCompilerCpuMicros, double aggregatorCpuMicros,
-            double brokerCpuMicros) {
+            double brokerCpuMicros, Bench.MachineTime machine) {
         double ratio() {
             return aggregatedPerSecond / bare.perSecond();
         }
 
         double barePerSecond() {
             return bare.perSecond();
+        }
+
+        /** The share of the CPUs' time the hypervisor may steal from a pass that counts as run on a quiet host. */
+        static final double QUIET = 0.01;
+
+        /**
+         * How many of {@code passes} ran on a quiet host, and what they cost: the aggregation thread, which waits on memory,
+         * runs slower while another guest of the host is busy (BENCHMARKS.md, "Objects found by their key's bytes").
+         */
+        static String quietHost(List<Throughput> passes) {
+            if (passes.stream().anyMatch(pass -> Double.isNaN(pass.machine().cpus()))) {
+                return ""; // no /proc/stat
+            }
+            List<Throughput> quiet = passes.stream().filter(pass -> pass.machine().stolenShare() < QUIET).toList();
+            String stolen = "%.1f to %.1f %% of the CPUs' time stolen by the hypervisor".formatted(
+                    100 * passes.stream().mapToDouble(pass -> pass.machine().stolenShare()).min().orElse(0),
+                    100 * passes.stream().mapToDouble(pass -> pass.machine().stolenShare()).max().orElse(0));
+            return quiet.isEmpty() ? "no run on a quiet host (%s); ".formatted(stolen)
+                    : "%d of %d runs on a quiet host (under %.0f %% stolen; %s): median %.1f µs; ".formatted(quiet.size(), passes.size(),
+                            100 * QUIET, stolen, Bench.median(quiet.stream().map(Throughput::withoutBrokerCpuMicros).toList()));
         }
 
         /** The just-in-time compiler's threads' part of the CPU the pass cost (the broker's left out). */
@@ -240,7 +261,7 @@ final class TopicFigures {
             Map<String, Long> ticksBefore = Bench.cpuTicksByThread();
             long[] machineBefore = Bench.machineTicks();
             Pass pass = pass(instance, events);
-            String machine = Bench.machineSince(machineBefore);
+            Bench.MachineTime machine = Bench.MachineTime.since(machineBefore);
             double seconds = pass.seconds();
             long computations = pass.computations();
             long writes = pass.writes();
@@ -268,7 +289,7 @@ final class TopicFigures {
             check.verify("throughput", seed, finalClusters(), instance.sink.statuses());
             return new Throughput(bare, consumed / seconds, consumed, computations, writes, cpu / 1e3 / consumed,
                     (cpu - brokerTicks * 10_000_000L) / 1e3 / consumed, (cpu - (brokerTicks + compilerTicks) * 10_000_000L) / 1e3 / consumed,
-                    aggregatorCpu / 1e3 / consumed, brokerCpu);
+                    aggregatorCpu / 1e3 / consumed, brokerCpu, machine);
         }
     }
 
