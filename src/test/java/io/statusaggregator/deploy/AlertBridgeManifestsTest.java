@@ -125,14 +125,7 @@ class AlertBridgeManifestsTest {
         int kafkaPort = Integer.parseInt(env.get("KAFKA_BOOTSTRAP_SERVERS").replaceAll(".*:", ""));
         URI alertmanager = URI.create(env.get("AGGREGATOR_ALERTS_ALERTMANAGER_URL"));
         int alertmanagerPort = alertmanager.getPort() > 0 ? alertmanager.getPort() : alertmanager.getScheme().equals("https") ? 443 : 80;
-        Set<String> out = new HashSet<>();
-        for (JsonNode rule : policy.path("egress")) {
-            String to = rule.path("to").isMissingNode() ? "anywhere" : rule.path("to").toString();
-            for (JsonNode port : rule.path("ports")) {
-                out.add(port.path("port").asText() + "/" + port.path("protocol").asText() + " " + to);
-            }
-              assertFalse(rule.path("ports").isEmpty(), "every egress rule names its ports: " + rule);
-        }
+        Set<String> out = ManifestsTest.egress(policy);
         assertTrue(out.contains(kafkaPort + "/TCP [{\"podSelector\":{\"matchLabels\":{\"strimzi.io/cluster\":\"status-aggregator\"}}}]"), out.toString());
         String alertmanagerNamespace = alertmanager.getHost().split("\\.")[1];
         assertTrue(out.contains(alertmanagerPort + "/TCP [{\"namespaceSelector\":{\"matchLabels\":{\"kubernetes.io/metadata.name\":\""

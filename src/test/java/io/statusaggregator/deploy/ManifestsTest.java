@@ -154,14 +154,7 @@ class ManifestsTest {
         JsonNode policy = manifests.get("NetworkPolicy", "status-aggregator").path("spec");
         String bootstrap = manifests.environment().get("KAFKA_BOOTSTRAP_SERVERS");
         int kafkaPort = Integer.parseInt(bootstrap.replaceAll(".*:", ""));
-        Set<String> out = new HashSet<>();
-        for (JsonNode rule : policy.path("egress")) {
-            String to = rule.path("to").isMissingNode() ? "anywhere" : rule.path("to").toString();
-            assertFalse(rule.path("ports").isEmpty(), "every egress rule names its ports: " + rule);
-            for (JsonNode port : rule.path("ports")) {
-                out.add(port.path("port").asText() + "/" + port.path("protocol").asText() + " " + to);
-            }
-        }
+        Set<String> out = egress(policy);
         assertEquals(Set.of(kafkaPort + "/TCP [{\"podSelector\":{\"matchLabels\":{\"strimzi.io/cluster\":\"status-aggregator\"}}}]",
                 "443/TCP anywhere", "6443/TCP anywhere", "53/UDP anywhere", "53/TCP anywhere"), out);
     }
@@ -452,6 +445,22 @@ class ManifestsTest {
         JsonNode v = StreamSupport.stream(podSpec().path("volumes").spliterator(), false).filter(x -> volume.equals(x.path("name").asText()))
                 .findFirst().orElseThrow();
         return StreamSupport.stream(((Iterable<String>) v::fieldNames).spliterator(), false).filter(f -> !f.equals("name")).findFirst().orElse("");
+    }
+
+    /**
+     * A NetworkPolicy's egress rules as "port/protocol destination" ("anywhere" where a rule names none); every rule must
+     * name its ports, or it would let everything out.
+     */
+    static Set<String> egress(JsonNode policy) {
+        Set<String> out = new HashSet<>();
+        for (JsonNode rule : policy.path("egress")) {
+            String to = rule.path("to").isMissingNode() ? "anywhere" : rule.path("to").toString();
+            assertFalse(rule.path("ports").isEmpty(), "every egress rule names its ports: " + rule);
+            for (JsonNode port : rule.path("ports")) {
+                out.add(port.path("port").asText() + "/" + port.path("protocol").asText() + " " + to);
+            }
+        }
+        return out;
     }
 
     static List<String> texts(JsonNode array) {
