@@ -92,14 +92,10 @@ public class AlertsCommand implements Callable<Integer> {
             return BAD_USE;
         }
         Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
-        Optional<String> badSetting = KafkaSettings.problem(kafka);
-        if (badSetting.isPresent()) {
-            System.err.println("error: a Kafka setting (kafka.*) is invalid: " + badSetting.get());
-            return BAD_USE;
-        }
-        if (!kafka.containsKey("bootstrap.servers")) {
-            System.err.println("error: no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded "
-                    + "default on this machine; the alert bridge reads the transitions feed of a running aggregator");
+        Optional<String> noKafka = KafkaSettings.feedReaderProblem(kafka);
+        if (noKafka.isPresent()) {
+            System.err.println("error: " + noKafka.get() + (kafka.containsKey("bootstrap.servers") ? ""
+                    : "; the alert bridge reads the transitions feed of a running aggregator"));
             return BAD_USE;
         }
         try (Admin admin = Admin.create(new HashMap<>(kafka))) {

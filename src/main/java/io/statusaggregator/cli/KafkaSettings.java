@@ -122,6 +122,22 @@ final class KafkaSettings {
         }
     }
 
+    /**
+     * What stops a command that reads the feeds of a running aggregator ({@code watch}, {@code alerts}) before it
+     * starts, in one line: a setting the clients refuse, or no broker configured nor embedded here.
+     */
+    static Optional<String> feedReaderProblem(Map<String, Object> kafka) {
+        Optional<String> badSetting = problem(kafka);
+        if (badSetting.isPresent()) {
+            return Optional.of("a Kafka setting (kafka.*) is invalid: " + badSetting.get());
+        }
+        if (!kafka.containsKey(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
+            return Optional.of("no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default "
+                    + "on this machine");
+        }
+        return Optional.empty();
+    }
+
     private static final Duration EMBEDDED_ANSWER = Duration.ofSeconds(2);
 
     /** Whether the first {@code host:port} of {@code bootstrap} takes a TCP connection. */

@@ -88,13 +88,9 @@ public class WatchCommand implements Callable<Integer> {
             return BAD_USE;
         }
         Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
-        Optional<String> badSetting = KafkaSettings.problem(kafka);
-        if (badSetting.isPresent()) {
-            System.err.println("error: a Kafka setting (kafka.*) is invalid: " + badSetting.get());
-            return BAD_USE;
-        }
-        if (!kafka.containsKey("bootstrap.servers")) {
-            System.err.println("error: no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default on this machine");
+        Optional<String> noKafka = KafkaSettings.feedReaderProblem(kafka);
+        if (noKafka.isPresent()) {
+            System.err.println("error: " + noKafka.get());
             return BAD_USE;
         }
         AtomicBoolean stopRequested = new AtomicBoolean();

@@ -41,6 +41,16 @@ class KafkaSettingsTest {
         assertFalse(beside.contains("s3cret"), beside);
     }
 
+    /** {@code watch} and {@code alerts} stop before they start, in one line, without a broker to read from. */
+    @Test
+    void aFeedReaderWithoutABrokerOrWithABadSettingIsToldWhy() {
+        assertEquals(Optional.of("no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default "
+                + "on this machine"), KafkaSettings.feedReaderProblem(Map.of("max.poll.records", "10")));
+        String bad = KafkaSettings.feedReaderProblem(Map.of("bootstrap.servers", "kafka:9092", "max.poll.records", "abc")).orElseThrow();
+        assertTrue(bad.startsWith("a Kafka setting (kafka.*) is invalid: ") && bad.contains("max.poll.records"), bad);
+        assertEquals(Optional.empty(), KafkaSettings.feedReaderProblem(Map.of("bootstrap.servers", "kafka:9092")));
+    }
+
     @Test
     void aSettingNoKafkaClientKnowsIsTold() {
         assertEquals(Set.of("bootstrap.server", "max.poll.record"), KafkaSettings.unknown(Map.of("bootstrap.server", "kafka:9092",
