@@ -129,11 +129,14 @@ public final class ObjectIngest implements AutoCloseable {
     public void lead(Runnable thenFully) {
         long now = System.nanoTime();
         boolean complete = now - startedAt < RECENT.toNanos();
-        leading = true;
+        List<Recent> first;
+        synchronized (sending) { // as the handlers decide (seen): each change seen as a standby is in first, or sent by its handler
+            leading = true;
+            first = new ArrayList<>(recent.values());
+            recent.clear();
+        }
         // The newest first: what changed while no replica ingested is shown before what the one before sent already.
-        List<Recent> first = new ArrayList<>(recent.values());
         first.sort(Comparator.comparingLong(Recent::at).reversed());
-        recent.clear();
         for (Recent change : first) {
             if (now - change.at() <= RECENT.toNanos()) {
                 sendCurrent(change.kind(), change.key(), change.deleted());
@@ -187,9 +190,24 @@ public final class ObjectIngest implements AutoCloseable {
         return namespace + "/" + name;
     }
 
-    private void sawWhileStandingBy(ObjectKind kind, GenericKubernetesResource object, boolean deleted) {
-        String key = storeKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
-        recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? json(object) : null, System.nanoTime()));
+    /**
+     * What an informer saw: sent when leading, else kept for {@link #lead}. Decided under {@link #sending}, as lead
+     * takes over under it: a change seen the moment a standby takes over is either kept before lead drains what was
+     * kept, or sent here, never kept after the drain (where nothing would send it).
+     */
+    private void seen(ObjectKind kind, GenericKubernetesResource object, boolean deleted) {
+        synchronized (sending) {
+            if (!leading) {
+                String key = storeKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
+                recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? json(object) : null, System.nanoTime()));
+            } else if (deleted) {
+                JsonNode lastKnown = json(object);
+                publisher.delete(kind, lastKnown);
+                listeners.forEach(l -> l.deleted(kind, lastKnown));
+            } else {
+                changed(kind, json(object));
+            }
+        }
     }
 
     private void forgetOldChanges() {
@@ -289,36 +307,19 @@ public final class ObjectIngest implements AutoCloseable {
                 new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource object) {
-                        if (leading) {
-                            changed(kind, json(object));
-                        } else {
-                            sawWhileStandingBy(kind, object, false);
-                        }
+                        seen(kind, object, false);
                     }
 
                     @Override
                     public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                        if (Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
-                            return;
-                        }
-                        if (leading) {
-                            changed(kind, json(after));
-                        } else {
-                            sawWhileStandingBy(kind, after, false);
+                        if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
+                            seen(kind, after, false);
                         }
                     }
 
                     @Override
                     public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                        if (!leading) {
-                            sawWhileStandingBy(kind, object, true);
-                            return;
-                        }
-                        JsonNode lastKnown = json(object);
-                        synchronized (sending) {
-                            publisher.delete(kind, lastKnown);
-                            listeners.forEach(l -> l.deleted(kind, lastKnown));
-                        }
+                        seen(kind, object, true);
                     }
                 }));
     }
