@@ -196,16 +196,20 @@ public final class ObjectIngest implements AutoCloseable {
      * kept, or sent here, never kept after the drain (where nothing would send it).
      */
     private void seen(ObjectKind kind, GenericKubernetesResource object, boolean deleted) {
+        // Converted before the lock when it will be used, as the informers' handlers did before: they convert in parallel.
+        JsonNode converted = leading || deleted ? json(object) : null;
         synchronized (sending) {
             if (!leading) {
                 String key = storeKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
-                recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? json(object) : null, System.nanoTime()));
-            } else if (deleted) {
-                JsonNode lastKnown = json(object);
-                publisher.delete(kind, lastKnown);
-                listeners.forEach(l -> l.deleted(kind, lastKnown));
+                recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? converted : null, System.nanoTime()));
+                return;
+            }
+            JsonNode state = converted != null ? converted : json(object); // it took over since the handler looked
+            if (deleted) {
+                publisher.delete(kind, state);
+                listeners.forEach(l -> l.deleted(kind, state));
             } else {
-                changed(kind, json(object));
+                changed(kind, state);
             }
         }
     }
