@@ -62,7 +62,7 @@ public class ClusterBookBenchmark {
     @Benchmark
     public long pass() {
         CoalescingWindow window = new CoalescingWindow(Duration.ofMillis(100), CoalescingWindow.DEFAULT_LONGEST, POLL_RECORDS);
-        ClusterBook book = new ClusterBook(window, Duration.ofHours(1));
+        ClusterBook book = new ClusterBook(window, Duration.ofHours(1), "eksa-system");
         List<Integer> numbers = IntStream.range(0, PARTITIONS).boxed().toList();
         book.statusesRead(book.assigned(numbers, PARTITIONS), Map.of());
         numbers.forEach(book::rebuilt);

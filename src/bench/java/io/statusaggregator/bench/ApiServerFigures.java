@@ -82,7 +82,7 @@ final class ApiServerFigures implements AutoCloseable {
         Pipeline.Settings settings = new Pipeline.Settings(broker.kafka(), topic, "statuses-" + run, "transitions-" + run, "dead-letters-" + run, true, 6,
                 (short) 1, "aggregator-" + run, true, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of(), Duration.ofSeconds(30)),
                 new Aggregator.Settings(topic, Duration.ofMillis(100), CoalescingWindow.DEFAULT_LONGEST, Duration.ofSeconds(10),
-                        Duration.ofSeconds(30)),
+                        Duration.ofSeconds(30), FleetWorkload.CAPI),
                 new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)),
                 new CniObserver.Settings(FleetWorkload.CAPI, 500, Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(10)),
                 Optional.empty(), Optional.empty());

@@ -67,7 +67,8 @@ final class CountedAggregation implements AutoCloseable {
         // One admin client, as the pipeline's start has (measured: no difference to figure 5's fresh JVM).
         broker.createTopics(Map.of("statuses-" + run, true, "transitions-" + run, false));
         aggregator = new Aggregator(consumer, properties -> liveFromStart ? new WithoutRebuild(properties) : new KafkaConsumer<>(properties),
-                deadLetters, new Aggregator.Settings(topic, coalescingWindow, LONGEST_WINDOW, Duration.ofHours(1), REHEARSAL),
+                deadLetters, new Aggregator.Settings(topic, coalescingWindow, LONGEST_WINDOW, Duration.ofHours(1),
+                        REHEARSAL, FleetWorkload.CAPI),
                 () -> compatibility, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter(sink, new StatusWriter.Settings(4, Duration.ofMillis(200), Duration.ofSeconds(30)), outcomes),
                 new StatusFeed(statuses, "statuses-" + run), new TransitionFeed(transitions, "transitions-" + run), published,

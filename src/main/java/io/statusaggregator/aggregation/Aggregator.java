@@ -64,9 +64,10 @@ public final class Aggregator implements AutoCloseable {
      * @param echoTimeout how long a written status counts as shown, from the end of its write, while the Cluster does
      *                    not show it; then its own status is trusted again (another controller may have overwritten it)
      * @param rehearsal   how long the rebuild is rehearsed at most before joining the group ({@link RebuildRehearsal})
+     * @param capiNamespace where the CAPI objects are, matched to EKS-A Clusters by name
      */
     public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
-            Duration rehearsal) {
+            Duration rehearsal, String capiNamespace) {
     }
 
     /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
@@ -124,7 +125,7 @@ public final class Aggregator implements AutoCloseable {
         Object pollRecords = this.consumerSettings.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
         this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
                 Integer.parseInt(String.valueOf(pollRecords)));
-        this.book = new ClusterBook(coalescing, settings.echoTimeout());
+        this.book = new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace());
         this.partitions = new ConsumedPartitions(settings.topic(), deadLetters, book);
         this.feeds = new FeedPublication(transitions, feed, book, clock);
         this.clock = clock;
@@ -152,7 +153,8 @@ public final class Aggregator implements AutoCloseable {
      */
     public Aggregator rehearsingFirst(BooleanSupplier othersServe) {
         rehearsal = settings.rehearsal().isZero() ? null : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
-                coalescing, settings.echoTimeout(), compatibility, management, clock, othersServe);
+                () -> new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace()), compatibility, management,
+                clock, othersServe);
         return this;
     }
 

@@ -15,12 +15,15 @@ final class AssignedPartition {
     boolean readToEnd;
     boolean statusesRead;
     boolean live;
-    /** By cluster name. */
+    /** By cluster name; a Cluster that does not hold its name by {@link NameHolders#trackedNameOf}. */
     final Map<String, TrackedCluster> clusters = new HashMap<>();
+    /** Which tracked cluster each EKS-A Cluster is in. */
+    final NameHolders holders;
 
-    AssignedPartition(int number, long assignment) {
+    AssignedPartition(int number, long assignment, String capiNamespace) {
         this.number = number;
         this.assignment = assignment;
+        this.holders = new NameHolders(this, capiNamespace);
     }
 
     /**

@@ -1,13 +1,9 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.aggregation.Action.AnnounceDeletion;
 import io.statusaggregator.aggregation.Action.ComputationFailed;
 import io.statusaggregator.aggregation.Action.DeadLetter;
-import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.aggregation.Action.WriteStatus;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.feeds.StatusChange;
-import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.ObjectStateKey;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
@@ -22,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,7 +50,9 @@ final class ClusterBook {
     private final CoalescingWindow coalescing;
     private final long echoTimeoutNanos;
     private final PendingWrites<TrackedCluster> pending;
-    private final Map<Integer, AssignedPartition> partitions = new HashMap<>();
+    /** Where the CAPI objects are, which EKS-A Clusters match by name. */
+    private final String capiNamespace;
+    private final AssignedPartitions partitions = new AssignedPartitions();
     /** Clusters with something not computed yet, and when each is due. */
     private final ComputeQueue dirty = new ComputeQueue();
     private final ObjectRecord records = new ObjectRecord();
@@ -70,13 +67,15 @@ final class ClusterBook {
     private long computationFailures;
     private ClusterObserver observer = ClusterObserver.NONE;
 
-    ClusterBook(CoalescingWindow coalescing, Duration echoTimeout) {
-        this(coalescing, echoTimeout, StatusRules::compute);
+    ClusterBook(CoalescingWindow coalescing, Duration echoTimeout, String capiNamespace) {
+        this(coalescing, echoTimeout, capiNamespace, StatusRules::compute);
     }
 
     /** @param rules {@link StatusRules#compute}, or in tests rules that fail for a cluster */
-    ClusterBook(CoalescingWindow coalescing, Duration echoTimeout, BiFunction<ClusterSnapshot, Instant, ClusterStatus> rules) {
+    ClusterBook(CoalescingWindow coalescing, Duration echoTimeout, String capiNamespace,
+            BiFunction<ClusterSnapshot, Instant, ClusterStatus> rules) {
         this.rules = rules;
+        this.capiNamespace = capiNamespace;
         this.coalescing = coalescing;
         this.echoTimeoutNanos = echoTimeout.toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
@@ -97,7 +96,7 @@ final class ClusterBook {
         published.forget(numbers, partitionCount);
         numbers.forEach(number -> {
             unread.revoked(number); // read again from its beginning: nothing of an earlier assignment is left unread
-            partitions.put(number, new AssignedPartition(number, assignment));
+            partitions.add(new AssignedPartition(number, assignment, capiNamespace));
         });
         return assignment;
     }
@@ -108,8 +107,7 @@ final class ClusterBook {
      * goes live now.
      */
     List<Action> statusesRead(long assignment, Map<String, ClusterStatus> statusTopic) {
-        List<AssignedPartition> reading = partitions.values().stream()
-                .filter(p -> p.assignment == assignment && !p.statusesRead).toList();
+        List<AssignedPartition> reading = partitions.readingStatuses(assignment);
         published.read(reading.stream().map(p -> p.number).toList(), partitionCount, statusTopic);
         List<Action> actions = new ArrayList<>();
         for (AssignedPartition partition : reading) {
@@ -141,8 +139,7 @@ final class ClusterBook {
         partition.clusters.values().forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
         for (ObjectKey cluster : published.clustersOf(partition.number, partitionCount)) {
-            TrackedCluster tracked = partition.clusters.get(cluster.name());
-            if (tracked == null || !tracked.holds(cluster)) {
+            if (partition.holders.holding(cluster) == null) {
                 announceDeleted(cluster, published.get(cluster).orElseThrow().observedGeneration()).ifPresent(actions::add);
             }
         }
@@ -191,7 +188,7 @@ final class ClusterBook {
         }
         Optional<ObjectStateKey> named = ObjectRecord.objectOf(read);
         List<Action> actions = applyRead(partition, read, origin);
-        TrackedCluster cluster = named.map(k -> partition.clusters.get(k.clusterName())).orElse(null);
+        TrackedCluster cluster = named.map(k -> trackedOf(partition, k)).orElse(null);
         if (partition.live && cluster != null) {
             dirty.record(cluster, now);
         }
@@ -228,11 +225,14 @@ final class ClusterBook {
         if (eksaKey.isEmpty()) {
             return applyTo(partition, read, origin);
         }
-        // A record of an EKS-A Cluster may take it away (deleted, not JSON) or put another in its place.
-        String name = eksaKey.get().clusterName();
-        Optional<EksaCluster> before = Optional.ofNullable(partition.clusters.get(name)).flatMap(c -> c.state.cluster());
+        // A record of an EKS-A Cluster may take it away (deleted, not JSON), or move Clusters of its name.
+        ObjectKey key = eksaKey.get().key();
+        boolean heldBefore = partition.holders.holding(key) != null;
         List<Action> actions = applyTo(partition, read, origin);
-        TrackedCluster.left(before, partition.clusters.get(name)).ifPresent(observer::left);
+        settle(partition, key.name());
+        if (heldBefore && partition.holders.holding(key) == null) {
+            observer.left(key);
+        }
         return actions;
     }
 
@@ -242,18 +242,19 @@ final class ClusterBook {
         } else if (read instanceof ObjectRecord.OtherKind other) {
             return List.of(new DeadLetter(Reason.UNKNOWN_KIND, other.error(), origin));
         } else if (read instanceof ObjectRecord.Deleted deleted) {
-            TrackedCluster cluster = partition.clusters.get(deleted.key().clusterName());
+            TrackedCluster cluster = trackedOf(partition, deleted.key());
             return cluster == null ? List.of() : removed(partition, cluster, deleted.key());
         }
         List<Action> actions = List.of();
         if (read instanceof ObjectRecord.Readable readable) {
-            TrackedCluster cluster = partition.tracked(readable.key().clusterName());
+            TrackedCluster cluster = readable.object() instanceof EksaCluster eksa
+                    ? partition.holders.trackedFor(eksa.key()) : partition.tracked(readable.key().clusterName());
             if (readable.object() instanceof EksaCluster eksa) {
                 pending.shown(cluster, eksa.status());
             }
             cluster.state.put(readable.object());
         } else if (read instanceof ObjectRecord.NotJson notJson) {
-            TrackedCluster cluster = partition.clusters.get(notJson.key().clusterName());
+            TrackedCluster cluster = trackedOf(partition, notJson.key());
             if (cluster != null) {
                 cluster.state.remove(notJson.key().kind(), notJson.key().key()); // what it held before no longer holds
                 forgetIfEmpty(partition, cluster);
@@ -261,7 +262,8 @@ final class ClusterBook {
             actions = List.of(new DeadLetter(Reason.NOT_JSON, notJson.error(), origin));
         } else {
             ObjectRecord.Unreadable unreadable = (ObjectRecord.Unreadable) read;
-            TrackedCluster cluster = partition.tracked(unreadable.key().clusterName());
+            TrackedCluster cluster = unreadable.standIn().map(eksa -> partition.holders.trackedFor(eksa.key()))
+                    .orElseGet(() -> partition.tracked(unreadable.key().clusterName()));
             unreadable.standIn().ifPresent(eksa -> pending.shown(cluster, eksa.status()));
             Optional<?> before = cluster.state.putMalformed(unreadable.problem(), unreadable.standIn());
             // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
@@ -271,6 +273,24 @@ final class ClusterBook {
             }
         }
         return actions;
+    }
+
+    /** After a Cluster named {@code name} changed: which holds the name; those moved or told are computed again. */
+    private void settle(AssignedPartition partition, String name) {
+        NameHolders.Moves moves = partition.holders.settle(name);
+        moves.emptied().forEach(emptied -> forgetIfEmpty(partition, emptied));
+        for (TrackedCluster moved : moves.changed()) {
+            pending.forget(moved); // a status in flight was computed for another Cluster, or without the conflict
+            if (partition.live) {
+                dirty.atOnce(moved);
+            }
+        }
+    }
+
+    /** The tracked cluster of the object {@code key} names, if it has one. */
+    private static TrackedCluster trackedOf(AssignedPartition partition, ObjectStateKey key) {
+        return key.kind() == ObjectKind.EKSA_CLUSTER ? partition.holders.holding(key.key())
+                : partition.clusters.get(key.clusterName());
     }
 
     private List<Action> removed(AssignedPartition partition, TrackedCluster cluster, ObjectStateKey key) {
@@ -305,7 +325,7 @@ final class ClusterBook {
     List<Action> due(long now, long backlog, Compatibility inForce, ManagementCluster management, Instant instant) {
         long window = coalescing.nanos(backlog);
         if (computedWith != null && (inForce != computedWith || !management.equals(managementComputedWith))) {
-            partitions.values().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(dirty::atOnce));
+            partitions.all().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(dirty::atOnce));
         }
         computedWith = inForce;
         managementComputedWith = management;
@@ -351,7 +371,7 @@ final class ClusterBook {
 
     /** Write-back wrote {@code status}, the API server kept {@code kept} of it: the change is published, the echo awaited. */
     List<Action> written(ObjectKey key, ClusterStatus status, ClusterStatus kept, long now) {
-        TrackedCluster cluster = find(key);
+        TrackedCluster cluster = partitions.holding(key, partitionCount);
         if (cluster == null) {
             return List.of();
         }
@@ -367,7 +387,7 @@ final class ClusterBook {
      * deletion is announced now (the tombstone will find nothing left to announce).
      */
     List<Action> gone(ObjectKey key) {
-        TrackedCluster cluster = find(key);
+        TrackedCluster cluster = partitions.holding(key, partitionCount);
         if (cluster == null) {
             return List.of();
         }
@@ -376,6 +396,7 @@ final class ClusterBook {
         cluster.state.remove(ObjectKind.EKSA_CLUSTER, key);
         pending.forget(cluster);
         TrackedCluster.left(before, cluster).ifPresent(observer::left);
+        settle(partitions.get(cluster.partition), key.name());
         return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
     }
 
@@ -384,7 +405,7 @@ final class ClusterBook {
      * Computed again at once if a newer state is here; else when its next state comes, or an echo timeout later.
      */
     void conflicted(ObjectKey key, ClusterStatus status, String basis, long now) {
-        TrackedCluster cluster = find(key);
+        TrackedCluster cluster = partitions.holding(key, partitionCount);
         if (cluster != null) {
             pending.unwritten(cluster, status);
             if (cluster.state.cluster().filter(c -> !c.resourceVersion().equals(basis)).isPresent()) {
@@ -397,7 +418,7 @@ final class ClusterBook {
 
     /** Write-back refused for good: the Cluster's own status is the truth again. */
     void refused(ObjectKey key) {
-        Optional.ofNullable(find(key)).ifPresent(pending::forget);
+        Optional.ofNullable(partitions.holding(key, partitionCount)).ifPresent(pending::forget);
     }
 
     /**
@@ -408,11 +429,10 @@ final class ClusterBook {
      * @return whether it is taken back
      */
     boolean unpublished(ObjectKey key, Optional<ClusterStatus> before, ClusterStatus status, long now) {
-        if (!published.get(key).equals(Optional.of(status))) {
+        if (!published.takeBack(key, before, status)) {
             return false;
         }
-        before.ifPresentOrElse(b -> published.put(key, b), () -> published.remove(key));
-        TrackedCluster cluster = find(key);
+        TrackedCluster cluster = partitions.holding(key, partitionCount);
         if (cluster != null) {
             dirty.asOf(cluster, now + REPUBLISH_AFTER.toNanos() - coalescing.window().toNanos());
         }
@@ -425,20 +445,11 @@ final class ClusterBook {
     }
 
     private Optional<Action> publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
-        Optional<ClusterStatus> before = published.get(eksa.key());
-        if (before.equals(Optional.of(status))) {
-            return Optional.empty();
-        }
-        published.put(eksa.key(), status);
-        StatusChange.Progress progress = cluster.state.snapshot(computedWith, managementComputedWith)
-                .filter(snapshot -> snapshot.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER)) // no counts to read
-                .map(snapshot -> StatusChange.Progress.of(snapshot, status)).orElse(StatusChange.Progress.UNKNOWN);
-        return Optional.of(new PublishChange(eksa, before, status, progress));
+        return published.change(eksa, status, () -> cluster.state.snapshot(computedWith, managementComputedWith));
     }
 
     private Optional<Action> announceDeleted(ObjectKey cluster, long generation) {
-        // Nothing when never published, or announced already.
-        return published.remove(cluster).<Action>map(last -> new AnnounceDeletion(cluster, generation, last));
+        return published.deletion(cluster, generation);
     }
 
     /** Tells the observer what {@code eksa} shows. A status still being written is not shown yet. */
@@ -446,31 +457,16 @@ final class ClusterBook {
         observer.shows(cluster.shown(eksa, pending.unechoed(cluster)));
     }
 
-    private TrackedCluster find(ObjectKey eksaCluster) {
-        AssignedPartition expected = partitions.get(ClusterPartitioner.partitionOf(eksaCluster.name(), partitionCount));
-        TrackedCluster found = expected == null ? null : expected.clusters.get(eksaCluster.name());
-        if (found != null && found.holds(eksaCluster)) {
-            return found;
-        }
-        // Then every partition: a record that another producer put on an unexpected partition still makes a cluster there.
-        return partitions.values().stream().map(partition -> partition.clusters.get(eksaCluster.name()))
-                .filter(cluster -> cluster != null && cluster.holds(eksaCluster)).findFirst().orElse(null);
-    }
-
-    /** Whether partition {@code number} is assigned and rebuilt. */
     boolean live(int number) {
-        AssignedPartition partition = partitions.get(number);
-        return partition != null && partition.live;
+        return partitions.live(number);
     }
 
-    /** The backlog the coalescing window follows: of the records {@code waiting} (by partition), the live partitions'. */
     long backlog(Map<Integer, Long> waiting) {
-        return waiting.entrySet().stream().filter(partition -> live(partition.getKey())).mapToLong(Map.Entry::getValue).sum();
+        return partitions.backlog(waiting);
     }
 
-    /** True once every assigned partition is rebuilt. */
     boolean live() {
-        return !partitions.isEmpty() && partitions.values().stream().allMatch(p -> p.live);
+        return partitions.allLive();
     }
 
     /** Rebuilt, every record computed, every written status echoed: nothing left in flight. */
@@ -479,7 +475,7 @@ final class ClusterBook {
     }
 
     int tracked() {
-        return partitions.values().stream().mapToInt(p -> p.clusters.size()).sum();
+        return partitions.tracked();
     }
 
     long computations() {
@@ -493,7 +489,7 @@ final class ClusterBook {
 
     /** Where the book stands, in words. */
     String progress() {
-        return "partitions " + partitions.keySet() + (live() ? " rebuilt" : " rebuilding") + ", " + tracked() + " clusters, "
+        return "partitions " + partitions + (live() ? " rebuilt" : " rebuilding") + ", " + tracked() + " clusters, "
                 + dirty.size() + " to compute (" + unread.size() + " records not read yet), " + pending.beingWritten()
                 + " writes under way, " + pending.awaitingEcho() + " writes awaiting their echo";
     }

@@ -11,6 +11,7 @@ import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.Machine;
 import io.statusaggregator.model.MachineDeployment;
 import io.statusaggregator.model.MalformedObject;
+import io.statusaggregator.model.NameConflict;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ManagementCluster;
@@ -45,6 +46,8 @@ public final class ClusterState {
      */
     private final Map<ObjectKind, List<ClusterMember>> listed = new EnumMap<>(ObjectKind.class);
     private List<MalformedObject> malformedListed;
+    /** Set while another namespace's Cluster holds this one's name: it then holds no members. */
+    private NameConflict nameConflict;
 
     public ClusterState(String clusterName) {
         this.clusterName = clusterName;
@@ -56,6 +59,36 @@ public final class ClusterState {
 
     public Optional<EksaCluster> cluster() {
         return Optional.ofNullable(cluster);
+    }
+
+    /** Whether another namespace's Cluster holds this one's name, and which; returns whether that is news. */
+    public boolean nameHeldBy(Optional<NameConflict> conflict) {
+        if (conflict.equals(Optional.ofNullable(nameConflict))) {
+            return false;
+        }
+        nameConflict = conflict.orElse(null);
+        snapshot = null;
+        return true;
+    }
+
+    /** The EKS-A Cluster and the problem it has, if it cannot be read, for {@link #hold} in another state. */
+    record HeldCluster(EksaCluster cluster, Optional<MalformedObject> problem) {
+    }
+
+    /** Takes the EKS-A Cluster out of this state, with its problem. */
+    Optional<HeldCluster> takeCluster() {
+        if (cluster == null) {
+            return Optional.empty();
+        }
+        HeldCluster held = new HeldCluster(cluster, malformed(ObjectKind.EKSA_CLUSTER, cluster.key()));
+        remove(ObjectKind.EKSA_CLUSTER, cluster.key());
+        return Optional.of(held);
+    }
+
+    /** Holds an EKS-A Cluster {@link #takeCluster taken} from another state. */
+    void hold(HeldCluster held) {
+        held.problem().ifPresentOrElse(problem -> putMalformed(problem, Optional.of(held.cluster())),
+                () -> put(held.cluster()));
     }
 
     /** Adds or replaces an object of this cluster. */
@@ -148,7 +181,8 @@ public final class ClusterState {
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
                 expectedCilium,
                 management,
-                malformedListed());
+                malformedListed(),
+                Optional.ofNullable(nameConflict));
         snapshotCompatibility = compatibility;
         return Optional.of(snapshot);
     }

@@ -1,13 +1,20 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.aggregation.Action.AnnounceDeletion;
+import io.statusaggregator.aggregation.Action.PublishChange;
+import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ObjectKey;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * The last status on the status topic of each cluster of the assigned partitions: read from the topic for each
@@ -48,6 +55,39 @@ final class PublishedStatuses {
     /** Forgets {@code cluster}'s published status; returns it, if it had one. */
     Optional<ClusterStatus> remove(ObjectKey cluster) {
         return Optional.ofNullable(byCluster.remove(cluster.toString()));
+    }
+
+    /**
+     * {@code eksa} shows {@code status}: its change to publish, unless published already. The progress bars are read
+     * from the cluster's {@code snapshot}, unless its spec cannot be read (no counts to read).
+     */
+    Optional<Action> change(EksaCluster eksa, ClusterStatus status, Supplier<Optional<ClusterSnapshot>> snapshot) {
+        Optional<ClusterStatus> before = get(eksa.key());
+        if (before.equals(Optional.of(status))) {
+            return Optional.empty();
+        }
+        put(eksa.key(), status);
+        StatusChange.Progress progress = snapshot.get()
+                .filter(s -> s.malformed().stream().noneMatch(m -> m.kind() == ObjectKind.EKSA_CLUSTER))
+                .map(s -> StatusChange.Progress.of(s, status)).orElse(StatusChange.Progress.UNKNOWN);
+        return Optional.of(new PublishChange(eksa, before, status, progress));
+    }
+
+    /** {@code cluster} is gone: its deletion to announce; nothing when never published, or announced already. */
+    Optional<Action> deletion(ObjectKey cluster, long generation) {
+        return remove(cluster).map(last -> new AnnounceDeletion(cluster, generation, last));
+    }
+
+    /**
+     * The broker did not take the change that published {@code status}: unless a newer status was published since,
+     * {@code before} is the published status again. Returns whether it is taken back.
+     */
+    boolean takeBack(ObjectKey cluster, Optional<ClusterStatus> before, ClusterStatus status) {
+        if (!get(cluster).equals(Optional.of(status))) {
+            return false;
+        }
+        before.ifPresentOrElse(b -> put(cluster, b), () -> remove(cluster));
+        return true;
     }
 
     /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */

@@ -49,8 +49,8 @@ public final class RebuildRehearsal {
     private final Map<String, Object> consumerSettings;
     private final String topic;
     private final Duration longest;
-    private final CoalescingWindow coalescing;
-    private final Duration echoTimeout;
+    /** Makes a book as the aggregator's, for one partition. */
+    private final Supplier<ClusterBook> books;
     private final Supplier<Compatibility> compatibility;
     private final Supplier<ManagementCluster> management;
     private final Clock clock;
@@ -61,15 +61,14 @@ public final class RebuildRehearsal {
      * @param consumerSettings the aggregation consumer's: the rehearsal's consumer is made from them, outside the group
      * @param othersServe      whether the group's other members serve its partitions: asked when the rehearsal would start
      */
-    RebuildRehearsal(Map<String, Object> consumerSettings, String topic, Duration longest, CoalescingWindow coalescing, Duration echoTimeout,
+    RebuildRehearsal(Map<String, Object> consumerSettings, String topic, Duration longest, Supplier<ClusterBook> books,
             Supplier<Compatibility> compatibility, Supplier<ManagementCluster> management, Clock clock, BooleanSupplier othersServe) {
         this.group = String.valueOf(consumerSettings.get(ConsumerConfig.GROUP_ID_CONFIG));
         this.othersServe = othersServe;
         this.consumerSettings = outsideTheGroup(consumerSettings);
         this.topic = topic;
         this.longest = longest;
-        this.coalescing = coalescing;
-        this.echoTimeout = echoTimeout;
+        this.books = books;
         this.compatibility = compatibility;
         this.management = management;
         this.clock = clock;
@@ -125,7 +124,7 @@ public final class RebuildRehearsal {
                 consumer.assign(List.of(partition));
                 consumer.seekToBeginning(List.of(partition));
                 long end = consumer.endOffsets(List.of(partition), left(deadline)).getOrDefault(partition, 0L);
-                ClusterBook book = new ClusterBook(coalescing, echoTimeout); // dropped with the partition
+                ClusterBook book = books.get(); // dropped with the partition
                 book.statusesRead(book.assigned(List.of(info.partition()), all.size()), Map.of());
                 while (true) {
                     if (stopped.getAsBoolean() || System.nanoTime() >= deadline) {

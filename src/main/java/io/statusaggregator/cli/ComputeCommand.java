@@ -12,6 +12,7 @@ import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.NameConflict;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.model.json.StatusDocument;
@@ -150,15 +151,7 @@ public class ComputeCommand implements Callable<Integer> {
         skippedKinds.forEach((kind, count) -> err.println(
                 "warning: skipped " + count + " object(s) of kind " + kind + ", which the status rules do not read"));
 
-        Map<String, ClusterState> clusters = new LinkedHashMap<>();
-        for (KubernetesObject object : objects) {
-            if (object instanceof EksaCluster cluster) {
-                ClusterState state = clusters.computeIfAbsent(cluster.key().name(), ClusterState::new);
-                state.cluster().ifPresent(seen -> err.println("warning: EKS-A Clusters " + seen.key() + " and " + cluster.key()
-                        + " share a name, so their CAPI objects cannot be told apart; only " + cluster.key() + " is computed"));
-                state.put(cluster);
-            }
-        }
+        Map<String, ClusterState> clusters = clustersByName(objects, err);
         for (KubernetesObject object : objects) {
             if (object instanceof ClusterMember member) {
                 ClusterState state = clusters.get(member.clusterName());
@@ -190,7 +183,7 @@ public class ComputeCommand implements Callable<Integer> {
             ClusterSnapshot snapshot = state.snapshot(compatibility, management).orElseThrow();
             ClusterStatus status = StatusRules.compute(snapshot, at);
             printed.append("---\n").append(yaml.writeValueAsString(StatusDocument.of(snapshot.cluster(), status)));
-            if (DefaultCniConfigured.lacksObservation(snapshot)) {
+            if (DefaultCniConfigured.lacksObservation(snapshot) && snapshot.nameConflict().isEmpty()) {
                 unobserved.add(snapshot.cluster().key().toString());
             }
         }
@@ -200,6 +193,38 @@ public class ComputeCommand implements Callable<Integer> {
         out.print(printed);
         out.flush();
         return 0;
+    }
+
+    /**
+     * Each EKS-A Cluster's state, by name. Of Clusters that share a name in several namespaces, the one created first
+     * holds the name and its CAPI objects; each other is computed alone, by {@code namespace/name}, and shows
+     * ClusterNameConflict (status-rules.md, "Two EKS-A Clusters with one name").
+     */
+    private Map<String, ClusterState> clustersByName(List<KubernetesObject> objects, PrintStream err) {
+        Map<String, List<EksaCluster>> byName = new LinkedHashMap<>();
+        for (KubernetesObject object : objects) {
+            if (object instanceof EksaCluster cluster) {
+                byName.computeIfAbsent(cluster.key().name(), n -> new ArrayList<>()).add(cluster);
+            }
+        }
+        Map<String, ClusterState> clusters = new LinkedHashMap<>();
+        byName.forEach((name, sharing) -> {
+            sharing.sort(EksaCluster.HOLDS_NAME_FIRST);
+            EksaCluster holder = sharing.get(0);
+            ClusterState holding = new ClusterState(name);
+            holding.put(holder);
+            clusters.put(name, holding);
+            for (EksaCluster other : sharing.subList(1, sharing.size())) {
+                err.println("warning: EKS-A Clusters " + holder.key() + " and " + other.key() + " share a name: "
+                        + holder.key() + ", created first, has its CAPI objects; " + other.key()
+                        + " shows ClusterNameConflict");
+                ClusterState alone = new ClusterState(other.key().toString());
+                alone.put(other);
+                alone.nameHeldBy(Optional.of(new NameConflict(holder.key(), capiNamespace)));
+                clusters.put(other.key().toString(), alone);
+            }
+        });
+        return clusters;
     }
 
     /** The clusters a note names before it only counts the rest. */

@@ -282,7 +282,7 @@ public class RunCommand implements Callable<Integer> {
                 new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter(),
                         config.ingest().reconcileEvery()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
-                        config.echoTimeout(), config.rebuildRehearsal()),
+                        config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace()),
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff(),
                         config.write().enabled()),
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),

@@ -9,6 +9,7 @@ import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.rules.ClusterNameConflict;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,6 +62,10 @@ public final class ClusterObjects {
             return Optional.empty();
         }
         List<JsonNode> capi = new ArrayList<>();
+        JsonNode cluster = JSON.valueToTree(found);
+        if (ClusterNameConflict.REASON.equals(cluster.path("status").path("failureReason").asText())) {
+            return Optional.of(new Found(cluster, capi)); // the name's CAPI objects are another namespace's Cluster's
+        }
         for (ObjectKind kind : CAPI_KINDS) {
             List<GenericKubernetesResource> labelled = api.genericKubernetesResources(KubernetesResources.of(kind))
                     .inNamespace(capiNamespace).withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, key.name()).list().getItems();
@@ -72,6 +77,6 @@ public final class ClusterObjects {
                         .forEach(o -> capi.add(JSON.valueToTree(o)));
             }
         }
-        return Optional.of(new Found(JSON.valueToTree(found), capi));
+        return Optional.of(new Found(cluster, capi));
     }
 }

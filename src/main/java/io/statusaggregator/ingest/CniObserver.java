@@ -73,6 +73,11 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     private final class Target {
         final String cluster;
         Cni cni;
+        /**
+         * The EKS-A Clusters of this name: in several namespaces, the one created first holds the name and its CAPI
+         * objects (status-rules.md), so its CNI is the one observed, and the observation lasts while any is left.
+         */
+        final Map<ObjectKey, EksaCluster> clusters = new HashMap<>();
         boolean exists;
         boolean initialized;
         StalledWatchGuard.GuardedInformer<Secret> secretWatch;
@@ -129,11 +134,8 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             if (o instanceof EksaCluster cluster) {
                 Target target = targets.computeIfAbsent(cluster.key().name(), Target::new);
                 target.exists = true;
-                if (target.cni != cluster.spec().cni().cni()) {
-                    target.cni = cluster.spec().cni().cni();
-                    disconnect(target); // another CNI: another DaemonSet to watch
-                }
-                reconcile(target);
+                target.clusters.put(cluster.key(), cluster);
+                followHolder(target);
             } else if (o instanceof KubeadmControlPlane kcp && kcp.key().namespace().equals(settings.capiNamespace())) {
                 Target target = targets.computeIfAbsent(kcp.clusterName(), Target::new);
                 // Like the ControlPlaneInitialized latch: once initialized, the workload API exists.
@@ -149,13 +151,32 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             return;
         }
         String name = lastKnown.path("metadata").path("name").asText();
+        ObjectKey key = new ObjectKey(lastKnown.path("metadata").path("namespace").asText(), name);
         onLoop(() -> {
-            Target target = targets.remove(name);
-            if (target != null) {
+            Target target = targets.get(name);
+            if (target == null) {
+                return;
+            }
+            target.clusters.remove(key);
+            if (target.clusters.isEmpty()) {
+                targets.remove(name);
                 stop(target);
                 publisher.tombstone(observationKey(name));
+            } else {
+                followHolder(target); // another namespace's Cluster of this name holds it now
             }
         });
+    }
+
+    /** Observes the CNI of the Cluster that holds the target's name. */
+    private void followHolder(Target target) {
+        Cni holderCni = target.clusters.values().stream().min(EksaCluster.HOLDS_NAME_FIRST).orElseThrow()
+                .spec().cni().cni();
+        if (target.cni != holderCni) {
+            target.cni = holderCni;
+            disconnect(target); // another CNI: another DaemonSet to watch
+        }
+        reconcile(target);
     }
 
     // ----- per cluster

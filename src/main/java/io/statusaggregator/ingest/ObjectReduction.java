@@ -50,6 +50,14 @@ public final class ObjectReduction {
                 meta.with("labels").set(label, labels.get(label));
             }
         }
+        if (kind == ObjectKind.EKSA_CLUSTER) {
+            // Which of two Clusters of one name in two namespaces holds it (status-rules.md).
+            for (String field : List.of("creationTimestamp", "uid")) {
+                if (metadata.hasNonNull(field)) {
+                    meta.set(field, metadata.get(field));
+                }
+            }
+        }
         if (kind == ObjectKind.EKSA_CLUSTER && metadata.path("annotations").isObject()) {
             metadata.get("annotations").properties().forEach(e -> {
                 if (e.getKey().startsWith("anywhere.eks.amazonaws.com/")) {

@@ -13,6 +13,7 @@ import java.util.Optional;
  * @param management            the management cluster's EKSARelease objects and management Clusters
  * @param malformed             the cluster's objects that exist but cannot be read (the EKS-A Cluster among them,
  *                              when its own spec cannot): the rules report them instead of computing without them
+ * @param nameConflict          when another namespace's Cluster holds this Cluster's name: the lists are then empty
  */
 public record ClusterSnapshot(
         EksaCluster cluster,
@@ -24,7 +25,8 @@ public record ClusterSnapshot(
         Optional<CniObservation> cni,
         Optional<String> expectedCiliumVersion,
         ManagementCluster management,
-        List<MalformedObject> malformed) {
+        List<MalformedObject> malformed,
+        Optional<NameConflict> nameConflict) {
     public ClusterSnapshot {
         malformed = List.copyOf(malformed);
         controlPlanes = List.copyOf(controlPlanes);
@@ -36,6 +38,6 @@ public record ClusterSnapshot(
     /** The same snapshot with the Cluster showing {@code shown} as its status. */
     public ClusterSnapshot showing(ClusterStatus shown) {
         return new ClusterSnapshot(cluster.withStatus(shown), capiCluster, controlPlanes, machineDeployments, machines,
-                etcdClusters, cni, expectedCiliumVersion, management, malformed);
+                etcdClusters, cni, expectedCiliumVersion, management, malformed, nameConflict);
     }
 }

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class AggregatorTest {
     private static final Aggregator.Settings SETTINGS = new Aggregator.Settings("capi-object-states", Duration.ofMillis(100),
-            Duration.ofSeconds(3), Duration.ofSeconds(10), Duration.ZERO);
+            Duration.ofSeconds(3), Duration.ofSeconds(10), Duration.ZERO, "eksa-system");
 
     @Test
     void aConsumerTheBrokerFencesStopsAggregationAndSaysSo() throws Exception {

@@ -55,7 +55,7 @@ abstract class BookTestBase {
         JsonNode scenario = new YAMLMapper().readTree(Path.of("src/test/resources/scenarios/examples/4-cluster-is-ready.yaml").toFile());
         objects = new ArrayList<>();
         scenario.get("objects").forEach(o -> objects.add((ObjectNode) o.deepCopy()));
-        book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO);
+        book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO, "eksa-system");
         book.observedBy(new ClusterObserver() {
             @Override
             public void shows(Shown cluster) {

@@ -21,7 +21,7 @@ class ClusterBookFaultTest extends BookTestBase {
 
     @BeforeEach
     void rulesThatFailForOneCluster() {
-        book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO, (snapshot, instant) -> {
+        book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO, "eksa-system", (snapshot, instant) -> {
             if (faulty && snapshot.cluster().key().equals(CLUSTER)) {
                 throw new IllegalStateException("a bug in the rules");
             }

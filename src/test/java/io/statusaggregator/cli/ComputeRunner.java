@@ -30,12 +30,19 @@ public final class ComputeRunner {
             return documents;
         }
 
-        public Optional<JsonNode> statusOf(String clusterName) throws IOException {
+        /** The status of the cluster {@code cluster} names: {@code name}, or {@code namespace/name}. */
+        public Optional<JsonNode> statusOf(String cluster) throws IOException {
             return documents().stream()
-                    .filter(d -> d.path("metadata").path("name").asText().equals(clusterName))
+                    .filter(d -> names(d.path("metadata"), cluster))
                     .map(d -> d.get("status"))
                     .findFirst();
         }
+    }
+
+    /** Whether {@code metadata} is of the object {@code cluster} names: {@code name}, or {@code namespace/name}. */
+    public static boolean names(JsonNode metadata, String cluster) {
+        String name = metadata.path("name").asText();
+        return cluster.equals(name) || cluster.equals(metadata.path("namespace").asText() + "/" + name);
     }
 
     public static Result compute(String yaml, Instant now, String capiNamespace) throws IOException {

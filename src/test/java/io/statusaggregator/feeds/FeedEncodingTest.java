@@ -177,7 +177,7 @@ class FeedEncodingTest {
     @Test
     void aStatusDocumentIsWrittenAsItsTreeWas() {
         EksaCluster cluster = new EksaCluster(new ObjectKey("ns-\u00e9", "alpha"), "anywhere.eks.amazonaws.com/v1alpha1", 42,
-                java.util.Map.of(), null, "", ClusterStatus.NONE, "");
+                java.util.Map.of(), null, "", ClusterStatus.NONE, "", null);
         for (ClusterStatus status : STATUSES) {
             assertEquals(StatusDocument.of(cluster, status).toString(), StatusDocument.text(cluster, PublishedStatus.of(status).json()));
         }

@@ -177,7 +177,8 @@ class FaultSuiteTest {
         pipelineRun.start(new Pipeline.Settings(s.kafka(), s.objectStatesTopic(), s.statusesTopic(), s.transitionsTopic(),
                 s.deadLettersTopic(), s.createTopics(), s.partitions(), s.replicationFactor(), s.groupId(), s.ingest(), s.ingestSettings(),
                 new Aggregator.Settings(s.aggregatorSettings().topic(), s.aggregatorSettings().coalescingWindow(),
-                        s.aggregatorSettings().longestCoalescingWindow(), echoTimeout, s.aggregatorSettings().rehearsal()),
+                        s.aggregatorSettings().longestCoalescingWindow(), echoTimeout, s.aggregatorSettings().rehearsal(),
+                        s.aggregatorSettings().capiNamespace()),
                 s.writerSettings(), s.cniSettings(), s.compatibilityConfigMap(), s.leadership()));
         // The API server answers the cluster's status writes with 503 (overloaded) for three echo timeouts; the writer
         // retries all along. No echo can come before the write is done, so the write is not given up on meanwhile.

@@ -65,7 +65,7 @@ final class Fleet implements AutoCloseable {
                 "object-states-" + run, "statuses-" + run, "transitions-" + run, "dead-letters-" + run, true, 3, (short) 1, "aggregator-" + run, ingest,
                 new ObjectIngest.Settings(CAPI, java.util.List.of(), Duration.ofSeconds(3), reconcileEvery),
                 new Aggregator.Settings("object-states-" + run, Duration.ofMillis(200), CoalescingWindow.DEFAULT_LONGEST, Duration.ofSeconds(10),
-                        Duration.ofSeconds(30)),
+                        Duration.ofSeconds(30), CAPI),
                 new StatusWriter.Settings(2, Duration.ofMillis(50), Duration.ofSeconds(2)),
                 new CniObserver.Settings(CAPI, workloadConnections, STALE_AFTER, Duration.ofMillis(250), Duration.ofSeconds(2)),
                 java.util.Optional.of(COMPATIBILITY_CONFIGMAP), java.util.Optional.empty());

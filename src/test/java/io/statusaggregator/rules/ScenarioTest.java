@@ -65,7 +65,7 @@ class ScenarioTest {
             while (values.hasNextValue()) {
                 ObjectNode object = (ObjectNode) values.nextValue();
                 if (object.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/")
-                        && object.path("metadata").path("name").asText().equals(scenario.cluster())) {
+                        && ComputeRunner.names(object.path("metadata"), scenario.cluster())) {
                     object.set("status", computed);
                 }
                 objects.append("---\n").append(yaml.writeValueAsString(object).replaceFirst("^---\n", ""));

@@ -58,7 +58,7 @@ public final class EksaClusterReader {
     private static final ObjectMapper TREE = new ObjectMapper();
     /** Bits of {@link ObjectFields#once} for this reader's own fields. */
     private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, ANNOTATIONS = SPEC << 2,
-            RESOURCE_VERSION = SPEC << 3;
+            RESOURCE_VERSION = SPEC << 3, CREATION_TIMESTAMP = SPEC << 4, UID = SPEC << 5;
 
     private final MessageDigest sha256;
     private final CanonicalJson canonical = new CanonicalJson();
@@ -88,6 +88,8 @@ public final class EksaClusterReader {
         final CanonicalJson canonical;
         Map<String, String> annotations = Map.of();
         String resourceVersion = "";
+        String creationTimestamp = "";
+        String uid = "";
         int specStart = -1;
         int specEnd;
         EksaClusterSpec spec;
@@ -108,6 +110,14 @@ public final class EksaClusterReader {
                 once(RESOURCE_VERSION);
                 // Anything but a string (never from an API server) is no version: the write then has no precondition.
                 resourceVersion = value == JsonToken.VALUE_STRING ? parser.getText() : "";
+                parser.skipChildren();
+            } else if (field.equals("creationTimestamp")) {
+                once(CREATION_TIMESTAMP);
+                creationTimestamp = value == JsonToken.VALUE_STRING ? parser.getText() : "";
+                parser.skipChildren();
+            } else if (field.equals("uid")) {
+                once(UID);
+                uid = value == JsonToken.VALUE_STRING ? parser.getText() : "";
                 parser.skipChildren();
             } else {
                 parser.skipChildren();
@@ -176,7 +186,7 @@ public final class EksaClusterReader {
         KnownSpec spec = spec(json, f, known);
         ObjectKey key = new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
         return new Read(new EksaCluster(key, f.apiVersion, f.generation < 0 ? 1L : f.generation, f.annotations, spec.spec(),
-                spec.hash(), f.status, f.resourceVersion), spec);
+                spec.hash(), f.status, f.resourceVersion, new EksaCluster.Creation(f.creationTimestamp, f.uid)), spec);
     }
 
     /**

@@ -135,7 +135,7 @@ public final class ObjectDecoder {
                 generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, Map.of(),
                 new EksaClusterSpec(0, List.of(), Optional.empty(), Optional.empty(), Optional.empty(), false,
                         new CniConfig(Cni.CILIUM, false), Optional.empty()),
-                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status, resourceVersion(node));
+                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status, resourceVersion(node), creation(node));
     }
 
     /** {@code metadata.resourceVersion}; empty when it is missing or not a string (never so from an API server). */
@@ -151,7 +151,16 @@ public final class ObjectDecoder {
         return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
                 metadata.stringMap("annotations"), clusterSpec,
                 SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec),
-                status(root.object("status")), resourceVersion(node));
+                status(root.object("status")), resourceVersion(node), creation(node));
+    }
+
+    /** {@code metadata.creationTimestamp} and {@code uid}; each empty when missing or not a string. */
+    private static EksaCluster.Creation creation(JsonNode node) {
+        JsonNode metadata = node.path("metadata");
+        JsonNode timestamp = metadata.path("creationTimestamp");
+        JsonNode uid = metadata.path("uid");
+        return new EksaCluster.Creation(timestamp.isTextual() ? timestamp.textValue() : "",
+                uid.isTextual() ? uid.textValue() : "");
     }
 
     private static EksaClusterSpec eksaClusterSpec(JsonFields spec) throws MalformedObjectException {
