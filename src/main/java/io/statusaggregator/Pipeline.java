@@ -313,7 +313,7 @@ public final class Pipeline implements AutoCloseable {
         return management != null && management.synced().isDone() && !management.synced().isCompletedExceptionally();
     }
 
-    /** Why ingest is stuck (an object's state refused for too long, {@code aggregator.ingest.stuck-send-after}); else empty. */
+    /** Why ingest is stuck (a state refused beyond {@code aggregator.ingest.stuck-send-after}); else empty. */
     public Optional<String> ingestStuck() {
         return ingest == null ? Optional.empty() : ingest.stuck();
     }

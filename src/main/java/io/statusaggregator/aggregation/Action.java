@@ -31,7 +31,8 @@ sealed interface Action {
      * the shell gave the book with the record, to make the dead letter from; {@code oversized}, when the record is
      * ingest's stand-in for an object too large to send: the letter carries the head of that object instead.
      */
-    record DeadLetter(Reason reason, String error, Object origin, Optional<OversizedObject> oversized) implements Action {
+    record DeadLetter(Reason reason, String error, Object origin, Optional<OversizedObject> oversized)
+            implements Action {
         DeadLetter(Reason reason, String error, Object origin) {
             this(reason, error, origin, Optional.empty());
         }

@@ -118,7 +118,8 @@ public final class DeadLetters implements AutoCloseable {
      * Sends {@code record} to the dead-letter topic, without waiting; when it is ingest's stand-in for an object too
      * large to send ({@code oversized}), the letter's value is the head of that object, with its size and the limit.
      */
-    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error, Optional<OversizedObject> oversized) {
+    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error,
+            Optional<OversizedObject> oversized) {
         TopicPartition source = new TopicPartition(record.topic(), record.partition());
         ConcurrentSkipListSet<Long> pending = inFlight.computeIfAbsent(source, tp -> new ConcurrentSkipListSet<>());
         pending.add(record.offset());

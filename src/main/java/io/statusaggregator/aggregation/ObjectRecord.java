@@ -88,8 +88,8 @@ final class ObjectRecord {
             Optional<OversizedObject> oversized) implements Read {
         /** Its dead letter: the object too large to send, or the record that cannot be read. */
         Action.DeadLetter deadLetter(Object origin) {
-            return new Action.DeadLetter(oversized.isPresent() ? Reason.TOO_LARGE : Reason.MALFORMED_OBJECT, problem.describe(),
-                    origin, oversized);
+            Reason reason = oversized.isPresent() ? Reason.TOO_LARGE : Reason.MALFORMED_OBJECT;
+            return new Action.DeadLetter(reason, problem.describe(), origin, oversized);
         }
     }
 
@@ -188,8 +188,8 @@ final class ObjectRecord {
         } catch (MalformedObjectException e) {
             Optional<EksaCluster> standIn = objectKey.kind() == ObjectKind.EKSA_CLUSTER
                     ? Optional.of(ObjectDecoder.unreadableCluster(json, objectKey.key())) : Optional.empty();
-            return new Unreadable(objectKey, new MalformedObject(objectKey.kind(), objectKey.key(), e.getMessage()), standIn,
-                    OversizedObject.of(json));
+            MalformedObject problem = new MalformedObject(objectKey.kind(), objectKey.key(), e.getMessage());
+            return new Unreadable(objectKey, problem, standIn, OversizedObject.of(json));
         }
     }
 }

@@ -48,8 +48,8 @@ public final class ObjectIngest implements AutoCloseable {
      * @param stuckSendAfter how long an object's state may be refused by the broker or the producer before ingest is
      *                       stuck (readiness DOWN until it is sent)
      */
-    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter, Duration reconcileEvery,
-            Duration stuckSendAfter) {
+    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
+            Duration reconcileEvery, Duration stuckSendAfter) {
         public static final Duration RECONCILE_EVERY = Duration.ofMinutes(5);
         public static final Duration STUCK_SEND_AFTER = Duration.ofMinutes(1);
 
@@ -57,7 +57,8 @@ public final class ObjectIngest implements AutoCloseable {
             this(capiNamespace, clusterNamespaces, relistStalledAfter, RECONCILE_EVERY);
         }
 
-        public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter, Duration reconcileEvery) {
+        public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
+                Duration reconcileEvery) {
             this(capiNamespace, clusterNamespaces, relistStalledAfter, reconcileEvery, STUCK_SEND_AFTER);
         }
     }

@@ -72,8 +72,8 @@ public final class ObjectReduction {
      * The longest text of a field the rules read that a record keeps of a CAPI object, cut beyond it: no CAPI field the
      * rules read is that long (names and versions are short, conditions' messages a few KB at most), and a record of
      * one object must stay under the topic's 1 MiB, or its send fails and is retried for ever. A version cut so no
-     * longer parses, and its cluster says so. The EKS-A Cluster's spec and status are kept whole: version history hashes
-     * its spec; its annotations are cut.
+     * longer parses, and its cluster says so. The EKS-A Cluster's spec and status are kept whole: version history
+     * hashes its spec; its annotations are cut.
      */
     static final int LONGEST_TEXT = 32_768;
 

@@ -49,20 +49,21 @@ public final class ObjectStatePublisher {
 
     /** With Kafka's default limit of a record, and a send stuck after a minute. */
     public ObjectStatePublisher(Producer<String, String> producer, String topic, FailedSend onFailure) {
-        this(producer, topic, new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT), ObjectIngest.Settings.STUCK_SEND_AFTER, onFailure);
+        this(producer, topic, new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT), ObjectIngest.Settings.STUCK_SEND_AFTER,
+                onFailure);
     }
 
     /**
      * @param kafka      the producer's Kafka client settings: its {@code max.request.size} is the largest record sent
      * @param stuckAfter how long an object's state may be refused before ingest is stuck ({@link #stuck})
      */
-    public ObjectStatePublisher(Producer<String, String> producer, String topic, Map<String, Object> kafka, Duration stuckAfter,
-            FailedSend onFailure) {
+    public ObjectStatePublisher(Producer<String, String> producer, String topic, Map<String, Object> kafka,
+            Duration stuckAfter, FailedSend onFailure) {
         this(producer, topic, RecordSizeLimit.of(kafka), stuckAfter, onFailure);
     }
 
-    private ObjectStatePublisher(Producer<String, String> producer, String topic, RecordSizeLimit limit, Duration stuckAfter,
-            FailedSend onFailure) {
+    private ObjectStatePublisher(Producer<String, String> producer, String topic, RecordSizeLimit limit,
+            Duration stuckAfter, FailedSend onFailure) {
         this.producer = producer;
         this.topic = topic;
         this.onFailure = onFailure;
@@ -88,9 +89,9 @@ public final class ObjectStatePublisher {
                 return;
             }
             if (oversized.add(key)) {
-                LOG.warnf("%s %s is too large to send: %,d bytes with only the fields the rules read, over the %,d of %s; "
-                        + "sent as a stand-in that its cluster's status reports, and dead-lettered", kind.kind(), key.key(),
-                        tooLarge.get().object().bytes(), limit.limit(), RecordSizeLimit.SETTING);
+                LOG.warnf("%s %s is too large to send: %,d bytes with only the fields the rules read, over the %,d "
+                        + "of %s; sent as a stand-in that its cluster's status reports, and dead-lettered", kind.kind(),
+                        key.key(), tooLarge.get().object().bytes(), limit.limit(), RecordSizeLimit.SETTING);
             }
             send(key, tooLarge.get().standIn());
         });
@@ -144,7 +145,7 @@ public final class ObjectStatePublisher {
         }
     }
 
-    /** A state or tombstone of {@code key}: a failure is warned about as {@link StuckSends} says, not at every re-send. */
+    /** A state or tombstone of {@code key}: a failure is warned about as {@link StuckSends} says, not at each re-send. */
     private void send(ObjectStateKey key, String value) {
         SENT.increment();
         try {

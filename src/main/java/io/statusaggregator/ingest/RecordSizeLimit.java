@@ -44,7 +44,8 @@ final class RecordSizeLimit {
             return new RecordSizeLimit(KAFKA_DEFAULT);
         }
         try {
-            return new RecordSizeLimit(set instanceof Number n ? n.intValue() : Integer.parseInt(set.toString().trim()));
+            int bytes = set instanceof Number n ? n.intValue() : Integer.parseInt(set.toString().trim());
+            return new RecordSizeLimit(bytes);
         } catch (NumberFormatException e) {
             return new RecordSizeLimit(KAFKA_DEFAULT); // the producer refuses to start on it, saying why
         }
@@ -122,7 +123,7 @@ final class RecordSizeLimit {
         if (text.length() <= OversizedObject.HEAD) {
             return text;
         }
-        int end = Character.isHighSurrogate(text.charAt(OversizedObject.HEAD - 1)) ? OversizedObject.HEAD - 1 : OversizedObject.HEAD;
-        return text.substring(0, end);
+        int end = OversizedObject.HEAD;
+        return text.substring(0, Character.isHighSurrogate(text.charAt(end - 1)) ? end - 1 : end);
     }
 }

@@ -20,7 +20,7 @@ final class StuckSends {
     private final long stuckAfter;
     private final Map<ObjectStateKey, Failing> failing = new ConcurrentHashMap<>();
 
-    /** Failing since {@code since}, {@code attempts} times, last with {@code error}; last warned about at {@code warned}. */
+    /** Failing since {@code since}, {@code attempts} times, last with {@code error}; warned about at {@code warned}. */
     private record Failing(long since, long warned, int attempts, String error, boolean refused) {
     }
 
@@ -55,7 +55,8 @@ final class StuckSends {
         }
         Failing was = failing.remove(key);
         return was == null ? Optional.empty()
-                : Optional.of("sent %s after %d failed attempts over %s".formatted(what(key), was.attempts(), seconds(now - was.since())));
+                : Optional.of("sent %s after %d failed attempts over %s"
+                        .formatted(what(key), was.attempts(), seconds(now - was.since())));
     }
 
     /** Why ingest is stuck: the oldest state refused for longer than {@code stuckAfter}; empty when none is. */
@@ -63,8 +64,9 @@ final class StuckSends {
         return failing.entrySet().stream()
                 .filter(e -> e.getValue().refused() && now - e.getValue().since() > stuckAfter)
                 .min(Comparator.comparingLong(e -> e.getValue().since()))
-                .map(e -> "%s not sent for %s (%d attempts): %s%s".formatted(what(e.getKey()), seconds(now - e.getValue().since()),
-                        e.getValue().attempts(), e.getValue().error(), failing.size() > 1 ? " (%d objects failing)".formatted(failing.size()) : ""));
+                .map(e -> "%s not sent for %s (%d attempts): %s%s".formatted(what(e.getKey()),
+                        seconds(now - e.getValue().since()), e.getValue().attempts(), e.getValue().error(),
+                        failing.size() > 1 ? " (%d objects failing)".formatted(failing.size()) : ""));
     }
 
     /** This replica no longer sends (a standby): nothing of it is stuck. */

@@ -19,7 +19,8 @@ import org.eclipse.microprofile.health.Startup;
  * order they become true at start: the API server listed, the partitions rebuilt and, where this replica holds the
  * ingest lease, its informers synced; and {@code ingest-sends}, DOWN with the reason while an object's state has been
  * refused by the broker or the producer for longer than {@code aggregator.ingest.stuck-send-after} (a record too
- * large for the topic, a topic this user may not write), UP again once it is sent. Whether Kafka is connected now is a wellness check ({@code /q/health/well}), not
+ * large for the topic, a topic this user may not write), UP again once it is sent.
+ * Whether Kafka is connected now is a wellness check ({@code /q/health/well}), not
  * readiness: readiness decides which replicas the Service sends requests to, and the admission webhook and the upgrade
  * check need no broker; a broker outage taking every replica out of the Service would let Cluster edits through
  * unchecked (the webhook's {@code failurePolicy: Ignore}). Liveness ({@code /q/health/live}) is SmallRye Health's own:
@@ -67,8 +68,10 @@ public class PipelineHealth {
     @Readiness
     HealthCheck ingestSends() {
         return () -> {
-            Optional<String> stuck = running.get().flatMap(Pipeline::ingestStuck);
-            HealthCheckResponseBuilder response = HealthCheckResponse.named("ingest-sends").status(stuck.isEmpty());
+            Optional<Pipeline> pipeline = running.get().filter(started -> started.aggregator() != null);
+            Optional<String> stuck = pipeline.flatMap(Pipeline::ingestStuck);
+            HealthCheckResponseBuilder response = HealthCheckResponse.named("ingest-sends")
+                    .status(pipeline.isPresent() && stuck.isEmpty());
             stuck.ifPresent(reason -> response.withData("reason", reason));
             return response.build();
         };
