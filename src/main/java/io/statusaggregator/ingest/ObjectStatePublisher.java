@@ -49,8 +49,8 @@ public final class ObjectStatePublisher {
 
     /** With Kafka's default limit of a record, and a send stuck after a minute. */
     public ObjectStatePublisher(Producer<String, String> producer, String topic, FailedSend onFailure) {
-        this(producer, topic, new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT), ObjectIngest.Settings.STUCK_SEND_AFTER,
-                onFailure);
+        this(producer, topic, new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT),
+                ObjectIngest.Settings.STUCK_SEND_AFTER, onFailure);
     }
 
     /**
@@ -145,7 +145,7 @@ public final class ObjectStatePublisher {
         }
     }
 
-    /** A state or tombstone of {@code key}: a failure is warned about as {@link StuckSends} says, not at each re-send. */
+    /** A state or tombstone of {@code key}: a failure is warned about as {@link StuckSends} says. */
     private void send(ObjectStateKey key, String value) {
         SENT.increment();
         try {

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * and the limit); its next stand-ins with the same words are not; a later state that fits is computed as before.
  */
 class OversizedStandInTest extends BookTestBase {
-    private static final String PROBLEM = "EKS-A Cluster default/test-cluster cannot be read: too large for Kafka: 1.5 MiB with only the "
+    private static final String PROBLEM = "EKS-A Cluster default/test-cluster cannot be read: too large for Kafka: "
+            + "1.5 MiB with only the "
             + "fields the rules read, over the 1 MiB a record may hold (kafka.max.request.size)";
 
     private ObjectNode standIn(long generation, long bytes, ClusterStatus shown) {
@@ -32,7 +33,8 @@ class OversizedStandInTest extends BookTestBase {
         ((ObjectNode) standIn.get("metadata")).put("generation", generation);
         standIn.set("status", StatusEncoder.encode(shown));
         standIn.putObject(OversizedObject.FIELD).put("bytes", bytes).put("limit", 1 << 20)
-                .put("limitName", "kafka.max.request.size").put("head", "{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\"");
+                .put("limitName", "kafka.max.request.size")
+                .put("head", "{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\"");
         return standIn;
     }
 

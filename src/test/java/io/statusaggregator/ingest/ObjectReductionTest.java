@@ -21,7 +21,8 @@ class ObjectReductionTest {
 
     @Test
     void aCapiObjectsLongTextIsCutAndWhatWasCutStillSaysWhatIsWrong() throws Exception {
-        ObjectNode machine = JSON.createObjectNode().put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
+        ObjectNode machine = JSON.createObjectNode()
+                .put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
         machine.putObject("metadata").put("namespace", "eksa-system").put("name", "m1").putObject("labels")
                 .put(ObjectDecoder.CLUSTER_NAME_LABEL, "alpha");
         machine.putObject("spec").put("clusterName", "alpha").put("version", "v1.31.0" + "9".repeat(1_200_000));
@@ -44,7 +45,8 @@ class ObjectReductionTest {
         assertEquals(usual, ObjectReduction.reduce(ObjectKind.KUBEADM_CONTROL_PLANE, controlPlane)
                 .path("status").path("conditions").path(0).path("message").textValue(), "an ordinary message whole");
 
-        ObjectNode cluster = JSON.createObjectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        ObjectNode cluster = JSON.createObjectNode()
+                .put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
         cluster.putObject("metadata").put("namespace", "default").put("name", "alpha");
         String caBundle = "c".repeat(40_000);
         cluster.putObject("spec").put("kubernetesVersion", "1.31").putObject("registryMirrorConfiguration").put("caCertContent", caBundle);
@@ -54,8 +56,10 @@ class ObjectReductionTest {
 
     @Test
     void anEksaClusterKeepsOnlyTheAnnotationsTheRulesRead() {
-        ObjectNode cluster = JSON.createObjectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
-        ObjectNode annotations = cluster.putObject("metadata").put("namespace", "default").put("name", "alpha").putObject("annotations");
+        ObjectNode cluster = JSON.createObjectNode()
+                .put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        ObjectNode annotations = cluster.putObject("metadata").put("namespace", "default").put("name", "alpha")
+                .putObject("annotations");
         annotations.put("anywhere.eks.amazonaws.com/notes", "n".repeat(1_500_000));
         annotations.put("kubectl.kubernetes.io/last-applied-configuration", "{}");
         annotations.put("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true");
@@ -66,8 +70,9 @@ class ObjectReductionTest {
         assertTrue(reduced.toString().length() < 1_000, reduced.toString().length() + " characters");
 
         annotations.put("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "t".repeat(100_000));
-        assertEquals(ObjectReduction.LONGEST_TEXT + 3, ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster).path("metadata")
-                .path("annotations").path("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check").textValue().length(),
+        assertEquals(ObjectReduction.LONGEST_TEXT + 3, ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster)
+                .path("metadata").path("annotations").path("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check")
+                .textValue().length(),
                 "a long value is cut, as a CAPI object's text is");
     }
 }

@@ -26,11 +26,14 @@ import org.junit.jupiter.api.Test;
  */
 class RecordSizeLimitTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final ObjectStateKey KEY = new ObjectStateKey("alpha", ObjectKind.EKSA_CLUSTER, new ObjectKey("default", "alpha"));
+    private static final ObjectStateKey KEY = new ObjectStateKey("alpha", ObjectKind.EKSA_CLUSTER,
+            new ObjectKey("default", "alpha"));
 
     private static ObjectNode cluster(int caBundleChars) {
-        ObjectNode cluster = JSON.createObjectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
-        cluster.putObject("metadata").put("namespace", "default").put("name", "alpha").put("generation", 4).put("resourceVersion", "812");
+        ObjectNode cluster = JSON.createObjectNode()
+                .put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        cluster.putObject("metadata").put("namespace", "default").put("name", "alpha")
+                .put("generation", 4).put("resourceVersion", "812");
         ObjectNode spec = cluster.putObject("spec").put("kubernetesVersion", "1.31");
         spec.putObject("controlPlaneConfiguration").put("count", 1);
         spec.putObject("registryMirrorConfiguration").put("caCertContent", "c".repeat(caBundleChars));
@@ -51,15 +54,21 @@ class RecordSizeLimitTest {
         ObjectNode reduced = ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster(1_500_000));
         String value = reduced.toString();
         RecordSizeLimit limit = new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT);
-        RecordSizeLimit.Oversized oversized = limit.check(ObjectKind.EKSA_CLUSTER, KEY.encode(), reduced, value).orElseThrow();
+        RecordSizeLimit.Oversized oversized = limit.check(ObjectKind.EKSA_CLUSTER, KEY.encode(), reduced, value)
+                .orElseThrow();
         assertEquals(RecordSizeLimit.size(KEY.encode(), value), oversized.object().bytes());
-        assertTrue(oversized.object().bytes() > 1_500_000 && oversized.object().bytes() < 1_501_000, "the record's size: " + oversized.object().bytes());
-        assertTrue(RecordSizeLimit.size(KEY.encode(), oversized.standIn()) < 20_000, "the stand-in is small: " + oversized.standIn().length());
-        assertEquals(value.substring(0, OversizedObject.HEAD), oversized.object().head(), "the head of the object, for its dead letter");
+        long size = oversized.object().bytes();
+        assertTrue(size > 1_500_000 && size < 1_501_000, "the record's size: " + size);
+        assertTrue(RecordSizeLimit.size(KEY.encode(), oversized.standIn()) < 20_000,
+                "the stand-in is small: " + oversized.standIn().length());
+        assertEquals(value.substring(0, OversizedObject.HEAD), oversized.object().head(),
+                "the head of the object, for its dead letter");
 
         ObjectNode standIn = (ObjectNode) JSON.readTree(oversized.standIn());
-        MalformedObjectException refused = assertThrows(MalformedObjectException.class, () -> ObjectDecoder.decode(standIn));
-        assertEquals("too large for Kafka: 1.5 MiB with only the fields the rules read, over the 1 MiB a record may hold "
+        MalformedObjectException refused = assertThrows(MalformedObjectException.class,
+                () -> ObjectDecoder.decode(standIn));
+        assertEquals("too large for Kafka: 1.5 MiB with only the fields the rules read, over the 1 MiB a record may "
+                + "hold "
                 + "(kafka.max.request.size)", refused.getMessage());
         // What aggregation keeps of an EKS-A Cluster it cannot read: identity, generation and the status it shows.
         EksaCluster kept = ObjectDecoder.unreadableCluster(standIn, KEY.key());
@@ -69,7 +78,8 @@ class RecordSizeLimitTest {
         // The fast readers leave it to the decoder, which says what it is.
         byte[] bytes = oversized.standIn().getBytes(StandardCharsets.UTF_8);
         assertEquals(Optional.empty(), new EksaClusterReader().read(bytes, Optional.empty()));
-        ObjectNode machine = JSON.createObjectNode().put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
+        ObjectNode machine = JSON.createObjectNode()
+                .put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
         machine.putObject("metadata").put("namespace", "eksa-system").put("name", "alpha-m1");
         machine.putObject("spec").put("clusterName", "alpha").put("version", "v1.31.0");
         machine.putObject(OversizedObject.FIELD).put("bytes", 2_000_000).put("limit", 1 << 20);
@@ -83,8 +93,8 @@ class RecordSizeLimitTest {
         ObjectNode cluster = cluster(10);
         ((ObjectNode) cluster.get("status")).put("failureMessage", "f".repeat(2_000_000));
         ObjectNode reduced = ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster);
-        String standIn = new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT).check(ObjectKind.EKSA_CLUSTER, KEY.encode(), reduced,
-                reduced.toString()).orElseThrow().standIn();
+        String standIn = new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT)
+                .check(ObjectKind.EKSA_CLUSTER, KEY.encode(), reduced, reduced.toString()).orElseThrow().standIn();
         assertTrue(standIn.length() < 20_000, standIn.length() + " characters");
         assertFalse(JSON.readTree(standIn).has("status"), "the status written over, from nothing");
     }

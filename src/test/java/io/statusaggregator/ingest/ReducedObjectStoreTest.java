@@ -191,7 +191,8 @@ class ReducedObjectStoreTest {
         clusters.put(clusters.getKey(eksa), eksa);
         GenericKubernetesResource stored = clusters.get(clusters.getKey(eksa));
         // The annotation the rules read; anywhere.eks.amazonaws.com/paused, which they do not, is not kept.
-        assertEquals(Map.of("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true"), stored.getMetadata().getAnnotations());
+        assertEquals(Map.of("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true"),
+                stored.getMetadata().getAnnotations());
         assertEquals(Map.of("node.kubernetes.io/role", "worker"),
                 SERIALIZATION.convertValue(json(stored).at("/spec/workerNodeGroupConfigurations/0/labels"), Map.class), "inside the spec");
     }

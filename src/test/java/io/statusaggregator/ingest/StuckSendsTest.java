@@ -17,8 +17,10 @@ import org.junit.jupiter.api.Test;
  */
 class StuckSendsTest {
     private static final long SECOND = 1_000_000_000L;
-    private static final ObjectStateKey ALPHA = new ObjectStateKey("alpha", ObjectKind.EKSA_CLUSTER, new ObjectKey("default", "alpha"));
-    private static final ObjectStateKey BRAVO = new ObjectStateKey("bravo", ObjectKind.MACHINE, new ObjectKey("eksa-system", "bravo-m1"));
+    private static final ObjectStateKey ALPHA = new ObjectStateKey("alpha", ObjectKind.EKSA_CLUSTER,
+            new ObjectKey("default", "alpha"));
+    private static final ObjectStateKey BRAVO = new ObjectStateKey("bravo", ObjectKind.MACHINE,
+            new ObjectKey("eksa-system", "bravo-m1"));
 
     @Test
     void aRefusedSendIsWarnedAboutOnceAMinuteStuckAfterTheBoundAndClearedWhenSent() {
@@ -39,7 +41,8 @@ class StuckSendsTest {
         assertEquals("the state of Cluster.anywhere.eks.amazonaws.com default/alpha not sent for 125 s (126 attempts): "
                 + refused, stuck);
 
-        assertEquals("sent the state of Cluster.anywhere.eks.amazonaws.com default/alpha after 126 failed attempts over 126 s",
+        assertEquals("sent the state of Cluster.anywhere.eks.amazonaws.com default/alpha after 126 failed attempts "
+                + "over 126 s",
                 sends.sent(ALPHA, now + 126 * SECOND).orElseThrow());
         assertEquals(Optional.empty(), sends.stuck(now + 126 * SECOND));
         assertEquals(Optional.empty(), sends.sent(ALPHA, now + 127 * SECOND), "said once");

@@ -104,7 +104,8 @@ class OperationsTest {
                 assertEquals(200, get(management, "/q/health/live").statusCode());
                 HttpResponse<String> starting = get(management, "/q/health/ready");
                 assertEquals(503, starting.statusCode(), starting.body());
-                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "ingest", "DOWN", "ingest-sends", "DOWN"), checks(starting.body()));
+                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "ingest", "DOWN",
+                        "ingest-sends", "DOWN"), checks(starting.body()));
                 assertEquals(Map.of("kafka", "DOWN"), checks(get(management, "/q/health/well").body()));
                 assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
                 HttpResponse<String> startup = get(management, "/q/health/started");

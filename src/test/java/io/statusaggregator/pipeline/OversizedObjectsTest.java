@@ -49,7 +49,8 @@ class OversizedObjectsTest {
     @RegisterExtension
     final LogCapture logged = new LogCapture(Level.INFO);
 
-    private static final String TOO_LARGE = "EKS-A Cluster default/alpha cannot be read: too large for Kafka: 1.2 MiB with only the "
+    private static final String TOO_LARGE = "EKS-A Cluster default/alpha cannot be read: too large for Kafka: "
+            + "1.2 MiB with only the "
             + "fields the rules read, over the 1 MiB a record may hold (kafka.max.request.size)";
 
     @Test
@@ -58,11 +59,13 @@ class OversizedObjectsTest {
         Fleet fleet = pipelineRun.fleet();
         fleet.createReady("alpha");
 
-        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"metadata\": {\"annotations\": {\"anywhere.eks.amazonaws.com/notes\": \""
+        fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha",
+                "{\"metadata\": {\"annotations\": {\"anywhere.eks.amazonaws.com/notes\": \""
                 + "n".repeat(1_536 * 1024) + "\"}}}");
         // A later change of its spec, invalid: it must show, as any change does.
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.x\"}}");
-        fleet.awaitCondition("alpha", "Ready", "False", "MalformedObject", "EKS-A Cluster default/alpha cannot be read: "
+        fleet.awaitCondition("alpha", "Ready", "False", "MalformedObject",
+                "EKS-A Cluster default/alpha cannot be read: "
                 + "spec.kubernetesVersion: not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): \"1.x\"");
         assertEquals(2, fleet.observedGeneration("default", "alpha"));
 
@@ -70,7 +73,8 @@ class OversizedObjectsTest {
         fleet.awaitReady("alpha");
         await(DEADLINE, pipeline.aggregator()::settled, () -> "not settled: " + pipeline.aggregator().progress());
         assertEquals(0, pipeline.aggregator().deadLetters().sent(Reason.TOO_LARGE), "nothing was too large");
-        assertTrue(logged.lines().stream().noneMatch(line -> line.contains("too large") || line.contains("could not send")),
+        assertTrue(logged.lines().stream()
+                        .noneMatch(line -> line.contains("too large") || line.contains("could not send")),
                 "nothing to warn of: " + logged.lines());
         assertEquals(Optional.empty(), pipeline.ingestStuck());
     }
@@ -82,26 +86,29 @@ class OversizedObjectsTest {
         fleet.createReady("alpha");
         fleet.createReady("bravo");
 
-        // A field the rules do not read, but the EKS-A Cluster's spec is sent whole (its hash is the version history's).
+        // A field the rules do not read; the EKS-A Cluster's spec is sent whole (its hash is the version history's).
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", hugeCaBundle(1_200_000));
         fleet.awaitCondition("alpha", "Ready", "False", "MalformedObject", TOO_LARGE);
         Map<String, Object> status = fleet.status("default", "alpha");
         assertEquals("MalformedObject", status.get("failureReason"));
         assertEquals(TOO_LARGE, status.get("failureMessage"));
         assertEquals(2, fleet.observedGeneration("default", "alpha"), "the generation too large");
-        assertEquals("True", fleet.condition("default", "alpha", "ControlPlaneInitialized").get("status"), "the latch holds");
+        assertEquals("True", fleet.condition("default", "alpha", "ControlPlaneInitialized").get("status"),
+                "the latch holds");
 
         // The other clusters are computed on, and alpha's later changes flow: a new generation, still too large.
         fleet.workers("bravo", 1, 1, 1, 0);
-        fleet.awaitCondition("bravo", "Ready", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
+        fleet.awaitCondition("bravo", "Ready", "False", "ScalingUp",
+                "Workers expected not ready yet, 1 replicas (actual 0)");
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", hugeCaBundle(1_210_000));
-        await(DEADLINE, () -> fleet.observedGeneration("default", "alpha") == 3, () -> "alpha's status: " + fleet.status("default", "alpha"));
+        await(DEADLINE, () -> fleet.observedGeneration("default", "alpha") == 3,
+                () -> "alpha's status: " + fleet.status("default", "alpha"));
         assertEquals(TOO_LARGE, fleet.condition("default", "alpha", "Ready").get("message"));
 
         // Dead-lettered once, as what it is: the head of the object, its size and the limit.
         DeadLetters deadLetters = pipeline.aggregator().deadLetters();
         await(DEADLINE, () -> pipeline.aggregator().settled() && deadLetters.inFlight() == 0,
-                () -> "not settled: " + pipeline.aggregator().progress() + ", dead letters in flight " + deadLetters.inFlight());
+                () -> "not settled: " + pipeline.aggregator().progress() + ", in flight " + deadLetters.inFlight());
         List<ConsumerRecord<byte[], byte[]>> letters = readDeadLetters();
         assertEquals(1, letters.size(), "one dead letter, not one per state too large");
         ConsumerRecord<byte[], byte[]> letter = letters.get(0);
@@ -114,9 +121,11 @@ class OversizedObjectsTest {
         assertTrue(size > 1_200_000 && size < 1_202_000, "the record's size: " + size);
         String head = new String(letter.value(), StandardCharsets.UTF_8);
         assertEquals(OversizedObject.HEAD, head.length());
-        assertTrue(head.startsWith("{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\",\"kind\":\"Cluster\""), head.substring(0, 100));
+        assertTrue(head.startsWith("{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\",\"kind\":\"Cluster\""),
+                head.substring(0, 100));
         assertEquals(1, deadLetters.sent(Reason.TOO_LARGE));
-        assertEquals(1, logged.lines().stream().filter(line -> line.contains("default/alpha is too large to send")).count(),
+        assertEquals(1, logged.lines().stream().filter(line -> line.contains("default/alpha is too large to send"))
+                        .count(),
                 "ingest warns once while it stays too large: " + logged.lines());
 
         // It fits again: computed as before, the failure it raised cleared.
@@ -128,9 +137,9 @@ class OversizedObjectsTest {
     }
 
     /**
-     * The object-state topic made with a smaller {@code max.message.bytes} than the producer's limit: the broker refuses
-     * a record the producer sends. Ingest retries every second, warns once, and is stuck (readiness) after the bound
-     * until the object is sent.
+     * The object-state topic made with a smaller {@code max.message.bytes} than the producer's limit: the broker
+     * refuses a record the producer sends. Ingest retries every second, warns once, and is stuck (readiness) after the
+     * bound until the object is sent.
      */
     @Test
     void aRecordTheBrokerKeepsRefusingMakesIngestStuckWithItsReasonWarnedOnceUntilItIsSent() throws Exception {
@@ -141,18 +150,22 @@ class OversizedObjectsTest {
         }
         Pipeline.Settings usual = pipelineRun.settings();
         ObjectIngest.Settings ingest = usual.ingestSettings();
-        Pipeline pipeline = pipelineRun.start(new Pipeline.Settings(usual.kafka(), usual.objectStatesTopic(), usual.statusesTopic(),
-                usual.transitionsTopic(), usual.deadLettersTopic(), usual.createTopics(), usual.partitions(), usual.replicationFactor(),
-                usual.groupId(), usual.ingest(), new ObjectIngest.Settings(ingest.capiNamespace(), ingest.clusterNamespaces(),
-                        ingest.relistStalledAfter(), ingest.reconcileEvery(), Duration.ofSeconds(2)),
-                usual.aggregatorSettings(), usual.writerSettings(), usual.cniSettings(), usual.compatibilityConfigMap(), usual.leadership()));
+        ObjectIngest.Settings stuckAfterTwoSeconds = new ObjectIngest.Settings(ingest.capiNamespace(),
+                ingest.clusterNamespaces(), ingest.relistStalledAfter(), ingest.reconcileEvery(),
+                Duration.ofSeconds(2));
+        Pipeline pipeline = pipelineRun.start(new Pipeline.Settings(usual.kafka(), usual.objectStatesTopic(),
+                usual.statusesTopic(), usual.transitionsTopic(), usual.deadLettersTopic(), usual.createTopics(),
+                usual.partitions(), usual.replicationFactor(), usual.groupId(), usual.ingest(), stuckAfterTwoSeconds,
+                usual.aggregatorSettings(), usual.writerSettings(), usual.cniSettings(), usual.compatibilityConfigMap(),
+                usual.leadership()));
         Fleet fleet = pipelineRun.fleet();
         fleet.createReady("alpha");
         assertEquals(Optional.empty(), pipeline.ingestStuck());
 
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", hugeCaBundle(100_000));
         String alpha = "the state of Cluster.anywhere.eks.amazonaws.com default/alpha";
-        await(DEADLINE, () -> pipeline.ingestStuck().filter(reason -> reason.matches(".*\\((\\d{2,}|[5-9]) attempts\\).*")).isPresent(),
+        await(DEADLINE, () -> pipeline.ingestStuck()
+                        .filter(reason -> reason.matches(".*\\((\\d{2,}|[5-9]) attempts\\).*")).isPresent(),
                 () -> "not stuck after five attempts: " + pipeline.ingestStuck());
         String reason = pipeline.ingestStuck().orElseThrow();
         assertTrue(reason.startsWith(alpha + " not sent for "), reason);
@@ -162,9 +175,11 @@ class OversizedObjectsTest {
 
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"registryMirrorConfiguration\": null}}");
         await(DEADLINE, () -> pipeline.ingestStuck().isEmpty(), () -> "still stuck: " + pipeline.ingestStuck());
-        await(DEADLINE, () -> fleet.observedGeneration("default", "alpha") == 3, () -> "alpha's status: " + fleet.status("default", "alpha"));
+        await(DEADLINE, () -> fleet.observedGeneration("default", "alpha") == 3,
+                () -> "alpha's status: " + fleet.status("default", "alpha"));
         fleet.awaitReady("alpha");
-        assertTrue(logged.lines().stream().anyMatch(line -> line.contains("sent " + alpha + " after ")), "said sent: " + logged.lines());
+        assertTrue(logged.lines().stream().anyMatch(line -> line.contains("sent " + alpha + " after ")),
+                "said sent: " + logged.lines());
     }
 
     /** A merge patch that puts {@code chars} characters in a spec field the rules do not read. */

@@ -26,7 +26,8 @@ class OversizedObjectTest {
     void theProblemStaysTheSameWhileTheObjectChangesByAFewBytes() {
         OversizedObject before = new OversizedObject(1_500_000, 1 << 20, "kafka.max.request.size", "{");
         OversizedObject after = new OversizedObject(1_500_312, 1 << 20, "kafka.max.request.size", "{");
-        assertEquals("too large for Kafka: 1.5 MiB with only the fields the rules read, over the 1 MiB a record may hold "
+        assertEquals("too large for Kafka: 1.5 MiB with only the fields the rules read, over the 1 MiB a record may "
+                + "hold "
                 + "(kafka.max.request.size)", before.problem());
         assertEquals(before.problem(), after.problem());
     }
