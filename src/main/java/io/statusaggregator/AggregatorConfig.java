@@ -165,6 +165,14 @@ public interface AggregatorConfig {
         Duration reconcileEvery();
 
         /**
+         * How long an object's state may be refused by the broker or the producer (not a passing outage) before
+         * readiness says ingest is stuck ({@code ingest-sends} DOWN), until it is sent.
+         */
+        @WithName("stuck-send-after")
+        @WithDefault("1m")
+        Duration stuckSendAfter();
+
+        /**
          * Whether a Kubernetes Lease decides which replica ingests (the others only aggregate); without it every
          * replica with ingest enabled ingests.
          */

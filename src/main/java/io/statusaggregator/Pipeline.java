@@ -313,6 +313,11 @@ public final class Pipeline implements AutoCloseable {
         return management != null && management.synced().isDone() && !management.synced().isCompletedExceptionally();
     }
 
+    /** Why ingest is stuck (a state refused beyond {@code aggregator.ingest.stuck-send-after}); else empty. */
+    public Optional<String> ingestStuck() {
+        return ingest == null ? Optional.empty() : ingest.stuck();
+    }
+
     /** Whether ingest runs where it should: nowhere to wait for when another replica holds the lease. */
     public boolean ingestSynced() {
         return ingest == null || ingest.synced();

@@ -5,6 +5,7 @@ import io.statusaggregator.feeds.StatusChange;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.json.OversizedObject;
 import java.util.Optional;
 
 /** What the {@link ClusterBook} asks of its shell, the {@link Aggregator}. */
@@ -27,9 +28,14 @@ sealed interface Action {
 
     /**
      * A record cannot be used, or names an object newly unreadable: to the dead-letter topic. {@code origin} is what
-     * the shell gave the book with the record, to make the dead letter from.
+     * the shell gave the book with the record, to make the dead letter from; {@code oversized}, when the record is
+     * ingest's stand-in for an object too large to send: the letter carries the head of that object instead.
      */
-    record DeadLetter(Reason reason, String error, Object origin) implements Action {
+    record DeadLetter(Reason reason, String error, Object origin, Optional<OversizedObject> oversized)
+            implements Action {
+        DeadLetter(Reason reason, String error, Object origin) {
+            this(reason, error, origin, Optional.empty());
+        }
     }
 
     /**

@@ -392,7 +392,7 @@ public final class Aggregator implements AutoCloseable {
         ConsumerRecord<byte[], ByteBuffer> record = (ConsumerRecord<byte[], ByteBuffer>) letter.origin();
         ConsumedPartition partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {
-            deadLetters.send(record, letter.reason(), letter.error());
+            deadLetters.send(record, letter.reason(), letter.error(), letter.oversized());
         } else {
             LOG.debugf("%s-%d@%d (%s: %s) was handled before this instance was assigned the partition", record.topic(),
                     record.partition(), record.offset(), letter.reason().code(), letter.error());

@@ -269,7 +269,7 @@ final class ClusterBook {
             // While it stays unreadable in the same way, its next states (a Machine's status, the echo of the status
             // written about it) say nothing new: its cluster's status keeps saying it.
             if (!before.equals(Optional.of(unreadable.problem()))) {
-                actions = List.of(new DeadLetter(Reason.MALFORMED_OBJECT, unreadable.problem().describe(), origin));
+                actions = List.of(unreadable.deadLetter(origin));
             }
         }
         return actions;

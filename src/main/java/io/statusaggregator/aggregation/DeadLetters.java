@@ -1,11 +1,13 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.model.json.OversizedObject;
 import io.statusaggregator.threads.DaemonThreads;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -44,6 +46,12 @@ public final class DeadLetters implements AutoCloseable {
     public static final String PARTITION = "dead-letter.partition";
     public static final String OFFSET = "dead-letter.offset";
     public static final String TIMESTAMP = "dead-letter.timestamp";
+    /**
+     * Headers of a {@link Reason#TOO_LARGE} letter: the size in bytes of the record ingest would have sent, and the
+     * largest it sends; the letter's value is the head of that record's value.
+     */
+    public static final String SIZE = "dead-letter.size";
+    public static final String LIMIT = "dead-letter.limit";
 
     /** Records waiting for the sending thread at most; beyond, a dead letter is counted as failed, not waited for. */
     static final int QUEUE = 10_000;
@@ -56,7 +64,9 @@ public final class DeadLetters implements AutoCloseable {
         /** The value is JSON, but not an object of a kind the rules read. */
         UNKNOWN_KIND("unknown-kind"),
         /** An object of a known kind that cannot be read (a field of the wrong type, a negative count, ...). */
-        MALFORMED_OBJECT("malformed-object");
+        MALFORMED_OBJECT("malformed-object"),
+        /** An object too large to send even with only the fields the rules read: ingest sent a stand-in. */
+        TOO_LARGE("too-large");
 
         private final String code;
 
@@ -101,6 +111,15 @@ public final class DeadLetters implements AutoCloseable {
 
     /** Sends {@code record} to the dead-letter topic, without waiting. */
     public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error) {
+        send(record, reason, error, Optional.empty());
+    }
+
+    /**
+     * Sends {@code record} to the dead-letter topic, without waiting; when it is ingest's stand-in for an object too
+     * large to send ({@code oversized}), the letter's value is the head of that object, with its size and the limit.
+     */
+    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error,
+            Optional<OversizedObject> oversized) {
         TopicPartition source = new TopicPartition(record.topic(), record.partition());
         ConcurrentSkipListSet<Long> pending = inFlight.computeIfAbsent(source, tp -> new ConcurrentSkipListSet<>());
         pending.add(record.offset());
@@ -114,8 +133,13 @@ public final class DeadLetters implements AutoCloseable {
         headers.add(PARTITION, utf8(Integer.toString(record.partition())));
         headers.add(OFFSET, utf8(Long.toString(record.offset())));
         headers.add(TIMESTAMP, utf8(Long.toString(record.timestamp())));
-        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(),
-                record.value() == null ? null : ObjectRecord.bytes(record.value()), headers);
+        oversized.ifPresent(object -> {
+            headers.add(SIZE, utf8(Long.toString(object.bytes())));
+            headers.add(LIMIT, utf8(Long.toString(object.limit())));
+        });
+        byte[] value = oversized.map(object -> utf8(object.head()))
+                .orElseGet(() -> record.value() == null ? null : ObjectRecord.bytes(record.value()));
+        ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(), value, headers);
         String where = record.topic() + "-" + record.partition() + "@" + record.offset();
         try {
             sender.execute(() -> {

@@ -17,6 +17,7 @@ import io.statusaggregator.model.json.ClusterMemberReader;
 import io.statusaggregator.model.json.EksaClusterReader;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.model.json.OversizedObject;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -80,9 +81,16 @@ final class ObjectRecord {
 
     /**
      * An object of a kind the rules read that cannot be read: its cluster's status says so. An EKS-A Cluster keeps a
-     * stand-in (identity, generation, the status it shows) so that its status can still be written.
+     * stand-in (identity, generation, the status it shows) so that its status can still be written. {@code oversized}:
+     * the record is ingest's stand-in for an object too large to send.
      */
-    record Unreadable(ObjectStateKey key, MalformedObject problem, Optional<EksaCluster> standIn) implements Read {
+    record Unreadable(ObjectStateKey key, MalformedObject problem, Optional<EksaCluster> standIn,
+            Optional<OversizedObject> oversized) implements Read {
+        /** Its dead letter: the object too large to send, or the record that cannot be read. */
+        Action.DeadLetter deadLetter(Object origin) {
+            Reason reason = oversized.isPresent() ? Reason.TOO_LARGE : Reason.MALFORMED_OBJECT;
+            return new Action.DeadLetter(reason, problem.describe(), origin, oversized);
+        }
     }
 
     /**
@@ -180,7 +188,8 @@ final class ObjectRecord {
         } catch (MalformedObjectException e) {
             Optional<EksaCluster> standIn = objectKey.kind() == ObjectKind.EKSA_CLUSTER
                     ? Optional.of(ObjectDecoder.unreadableCluster(json, objectKey.key())) : Optional.empty();
-            return new Unreadable(objectKey, new MalformedObject(objectKey.kind(), objectKey.key(), e.getMessage()), standIn);
+            MalformedObject problem = new MalformedObject(objectKey.kind(), objectKey.key(), e.getMessage());
+            return new Unreadable(objectKey, problem, standIn, OversizedObject.of(json));
         }
     }
 }

@@ -280,7 +280,7 @@ public class RunCommand implements Callable<Integer> {
                 config.groupId(),
                 config.ingest().enabled(),
                 new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter(),
-                        config.ingest().reconcileEvery()),
+                        config.ingest().reconcileEvery(), config.ingest().stuckSendAfter()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
                         config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace()),
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff(),

@@ -45,12 +45,21 @@ public final class ObjectIngest implements AutoCloseable {
      * @param reconcileEvery how often the object-state topic is checked against what the informers list: a key whose
      *                       object the API server does not have (a deletion missed, a record written by anything but
      *                       ingest) gets its tombstone within this time; checked after every relist too
+     * @param stuckSendAfter how long an object's state may be refused by the broker or the producer before ingest is
+     *                       stuck (readiness DOWN until it is sent)
      */
-    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter, Duration reconcileEvery) {
+    public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
+            Duration reconcileEvery, Duration stuckSendAfter) {
         public static final Duration RECONCILE_EVERY = Duration.ofMinutes(5);
+        public static final Duration STUCK_SEND_AFTER = Duration.ofMinutes(1);
 
         public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
             this(capiNamespace, clusterNamespaces, relistStalledAfter, RECONCILE_EVERY);
+        }
+
+        public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
+                Duration reconcileEvery) {
+            this(capiNamespace, clusterNamespaces, relistStalledAfter, reconcileEvery, STUCK_SEND_AFTER);
         }
     }
 
@@ -117,6 +126,7 @@ public final class ObjectIngest implements AutoCloseable {
     public void standBy() {
         leading = false;
         failed.clear();
+        publisher.standBy();
     }
 
     /**

@@ -6,17 +6,21 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.versions.EksaVersionSkew;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Cuts a Kubernetes object down to the fields the rules read, keeping its shape, so that the same decoder reads
  * full and reduced objects. The EKS-A Cluster keeps its whole spec and status: the status another controller wrote
- * is an input, and version history hashes the spec as stored.
+ * is an input, and version history hashes the spec as stored; of its annotations, those the rules read
+ * ({@link #ANNOTATIONS}). An object whose record is still too large is sent as a stand-in ({@link RecordSizeLimit}).
  */
 public final class ObjectReduction {
     private static final List<String> CONDITION_FIELDS = List.of("type", "status", "reason", "message", "severity", "lastTransitionTime");
     private static final List<String> LABELS = List.of(ObjectDecoder.CLUSTER_NAME_LABEL, ObjectDecoder.DEPLOYMENT_NAME_LABEL);
+    /** The EKS-A Cluster's annotations the rules read; any other (a tool's notes, a 1 MiB blob) is not sent. */
+    static final List<String> ANNOTATIONS = List.of(EksaVersionSkew.SKIP_ANNOTATION);
     /** The fields each kind keeps besides metadata; {@code status.conditions} keeps the condition fields above. */
     private static final Map<ObjectKind, List<String>> FIELDS = Map.of(
             ObjectKind.EKSA_CLUSTER, List.of("spec", "status"),
@@ -58,12 +62,13 @@ public final class ObjectReduction {
                 }
             }
         }
-        if (kind == ObjectKind.EKSA_CLUSTER && metadata.path("annotations").isObject()) {
-            metadata.get("annotations").properties().forEach(e -> {
-                if (e.getKey().startsWith("anywhere.eks.amazonaws.com/")) {
-                    meta.with("annotations").set(e.getKey(), e.getValue());
+        JsonNode annotations = metadata.path("annotations");
+        if (kind == ObjectKind.EKSA_CLUSTER && annotations.isObject()) {
+            for (String annotation : ANNOTATIONS) {
+                if (annotations.has(annotation)) {
+                    meta.with("annotations").set(annotation, bounded(annotations.get(annotation)));
                 }
-            });
+            }
         }
         for (String path : FIELDS.get(kind)) {
             copy(full, reduced, path, kind != ObjectKind.EKSA_CLUSTER);
@@ -75,7 +80,8 @@ public final class ObjectReduction {
      * The longest text of a field the rules read that a record keeps of a CAPI object, cut beyond it: no CAPI field the
      * rules read is that long (names and versions are short, conditions' messages a few KB at most), and a record of
      * one object must stay under the topic's 1 MiB, or its send fails and is retried for ever. A version cut so no
-     * longer parses, and its cluster says so. The EKS-A Cluster is kept whole: version history hashes its spec.
+     * longer parses, and its cluster says so. The EKS-A Cluster's spec and status are kept whole: version history
+     * hashes its spec; its annotations are cut.
      */
     static final int LONGEST_TEXT = 32_768;
 

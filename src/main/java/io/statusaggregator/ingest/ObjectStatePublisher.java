@@ -1,11 +1,16 @@
 package io.statusaggregator.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
@@ -14,8 +19,10 @@ import org.jboss.logging.Logger;
 
 /**
  * Writes object states onto the object-state topic: the reduced object under its {@link ObjectStateKey}, a
- * tombstone when it is deleted. A send that fails after the producer's own retries is handed to {@code onFailure},
- * which re-sends the object's current state later (never a stale copy).
+ * tombstone when it is deleted; for an object whose record would still be too large for the producer, a stand-in
+ * that says so ({@link RecordSizeLimit}). A send that fails after the producer's own retries is handed to
+ * {@code onFailure}, which re-sends the object's current state later (never a stale copy); {@link StuckSends} says
+ * when to warn of it, and whether ingest is stuck.
  */
 public final class ObjectStatePublisher {
     private static final Logger LOG = Logger.getLogger(ObjectStatePublisher.class);
@@ -35,16 +42,72 @@ public final class ObjectStatePublisher {
     private final Producer<String, String> producer;
     private final String topic;
     private final FailedSend onFailure;
+    private final RecordSizeLimit limit;
+    private final StuckSends stuck;
+    /** The objects sent as a stand-in last, warned about once until they fit again. */
+    private final Set<ObjectStateKey> oversized = ConcurrentHashMap.newKeySet();
 
+    /** With Kafka's default limit of a record, and a send stuck after a minute. */
     public ObjectStatePublisher(Producer<String, String> producer, String topic, FailedSend onFailure) {
+        this(producer, topic, new RecordSizeLimit(RecordSizeLimit.KAFKA_DEFAULT),
+                ObjectIngest.Settings.STUCK_SEND_AFTER, onFailure);
+    }
+
+    /**
+     * @param kafka      the producer's Kafka client settings: its {@code max.request.size} is the largest record sent
+     * @param stuckAfter how long an object's state may be refused before ingest is stuck ({@link #stuck})
+     */
+    public ObjectStatePublisher(Producer<String, String> producer, String topic, Map<String, Object> kafka,
+            Duration stuckAfter, FailedSend onFailure) {
+        this(producer, topic, RecordSizeLimit.of(kafka), stuckAfter, onFailure);
+    }
+
+    private ObjectStatePublisher(Producer<String, String> producer, String topic, RecordSizeLimit limit,
+            Duration stuckAfter, FailedSend onFailure) {
         this.producer = producer;
         this.topic = topic;
         this.onFailure = onFailure;
+        this.limit = limit;
+        this.stuck = new StuckSends(stuckAfter);
     }
 
-    /** Sends the object's state; an object whose cluster cannot be told is logged and skipped: it cannot be routed. */
+    /**
+     * Sends the object's state; an object whose cluster cannot be told is logged and skipped: it cannot be routed. An
+     * object too large to send is sent as a stand-in that says so.
+     */
     public void publish(ObjectKind kind, JsonNode object) {
-        keyOf(kind, object).ifPresent(key -> send(key, ObjectReduction.reduce(kind, object).toString()));
+        keyOf(kind, object).ifPresent(key -> {
+            ObjectNode reduced = ObjectReduction.reduce(kind, object);
+            String value = reduced.toString();
+            String encoded = key.encode();
+            Optional<RecordSizeLimit.Oversized> tooLarge = limit.check(kind, encoded, reduced, value);
+            if (tooLarge.isEmpty()) {
+                if (!oversized.isEmpty() && oversized.remove(key)) {
+                    LOG.infof("%s %s fits in a record again: sent whole", kind.kind(), key.key());
+                }
+                send(key, value);
+                return;
+            }
+            if (oversized.add(key)) {
+                LOG.warnf("%s %s is too large to send: %,d bytes with only the fields the rules read, over the %,d "
+                        + "of %s; sent as a stand-in that its cluster's status reports, and dead-lettered", kind.kind(),
+                        key.key(), tooLarge.get().object().bytes(), limit.limit(), RecordSizeLimit.SETTING);
+            }
+            send(key, tooLarge.get().standIn());
+        });
+    }
+
+    /**
+     * Why this publisher is stuck: an object's state the broker or the producer has refused for longer than the bound
+     * (see {@link StuckSends}); empty when none is.
+     */
+    public Optional<String> stuck() {
+        return stuck.stuck(System.nanoTime());
+    }
+
+    /** This replica stands by: what failed is no longer its to send. */
+    void standBy() {
+        stuck.clear();
     }
 
     /** Sends the tombstone of a deleted object, given its last known state. */
@@ -82,9 +145,25 @@ public final class ObjectStatePublisher {
         }
     }
 
+    /** A state or tombstone of {@code key}: a failure is warned about as {@link StuckSends} says. */
     private void send(ObjectStateKey key, String value) {
-        send(new ProducerRecord<>(topic, key.encode(), value), () -> "the state of %s %s".formatted(key.kind().kind(), key.key()),
-                "it will be sent again", () -> onFailure.failed(key));
+        SENT.increment();
+        try {
+            producer.send(new ProducerRecord<>(topic, key.encode(), value), (metadata, error) -> {
+                if (error == null) {
+                    stuck.sent(key, System.nanoTime()).ifPresent(LOG::info);
+                } else {
+                    failed(key, error);
+                }
+            });
+        } catch (RuntimeException e) {
+            failed(key, e);
+        }
+    }
+
+    private void failed(ObjectStateKey key, Throwable error) {
+        stuck.failed(key, error, System.nanoTime()).ifPresent(LOG::warn);
+        onFailure.failed(key);
     }
 
     /**

@@ -92,6 +92,11 @@ public final class ReplicaIngest implements AutoCloseable {
         return !leading || ingest != null;
     }
 
+    /** Why this replica's ingest is stuck: an object's state refused for too long; empty when it is not. */
+    public Optional<String> stuck() {
+        return Optional.ofNullable(ingest).flatMap(objects -> objects.publisher().stuck());
+    }
+
     /** Whether this replica feeds the object-state topic now. */
     public boolean ingesting() {
         return ingest != null;
@@ -106,7 +111,8 @@ public final class ReplicaIngest implements AutoCloseable {
     private synchronized void startInformers() {
         Producer<String, String> producer = producers.get();
         ObjectIngest objects = new ObjectIngest(client, settings.objects(),
-                onFailure -> new ObjectStatePublisher(producer, settings.topic(), onFailure));
+                onFailure -> new ObjectStatePublisher(producer, settings.topic(), settings.kafka(),
+                        settings.objects().stuckSendAfter(), onFailure));
         objects.standBy();
         informers = objects;
         informerParts = List.of(objects, () -> producer.close(settings.producerClose()));

@@ -5,9 +5,11 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import java.util.Optional;
 import java.util.function.Predicate;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 import org.eclipse.microprofile.health.Startup;
 
@@ -15,7 +17,10 @@ import org.eclipse.microprofile.health.Startup;
  * Health on the management interface. Startup ({@code /q/health/started}): the pipeline has started, Kafka and the
  * API server answered. Readiness ({@code /q/health/ready}): DOWN until then, then one check per condition, in the
  * order they become true at start: the API server listed, the partitions rebuilt and, where this replica holds the
- * ingest lease, its informers synced. Whether Kafka is connected now is a wellness check ({@code /q/health/well}), not
+ * ingest lease, its informers synced; and {@code ingest-sends}, DOWN with the reason while an object's state has been
+ * refused by the broker or the producer for longer than {@code aggregator.ingest.stuck-send-after} (a record too
+ * large for the topic, a topic this user may not write), UP again once it is sent.
+ * Whether Kafka is connected now is a wellness check ({@code /q/health/well}), not
  * readiness: readiness decides which replicas the Service sends requests to, and the admission webhook and the upgrade
  * check need no broker; a broker outage taking every replica out of the Service would let Cluster edits through
  * unchecked (the webhook's {@code failurePolicy: Ignore}). Liveness ({@code /q/health/live}) is SmallRye Health's own:
@@ -57,6 +62,19 @@ public class PipelineHealth {
     @Readiness
     HealthCheck ingest() {
         return check("ingest", Pipeline::ingestSynced);
+    }
+
+    @Produces
+    @Readiness
+    HealthCheck ingestSends() {
+        return () -> {
+            Optional<Pipeline> pipeline = running.get().filter(started -> started.aggregator() != null);
+            Optional<String> stuck = pipeline.flatMap(Pipeline::ingestStuck);
+            HealthCheckResponseBuilder response = HealthCheckResponse.named("ingest-sends")
+                    .status(pipeline.isPresent() && stuck.isEmpty());
+            stuck.ifPresent(reason -> response.withData("reason", reason));
+            return response.build();
+        };
     }
 
     private HealthCheck check(String name, Predicate<Pipeline> up) {

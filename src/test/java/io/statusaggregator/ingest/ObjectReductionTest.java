@@ -13,14 +13,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A record of one CAPI object stays far under the topic's 1 MiB whatever a field holds: its send would otherwise fail
- * and be retried for ever, and the object's cluster would never be told. The EKS-A Cluster is kept whole.
+ * and be retried for ever, and the object's cluster would never be told. The EKS-A Cluster's spec is kept whole, of
+ * its annotations only those the rules read.
  */
 class ObjectReductionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void aCapiObjectsLongTextIsCutAndWhatWasCutStillSaysWhatIsWrong() throws Exception {
-        ObjectNode machine = JSON.createObjectNode().put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
+        ObjectNode machine = JSON.createObjectNode()
+                .put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "Machine");
         machine.putObject("metadata").put("namespace", "eksa-system").put("name", "m1").putObject("labels")
                 .put(ObjectDecoder.CLUSTER_NAME_LABEL, "alpha");
         machine.putObject("spec").put("clusterName", "alpha").put("version", "v1.31.0" + "9".repeat(1_200_000));
@@ -43,11 +45,34 @@ class ObjectReductionTest {
         assertEquals(usual, ObjectReduction.reduce(ObjectKind.KUBEADM_CONTROL_PLANE, controlPlane)
                 .path("status").path("conditions").path(0).path("message").textValue(), "an ordinary message whole");
 
-        ObjectNode cluster = JSON.createObjectNode().put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        ObjectNode cluster = JSON.createObjectNode()
+                .put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
         cluster.putObject("metadata").put("namespace", "default").put("name", "alpha");
         String caBundle = "c".repeat(40_000);
         cluster.putObject("spec").put("kubernetesVersion", "1.31").putObject("registryMirrorConfiguration").put("caCertContent", caBundle);
         assertEquals(caBundle, ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster).path("spec").path("registryMirrorConfiguration")
                 .path("caCertContent").textValue(), "the EKS-A Cluster's spec as stored: its hash is the version history's");
+    }
+
+    @Test
+    void anEksaClusterKeepsOnlyTheAnnotationsTheRulesRead() {
+        ObjectNode cluster = JSON.createObjectNode()
+                .put("apiVersion", "anywhere.eks.amazonaws.com/v1alpha1").put("kind", "Cluster");
+        ObjectNode annotations = cluster.putObject("metadata").put("namespace", "default").put("name", "alpha")
+                .putObject("annotations");
+        annotations.put("anywhere.eks.amazonaws.com/notes", "n".repeat(1_500_000));
+        annotations.put("kubectl.kubernetes.io/last-applied-configuration", "{}");
+        annotations.put("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true");
+        cluster.putObject("spec").put("kubernetesVersion", "1.31");
+        ObjectNode reduced = ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster);
+        assertEquals(JSON.createObjectNode().put("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true"),
+                reduced.path("metadata").path("annotations"));
+        assertTrue(reduced.toString().length() < 1_000, reduced.toString().length() + " characters");
+
+        annotations.put("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "t".repeat(100_000));
+        assertEquals(ObjectReduction.LONGEST_TEXT + 3, ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster)
+                .path("metadata").path("annotations").path("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check")
+                .textValue().length(),
+                "a long value is cut, as a CAPI object's text is");
     }
 }

@@ -186,10 +186,13 @@ class ReducedObjectStoreTest {
         assertEquals(Map.of("cluster.x-k8s.io/cluster-name", "alpha", "cluster.x-k8s.io/deployment-name", "alpha-md-0"),
                 store.get(store.getKey(full)).getMetadata().getLabels());
         GenericKubernetesResource eksa = parse(FULL.get(ObjectKind.EKSA_CLUSTER));
+        eksa.getMetadata().getAnnotations().put("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true");
         ReducedObjectStore clusters = new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, SERIALIZATION);
         clusters.put(clusters.getKey(eksa), eksa);
         GenericKubernetesResource stored = clusters.get(clusters.getKey(eksa));
-        assertEquals(Map.of("anywhere.eks.amazonaws.com/paused", "false"), stored.getMetadata().getAnnotations());
+        // The annotation the rules read; anywhere.eks.amazonaws.com/paused, which they do not, is not kept.
+        assertEquals(Map.of("anywhere.eks.amazonaws.com/skip-eksa-version-skew-check", "true"),
+                stored.getMetadata().getAnnotations());
         assertEquals(Map.of("node.kubernetes.io/role", "worker"),
                 SERIALIZATION.convertValue(json(stored).at("/spec/workerNodeGroupConfigurations/0/labels"), Map.class), "inside the spec");
     }

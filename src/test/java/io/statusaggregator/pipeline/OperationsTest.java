@@ -104,7 +104,8 @@ class OperationsTest {
                 assertEquals(200, get(management, "/q/health/live").statusCode());
                 HttpResponse<String> starting = get(management, "/q/health/ready");
                 assertEquals(503, starting.statusCode(), starting.body());
-                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "ingest", "DOWN"), checks(starting.body()));
+                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "ingest", "DOWN",
+                        "ingest-sends", "DOWN"), checks(starting.body()));
                 assertEquals(Map.of("kafka", "DOWN"), checks(get(management, "/q/health/well").body()));
                 assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
                 HttpResponse<String> startup = get(management, "/q/health/started");
@@ -139,7 +140,7 @@ class OperationsTest {
 
                 // A request to the application's port, for the HTTP server series.
                 assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());
-                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "ingest", "UP"),
+                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "ingest", "UP", "ingest-sends", "UP"),
                         checks(get(management, "/q/health/ready").body()));
                 assertEquals(Map.of("kafka", "UP"), checks(get(management, "/q/health/well").body()));
                 assertEquals(200, get(management, "/q/health/started").statusCode());
@@ -172,7 +173,7 @@ class OperationsTest {
                 assertTrue(sample(text, "aggregator_status_writes_seconds_count") >= 2, "writes counted");
                 assertTrue(sample(text, "aggregator_status_writes_seconds_max") > 0, "write latency");
                 assertEquals(1, sample(text, "aggregator_dead_letters_total{reason=\"not-json\"}"), "dead letters by reason");
-                for (String reason : List.of("unknown-key", "unknown-kind", "malformed-object")) {
+                for (String reason : List.of("unknown-key", "unknown-kind", "malformed-object", "too-large")) {
                     assertEquals(0, sample(text, "aggregator_dead_letters_total{reason=\"" + reason + "\"}"), reason);
                 }
                 assertEquals(0, sample(text, "aggregator_dead_letter_failures_total"), "dead letters not sent");

@@ -97,11 +97,18 @@ public final class ObjectDecoder {
                 spec.object("bundlesRef").string("name"));
     }
 
-    /** Decodes an object of a kind the rules read; empty for any other kind. */
+    /**
+     * Decodes an object of a kind the rules read; empty for any other kind. What ingest sent for an object too large
+     * for the topic ({@link OversizedObject}) is refused, saying so.
+     */
     public static Optional<KubernetesObject> decode(JsonNode node) throws MalformedObjectException {
         Optional<ObjectKind> kind = kindOf(node);
         if (kind.isEmpty()) {
             return Optional.empty();
+        }
+        Optional<OversizedObject> oversized = OversizedObject.of(node);
+        if (oversized.isPresent()) {
+            throw new MalformedObjectException("", oversized.get().problem());
         }
         JsonFields root = JsonFields.root(node);
         JsonFields metadata = root.object("metadata");

@@ -75,6 +75,7 @@ abstract class ObjectFields {
                         metadata(parser);
                     }
                 }
+                case OversizedObject.FIELD -> throw GiveUp.INSTANCE; // ObjectDecoder says what it is
                 default -> bodyField(parser, field, value);
             }
         }
