@@ -208,24 +208,26 @@ class FaultSuiteTest {
     private static final String C1 = "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/c1";
 
     /**
-     * Seeded random sequences of changes interleaved with the faults above and with a restart of the aggregator.
-     * {@code -Dfaults.sequences=N} (default 2; 20 with {@code -Pfaults}) and {@code -Dfaults.seed=S} to replay one.
+     * Seeded random sequences of changes interleaved with the faults above and with a restart of the aggregator: the
+     * fixed seeds of {@code -Dfaults.seeds=S1,S2} (the pom's list, run by every build), then
+     * {@code -Dfaults.sequences=N} new random seeds, each printed (1 by default; 20 with {@code -Pfaults});
+     * {@code -Dfaults.seed=S} replays that one alone.
      * Between two changes the pipeline catches up (the state converges), so that each change that moves a status is a
      * status transition of its own, not merged with the next by the coalescing window: a sequence whose changes moved
      * no status would test nothing, and the transitions per fault are reported.
      */
     @Test
     void randomSequencesWithFaultsConverge() throws Exception {
-        int sequences = Integer.getInteger("faults.sequences", 2);
-        long firstSeed = Long.getLong("faults.seed", new Random().nextLong());
+        List<Long> seeds = seeds();
+        int sequences = seeds.size();
         int faults = 0;
         long changes = 0;
         long writes = 0;
         long distinctStatuses = 0;
         for (int s = 0; s < sequences; s++) {
-            long seed = firstSeed + s;
-            System.out.printf("fault suite: sequence %d of %d, seed %d (replay: -Dfaults.seed=%d -Dfaults.sequences=1)%n",
-                    s + 1, sequences, seed, seed);
+            long seed = seeds.get(s);
+            System.out.printf("fault suite: sequence %d of %d, seed %d (replay: -Dfaults.seed=%d)%n", s + 1, sequences,
+                    seed, seed);
             if (s > 0) {
                 pipelineRun.end();
                 pipelineRun.begin();
@@ -263,6 +265,25 @@ class FaultSuiteTest {
         System.out.printf("fault suite: %d sequences, %d changes, %d faults injected, 0 divergences; %d status writes for %d "
                 + "distinct statuses (%.2f per distinct status, foreign overwrites included)%n", sequences, changes, faults, writes,
                 distinctStatuses, (double) writes / distinctStatuses);
+    }
+
+    /** The seeds to run: {@code faults.seed} alone, or the fixed {@code faults.seeds} and new random ones. */
+    static List<Long> seeds() {
+        Long replay = Long.getLong("faults.seed");
+        if (replay != null) {
+            return List.of(replay);
+        }
+        List<Long> seeds = new ArrayList<>();
+        for (String fixed : System.getProperty("faults.seeds", "").split(",")) {
+            if (!fixed.isBlank()) {
+                seeds.add(Long.parseLong(fixed.trim()));
+            }
+        }
+        Random fresh = new Random();
+        for (int i = Integer.getInteger("faults.sequences", 1); i > 0; i--) {
+            seeds.add(fresh.nextLong());
+        }
+        return seeds;
     }
 
     private void inject(int fault, Churn churn, Random random) throws Exception {
