@@ -258,11 +258,16 @@ public final class ObjectIngest implements AutoCloseable {
 
     /** After the informers have listed the API server: tombstones for what was deleted while ingest did not run. */
     public int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout) {
-        return tombstoneVanished(kafka, topic, timeout, true);
+        // What the informers hold was all sent just now (lead): no record of it is missing, only perhaps in flight.
+        return tombstoneVanished(kafka, topic, timeout, true, false);
     }
 
-    /** As above, of the whole topic or only of what was written since the last check ({@link TopicReconciliation}). */
-    private int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout, boolean whole) {
+    /**
+     * As above, of the whole topic or only of what was written since the last check ({@link TopicReconciliation});
+     * {@code missing}: on a whole check, the objects the informers hold with no record on the topic are sent too.
+     */
+    private int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout, boolean whole,
+            boolean missing) {
         // A CNI observation exists as long as its cluster's EKS-A Cluster does.
         Set<String> clusters = new HashSet<>();
         informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER)
@@ -276,7 +281,19 @@ public final class ObjectIngest implements AutoCloseable {
                     }
                     failed.add(key); // sent again within a second, as the store has it then
                     return true;
-                }, timeout, whole);
+                }, whole && missing ? heldKeys() : List.of(), timeout, whole);
+    }
+
+    /** The keys of the objects the informers hold, once what was sent before is on the topic. */
+    private List<ObjectStateKey> heldKeys() {
+        publisher.flush(); // a state still in flight is not missing
+        List<ObjectStateKey> keys = new ArrayList<>();
+        for (Watched watched : informers) {
+            for (GenericKubernetesResource object : watched.informer().current().getStore().list()) {
+                publisher.keyOf(watched.kind(), json(object)).ifPresent(keys::add);
+            }
+        }
+        return keys;
     }
 
     /**
@@ -294,7 +311,7 @@ public final class ObjectIngest implements AutoCloseable {
                 return;
             }
             try {
-                tombstoneVanished(kafka, topic, timeout, whole);
+                tombstoneVanished(kafka, topic, timeout, whole, whole);
             } catch (RuntimeException e) {
                 LOG.warnf("checking %s against the API server failed, again in %s: %s", topic, settings.reconcileEvery(), e.toString());
             }

@@ -129,7 +129,13 @@ public final class ObjectStatePublisher {
                 key.kind().kind(), key.key(), partition), "the next check sends it again", () -> { });
     }
 
-    private Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
+    /** Waits until every record sent so far has been answered by the broker. */
+    void flush() {
+        producer.flush();
+    }
+
+    /** The key of an object's records; empty, and a warning, when its cluster cannot be told. */
+    Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
         JsonNode metadata = object.path("metadata");
         ObjectKey key = new ObjectKey(metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE), metadata.path("name").asText());
         try {

@@ -1,6 +1,7 @@
 package io.statusaggregator.ingest;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -16,7 +17,8 @@ import org.jboss.logging.Logger;
  * written since the last check read the topic to its end: a key alive then was checked then, and one written since is
  * among them (a whole day of history not compacted yet, read every five minutes, was a second of a replica's CPU).
  * The same reading finds the converse: a tombstone something else wrote for an object the API server has, whose state
- * is then sent again.
+ * is then sent again; and a whole check, an object the informers hold that has no record on the topic at all (the
+ * topic deleted and made again, a record lost to an unclean leader election, a send lost), whose state is sent.
  */
 final class TopicReconciliation {
     private static final Logger LOG = Logger.getLogger(TopicReconciliation.class);
@@ -29,11 +31,14 @@ final class TopicReconciliation {
      * @param whole  the whole topic, rather than what was written since the last check
      * @param resend   sends the current state of an object the topic lacks where its cluster's records go; false when
      *                 it cannot
+     * @param held     the keys of the objects the informers hold: on a whole check, each that has no record on the
+     *                 topic is sent
      * @return how many records were sent: tombstones, and states sent again because the topic's latest record of an
      *         existing object was a tombstone
      */
     synchronized int tombstoneVanished(Map<String, Object> kafka, String topic, Predicate<ObjectStateKey> exists,
-            ObjectStatePublisher publisher, Predicate<ObjectStateKey> resend, Duration timeout, boolean whole) {
+            ObjectStatePublisher publisher, Predicate<ObjectStateKey> resend, Collection<ObjectStateKey> held,
+            Duration timeout, boolean whole) {
         // Only whether each key is alive: the values are neither copied nor decoded.
         Optional<CompactedTopic.LiveKeys> read = CompactedTopic.liveKeysSince(kafka, topic, whole ? Map.of() : checkedUpTo, timeout);
         if (read.isEmpty()) {
@@ -76,6 +81,16 @@ final class TopicReconciliation {
                 revived++;
             }
         }
+        int missing = 0;
+        if (whole) {
+            for (ObjectStateKey key : held) {
+                String encoded = key.encode();
+                if (!read.get().partitions().containsKey(encoded) && !read.get().tombstoned().containsKey(encoded)
+                        && resend.test(key)) {
+                    missing++;
+                }
+            }
+        }
         checkedUpTo = read.get().ends();
         if (vanished > 0) {
             LOG.infof("%d keys on %s name objects the API server does not have (deleted while ingest was not running, or "
@@ -89,6 +104,10 @@ final class TopicReconciliation {
             LOG.infof("%d objects the API server has were tombstoned on %s by something but ingest: their states sent again",
                     revived, topic);
         }
-        return vanished + misplaced + revived;
+        if (missing > 0) {
+            LOG.infof("%d objects the API server has had no record on %s (the topic made again, or records lost): "
+                    + "their states sent", missing, topic);
+        }
+        return vanished + misplaced + revived + missing;
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -42,18 +43,18 @@ class TopicReconciliationTest {
 
         write(machine("m1"), machine("gone-before-start"));
         Set<String> onTheApiServer = Set.of(machine("m1"));
-        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> onTheApiServer.contains(key.encode()), publisher, key -> true, DEADLINE, true));
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> onTheApiServer.contains(key.encode()), publisher, key -> true, List.of(), DEADLINE, true));
         assertEquals(Set.of(machine("gone-before-start")), tombstoned(tombstones));
 
         // m1 goes without a tombstone (as if the informer missed it), and something else writes a key of no object.
         write(machine("written-by-another"));
         tombstones.clear();
-        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> true, DEADLINE, false));
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> true, List.of(), DEADLINE, false));
         assertEquals(Set.of(machine("written-by-another")), tombstoned(tombstones),
                 "only the key written since the last check; m1 was checked then, and a relist's whole check finds it");
 
         tombstones.clear();
-        reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> true, DEADLINE, true);
+        reconciliation.tombstoneVanished(kafka(), TOPIC, key -> false, publisher, key -> true, List.of(), DEADLINE, true);
         // The tombstones of this test go to a mock producer, not the topic: every key is still alive on it.
         assertEquals(Set.of(machine("m1"), machine("gone-before-start"), machine("written-by-another")), tombstoned(tombstones),
                 "the whole topic, m1 among it");
@@ -81,7 +82,7 @@ class TopicReconciliationTest {
         List<String> resent = new ArrayList<>();
 
         assertEquals(2, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
-                key -> resent.add(key.encode()), DEADLINE, true));
+                key -> resent.add(key.encode()), List.of(), DEADLINE, true));
         assertEquals(Set.of(machine("m1") + "@" + other, machine("ghost") + "@" + other), placedTombstones(tombstones),
                 "each stray record where it is; m1 and m2 where they belong are left alone");
         assertEquals(List.of(), resent, "m1 is also where it belongs");
@@ -90,7 +91,7 @@ class TopicReconciliationTest {
         writeTo(topic, other, machine("m3"));
         tombstones.clear();
         assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
-                key -> resent.add(key.encode()), DEADLINE, false));
+                key -> resent.add(key.encode()), List.of(), DEADLINE, false));
         assertEquals(Set.of(machine("m3") + "@" + other), placedTombstones(tombstones));
         assertEquals(List.of(machine("m3")), resent);
     }
@@ -118,7 +119,7 @@ class TopicReconciliationTest {
         List<String> resent = new ArrayList<>();
 
         assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
-                key -> resent.add(key.encode()), DEADLINE, true));
+                key -> resent.add(key.encode()), List.of(), DEADLINE, true));
         assertEquals(List.of(machine("m1")), resent, "m1 exists; 'deleted' does not, and m2 is alive where it belongs");
         assertEquals(Set.of(), tombstoned(tombstones));
 
@@ -126,12 +127,37 @@ class TopicReconciliationTest {
         tombstoneOn(topic, routed, machine("m2"));
         resent.clear();
         assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
-                key -> resent.add(key.encode()), DEADLINE, false));
+                key -> resent.add(key.encode()), List.of(), DEADLINE, false));
         assertEquals(List.of(machine("m2")), resent, "only what was written since: m1 is alive again");
 
         tombstoneOn(topic, routed, machine("m1"));
         assertEquals(0, reconciliation.tombstoneVanished(kafka(), topic, key -> onTheApiServer.contains(key.encode()), publisher,
-                key -> false, DEADLINE, false), "an object whose state cannot be sent again (a CNI observation) is not counted");
+                key -> false, List.of(), DEADLINE, false), "an object whose state cannot be sent again (a CNI observation) is not counted");
+    }
+
+    /**
+     * An object the informers hold with no record at all on the topic (the topic made again, a record lost): a whole
+     * check sends its state; a check of what was written since cannot tell, and leaves it to the next whole one.
+     */
+    @Test
+    void anObjectWithNoRecordOnTheTopicIsSentByAWholeCheck() throws Exception {
+        String topic = TOPIC + "-missing";
+        try (Admin admin = Admin.create(kafka())) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
+        }
+        writeTo(topic, ClusterPartitioner.partitionOf("c1", 3), machine("m1"));
+        TopicReconciliation reconciliation = new TopicReconciliation();
+        MockProducer<String, String> tombstones = new MockProducer<>(true, null, new StringSerializer(), new StringSerializer());
+        ObjectStatePublisher publisher = new ObjectStatePublisher(tombstones, topic, key -> { });
+        List<ObjectStateKey> held = Stream.of("m1", "m9").map(m -> ObjectStateKey.parse(machine(m)).orElseThrow()).toList();
+        List<String> resent = new ArrayList<>();
+
+        assertEquals(0, reconciliation.tombstoneVanished(kafka(), topic, key -> true, publisher,
+                key -> resent.add(key.encode()), held, DEADLINE, false));
+        assertEquals(List.of(), resent);
+        assertEquals(1, reconciliation.tombstoneVanished(kafka(), topic, key -> true, publisher,
+                key -> resent.add(key.encode()), held, DEADLINE, true));
+        assertEquals(List.of(machine("m9")), resent, "m1 has its record");
     }
 
     private void tombstoneOn(String topic, int partition, String... keys) throws Exception {
