@@ -15,6 +15,7 @@ import io.fabric8.mockwebserver.crud.CrudDispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.WebSocketListener;
+import io.statusaggregator.model.json.UnreadableJson;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -315,7 +316,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
             UnaryOperator<JsonNode> pruning = schema;
             return pruning == null ? merged : pruning.apply(merged);
         } catch (JsonProcessingException e) {
-            throw new KubernetesCrudDispatcherException(e.getOriginalMessage(), 422);
+            throw new KubernetesCrudDispatcherException("the patch is not JSON: " + UnreadableJson.problem(e), 422);
         }
     }
 

@@ -9,6 +9,7 @@ import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.UnreadableJson;
 import io.statusaggregator.versions.UpgradePlan.UnreachableTarget;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -72,8 +73,7 @@ public class PreflightResource {
         try {
             review = JSON.readTree(body);
         } catch (JsonProcessingException e) {
-            // The parser's own words, without its location line (which names parser classes).
-            return error(400, "the body is not an AdmissionReview in JSON: " + e.getOriginalMessage());
+            return error(400, "the body is not an AdmissionReview in JSON: " + UnreadableJson.problem(e));
         }
         if (review == null || !review.isObject()) {
             return error(400, "the body is not an AdmissionReview in JSON: not an object");

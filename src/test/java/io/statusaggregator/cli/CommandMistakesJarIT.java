@@ -76,7 +76,7 @@ class CommandMistakesJarIT {
 
         Path binary = Files.createTempFile("binary", ".yaml");
         Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, (byte) 0xe9, 'a', ':', ' ', (byte) 0xe9, '\n'});
-        toldInOneLine(run(Map.of(), "compute", binary.toString()), 2, "not valid YAML (line 1): not UTF-8 text");
+        toldInOneLine(run(Map.of(), "compute", binary.toString()), 2, "not valid YAML: not UTF-8 text at line 1");
     }
 
     @Test
