@@ -113,12 +113,50 @@ class AdmissionWebhookTest {
                 response.toString());
     }
 
+    /** A refusal of a review the API server would never send: denied, as code 400, naming what is missing. */
+    private static String unreadable(JsonNode review) {
+        JsonNode response = answer(review);
+        assertFalse(response.path("allowed").asBoolean(), response.toString());
+        assertEquals(400, response.path("status").path("code").asInt(), response.toString());
+        return response.path("status").path("message").asText();
+    }
+
+    @Test
+    void aReviewWithoutAnOperationIsDenied() throws Exception {
+        ObjectNode review = (ObjectNode) review("CREATE", cluster("1.28", "v0.21.7", "1.28"), null);
+        ((ObjectNode) review.path("request")).remove("operation");
+        assertEquals("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)", unreadable(review));
+        ((ObjectNode) review.path("request")).put("operation", 1);
+        assertEquals("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)", unreadable(review));
+    }
+
+    @Test
+    void anOperationNotSpeltAsTheApiServerSpellsItIsDenied() throws Exception {
+        assertEquals("the review's operation \"create\" is none of CREATE, UPDATE, DELETE and CONNECT "
+                + "(the API server writes them in upper case)", unreadable(review("create", cluster("1.28", "v0.21.7", "1.28"), null)));
+        assertTrue(unreadable(review("PATCH", cluster("1.28", "v0.21.7", "1.28"), null)).startsWith("the review's operation \"PATCH\""));
+    }
+
+    @Test
+    void anUpdateWithoutTheOldObjectIsDenied() throws Exception {
+        // Without it the rules would compare with nothing and admit a skipped minor.
+        assertEquals("the UPDATE review carries no oldObject, which the rules compare with",
+                unreadable(review("UPDATE", cluster("1.29", "v0.21.7", "1.27"), null)));
+    }
+
+    @Test
+    void aCreateWithoutTheObjectIsDenied() throws Exception {
+        assertEquals("the CREATE review carries no object", unreadable(review("CREATE", null, null)));
+    }
+
     @Test
     void otherKindsAndOperationsAreNotThisWebhooksToJudge() throws Exception {
         JsonNode configMap = YAML.readTree("{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: default}}");
         assertTrue(answer(review("CREATE", configMap, null)).path("allowed").asBoolean());
         assertTrue(answer(review("DELETE", cluster("1.40", "v0.21.7", "1.27"), null)).path("allowed").asBoolean());
+        assertTrue(answer(review("CONNECT", YAML.createObjectNode(), null)).path("allowed").asBoolean());
         JsonNode notAReview = AdmissionWebhook.review(YAML.readTree("{kind: Something}"), MANAGEMENT).path("response");
         assertFalse(notAReview.path("allowed").asBoolean());
+        assertEquals("not an AdmissionReview request", notAReview.path("status").path("message").asText());
     }
 }
