@@ -12,6 +12,7 @@ import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.VersionRules;
 import java.util.Optional;
 import java.util.Set;
@@ -19,7 +20,8 @@ import java.util.Set;
 /**
  * The validating admission webhook for EKS-A Clusters ({@code AdmissionReview} v1): a create or a spec change that the
  * version rules forbid is refused, with the message the status would show, so that a bad upgrade is never stored.
- * The rules compare with what the stored Cluster last reached, read from the old object's status.
+ * The rules compare with what the stored Cluster last reached, read from the old object's status, and with the
+ * compatibility data in force (which Kubernetes versions each EKS-A release supports).
  */
 public final class AdmissionWebhook {
     private AdmissionWebhook() {
@@ -36,9 +38,9 @@ public final class AdmissionWebhook {
     }
 
     /** The review's answer for {@code review}, an {@code AdmissionReview} request. */
-    public static ObjectNode review(JsonNode review, ManagementCluster management) {
+    public static ObjectNode review(JsonNode review, ManagementCluster management, Compatibility compatibility) {
         JsonNode request = review.path("request");
-        Optional<Refusal> refusal = request.isObject() ? refusal(request, management)
+        Optional<Refusal> refusal = request.isObject() ? refusal(request, management, compatibility)
                 : Optional.of(Refusal.unreadable("not an AdmissionReview request"));
         ObjectNode answer = JsonNodeFactory.instance.objectNode();
         answer.put("apiVersion", "admission.k8s.io/v1");
@@ -54,7 +56,7 @@ public final class AdmissionWebhook {
      * A review the API server would never send is refused rather than let through: with {@code failurePolicy: Ignore}
      * an error would admit it anyway, but an answer that denies it does not.
      */
-    private static Optional<Refusal> refusal(JsonNode request, ManagementCluster management) {
+    private static Optional<Refusal> refusal(JsonNode request, ManagementCluster management, Compatibility compatibility) {
         JsonNode operationNode = request.path("operation");
         if (!operationNode.isTextual() || operationNode.asText().isEmpty()) {
             return Optional.of(Refusal.unreadable("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)"));
@@ -90,7 +92,8 @@ public final class AdmissionWebhook {
             }
             stored = old.map(EksaCluster::status).orElse(ClusterStatus.NONE);
         }
-        return VersionRules.check(cluster.get().withStatus(stored), management).map(Failure::message).map(AdmissionWebhook::invalid);
+        return VersionRules.check(cluster.get().withStatus(stored), management,
+                VersionRules.supportedBy(cluster.get().spec(), compatibility)).map(Failure::message).map(AdmissionWebhook::invalid);
     }
 
     private static Refusal invalid(String message) {

@@ -78,7 +78,8 @@ public class PreflightResource {
         if (review == null || !review.isObject()) {
             return error(400, "the body is not an AdmissionReview in JSON: not an object");
         }
-        return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get())).build();
+        return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get(),
+                pipeline.get().compatibility().get())).build();
     }
 
     /**

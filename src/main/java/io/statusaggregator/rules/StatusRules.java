@@ -39,7 +39,8 @@ public final class StatusRules {
                 .orElseGet(() -> WorkersReady.evaluate(snapshot, controlPlaneInitialized));
         Verdict cni = MalformedInputs.holdingBack(snapshot, ConditionType.DEFAULT_CNI_CONFIGURED)
                 .orElseGet(() -> DefaultCniConfigured.evaluate(snapshot));
-        Optional<Failure> failure = FailureState.resolve(VersionRules.check(snapshot.cluster(), snapshot.management()), previous);
+        Optional<Failure> failure = FailureState.resolve(VersionRules.check(snapshot.cluster(), snapshot.management(),
+                snapshot.supportedKubernetes()), previous);
         Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
 
         List<Condition> conditions = List.of(
