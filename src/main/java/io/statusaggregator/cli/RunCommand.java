@@ -15,6 +15,7 @@ import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
+import io.statusaggregator.embedded.StateDirectory;
 import io.statusaggregator.feeds.ClusterView;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.ingest.CniObserver;
@@ -64,7 +65,8 @@ import picocli.CommandLine.Command;
                 "",
                 "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when Kafka or the Kubernetes API does not "
                         + "answer within 60 s, the API does not serve EKS Anywhere's and Cluster API's kinds or Kafka "
-                        + "refuses the credentials, 2 on an invalid kafka.* setting, 3 when aggregation stops on a fault "
+                        + "refuses the credentials, 2 on an invalid kafka.* setting or an embedded default's state "
+                        + "directory that is not the user's own and private, 3 when aggregation stops on a fault "
                         + "(Kafka refusing this consumer, a bug): a restart rebuilds it."})
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
@@ -122,6 +124,12 @@ public class RunCommand implements Callable<Integer> {
             KubernetesClient client;
             FleetSimulator simulator = null;
             if (embedded) {
+                Path kubeconfigFile = Path.of(config.embedded().kubeconfig()).toAbsolutePath();
+                Optional<String> refused = StateDirectory.prepare(kubeconfigFile.getParent());
+                if (refused.isPresent()) {
+                    LOG.error(refused.get());
+                    return 2;
+                }
                 EmbeddedKafka broker = EmbeddedKafka.start();
                 running.add(broker);
                 kafka.put("bootstrap.servers", broker.bootstrapServers());
@@ -136,7 +144,7 @@ public class RunCommand implements Callable<Integer> {
                     // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
                     simulator.step();
                 }
-                Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
+                Path kubeconfig = api.writeKubeconfig(kubeconfigFile);
                 running.add(() -> Files.deleteIfExists(kubeconfig));
                 // For watch and alerts on this machine: they find the embedded broker here when none is configured.
                 Path bootstrap = EmbeddedKubernetes.writePrivately(kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE),
