@@ -112,7 +112,8 @@ final class YamlDocuments {
      * anything else, as for JSON.
      */
     private static String problem(JsonProcessingException e) {
-        if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblem() != null && marked.getProblemMark() != null) {
+        if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblem() != null
+                && marked.getProblemMark() != null) {
             return firstLine(marked.getProblem()) + " at line " + (marked.getProblemMark().getLine() + 1) + ", column "
                     + (marked.getProblemMark().getColumn() + 1);
         }

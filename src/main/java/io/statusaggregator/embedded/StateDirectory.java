@@ -22,8 +22,8 @@ import java.util.Set;
 public final class StateDirectory {
     private static final Set<PosixFilePermission> WRITABLE_BY_OTHERS = Set.of(PosixFilePermission.GROUP_WRITE,
             PosixFilePermission.OTHERS_WRITE);
-    private static final String ELSEWHERE =
-            "or set aggregator.embedded.kubeconfig (AGGREGATOR_EMBEDDED_KUBECONFIG) to a file in a directory of your own";
+    private static final String ELSEWHERE = "or set aggregator.embedded.kubeconfig (AGGREGATOR_EMBEDDED_KUBECONFIG) "
+            + "to a file in a directory of your own";
 
     private StateDirectory() {
     }
@@ -32,7 +32,8 @@ public final class StateDirectory {
     public static Optional<String> prepare(Path directory) throws IOException {
         Path absolute = directory.toAbsolutePath();
         if (!Files.exists(absolute, LinkOption.NOFOLLOW_LINKS)) {
-            Files.createDirectories(absolute, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectories(absolute,
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
         return refusal(absolute);
     }

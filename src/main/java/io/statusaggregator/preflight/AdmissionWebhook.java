@@ -48,7 +48,8 @@ public final class AdmissionWebhook {
         ObjectNode response = answer.putObject("response");
         response.put("uid", request.path("uid").asText(""));
         response.put("allowed", refusal.isEmpty());
-        refusal.ifPresent(r -> response.putObject("status").put("code", r.code()).put("reason", r.reason()).put("message", r.message()));
+        refusal.ifPresent(r -> response.putObject("status").put("code", r.code()).put("reason", r.reason())
+                .put("message", r.message()));
         return answer;
     }
 
@@ -56,7 +57,8 @@ public final class AdmissionWebhook {
      * A review the API server would never send is refused rather than let through: with {@code failurePolicy: Ignore}
      * an error would admit it anyway, but an answer that denies it does not.
      */
-    private static Optional<Refusal> refusal(JsonNode request, ManagementCluster management, Compatibility compatibility) {
+    private static Optional<Refusal> refusal(JsonNode request, ManagementCluster management,
+            Compatibility compatibility) {
         JsonNode operationNode = request.path("operation");
         if (!operationNode.isTextual() || operationNode.asText().isEmpty()) {
             return Optional.of(Refusal.unreadable("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)"));
@@ -73,7 +75,8 @@ public final class AdmissionWebhook {
             return Optional.of(Refusal.unreadable("the " + operation + " review carries no object"));
         }
         if (operation.equals("UPDATE") && !request.path("oldObject").isObject()) {
-            return Optional.of(Refusal.unreadable("the UPDATE review carries no oldObject, which the rules compare with"));
+            return Optional.of(Refusal.unreadable(
+                    "the UPDATE review carries no oldObject, which the rules compare with"));
         }
         Optional<EksaCluster> cluster;
         try {
@@ -93,7 +96,8 @@ public final class AdmissionWebhook {
             stored = old.map(EksaCluster::status).orElse(ClusterStatus.NONE);
         }
         return VersionRules.check(cluster.get().withStatus(stored), management,
-                VersionRules.supportedBy(cluster.get().spec(), compatibility)).map(Failure::message).map(AdmissionWebhook::invalid);
+                        VersionRules.supportedBy(cluster.get().spec(), compatibility))
+                .map(Failure::message).map(AdmissionWebhook::invalid);
     }
 
     private static Refusal invalid(String message) {

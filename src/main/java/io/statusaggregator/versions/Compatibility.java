@@ -32,7 +32,7 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
     public record CiliumFrom(EksaVersion from, Optional<String> version) {
     }
 
-    /** The Kubernetes versions the given EKS-A release supports: its line's, if the data knows the line and lists any. */
+    /** The Kubernetes versions an EKS-A release supports: its line's, if the data knows the line and lists any. */
     public Optional<List<KubernetesVersion>> kubernetesFor(EksaVersion release) {
         String minorLine = release.minorLine();
         for (ReleaseLine line : releaseLines) {

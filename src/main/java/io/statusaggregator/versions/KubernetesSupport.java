@@ -38,8 +38,8 @@ public final class KubernetesSupport {
 
     private static Failure unsupported(KubernetesVersion version, String of, EksaClusterSpec spec,
             List<KubernetesVersion> supported) {
-        return new Failure(KubernetesVersionSkew.REASON, "kubernetes version " + version + of + " is not supported by EKS-A "
-                + spec.eksaVersion().orElseThrow() + ", which supports "
+        return new Failure(KubernetesVersionSkew.REASON, "kubernetes version " + version + of
+                + " is not supported by EKS-A " + spec.eksaVersion().orElseThrow() + ", which supports "
                 + supported.stream().sorted().map(KubernetesVersion::toString).collect(Collectors.joining(", ")));
     }
 }

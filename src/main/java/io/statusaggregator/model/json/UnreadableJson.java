@@ -20,7 +20,8 @@ public final class UnreadableJson {
     private static final Pattern CHARACTER = Pattern.compile("^Unexpected character \\('.*?' \\(code (\\d+)\\)\\)");
     private static final Pattern CLOSE = Pattern.compile("^Unexpected close marker '(.)'");
     private static final Pattern WORD = Pattern.compile("^(?:Unrecognized|Non-standard) token '(.*?)'", Pattern.DOTALL);
-    private static final Pattern CONTROL = Pattern.compile("^Illegal unquoted character \\(\\(CTRL-CHAR, code (\\d+)\\)\\)");
+    private static final Pattern CONTROL =
+            Pattern.compile("^Illegal unquoted character \\(\\(CTRL-CHAR, code (\\d+)\\)\\)");
     private static final Pattern ESCAPE = Pattern.compile("^Unrecognized character escape '.*?' \\(code (\\d+)\\)");
 
     private UnreadableJson() {
