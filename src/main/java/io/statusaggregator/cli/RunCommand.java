@@ -13,6 +13,7 @@ import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.EmbeddedMemory;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.embedded.StateDirectory;
@@ -173,6 +174,7 @@ public class RunCommand implements Callable<Integer> {
                 LOG.error(refused.get());
                 return 2;
             }
+            LOG.info(EmbeddedMemory.keepSmall());
             LOG.info("starting the embedded default: a Kafka broker and a Kubernetes API in this process");
             EmbeddedKafka broker = EmbeddedKafka.start();
             running.add(broker);
