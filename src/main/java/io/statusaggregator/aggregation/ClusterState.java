@@ -16,6 +16,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.VersionRules;
 import io.statusaggregator.model.EksaVersion;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -180,6 +181,7 @@ public final class ClusterState {
                 of(ObjectKind.ETCDADM_CLUSTER, EtcdadmCluster.class),
                 of(ObjectKind.CNI_OBSERVATION, CniObservation.class).stream().findFirst(),
                 expectedCilium,
+                VersionRules.supportedBy(cluster.spec(), compatibility),
                 management,
                 malformedListed(),
                 Optional.ofNullable(nameConflict));

@@ -1,5 +1,6 @@
 package io.statusaggregator.cli;
 
+import io.statusaggregator.embedded.StateDirectory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -110,6 +111,9 @@ final class KafkaSettings {
             return kafka;
         }
         try {
+            if (StateDirectory.refusal(embeddedDirectory).isPresent()) {
+                return kafka; // a broker address someone else could have left there is not trusted
+            }
             String bootstrap = Files.readString(file).trim();
             if (!answers(bootstrap)) {
                 return kafka;

@@ -25,6 +25,8 @@ public class Main implements QuarkusApplication {
         if (!servesHttp(args)) {
             System.setProperty("quarkus.http.host-enabled", "false");
             System.setProperty("quarkus.management.host-enabled", "false");
+        } else {
+            StopSignal.install(); // a SIGTERM while Quarkus starts, before run does, is a request run then sees
         }
         Quarkus.run(Main.class, args);
     }

@@ -13,8 +13,10 @@ import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.EmbeddedMemory;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
+import io.statusaggregator.embedded.StateDirectory;
 import io.statusaggregator.feeds.ClusterView;
 import io.statusaggregator.feeds.FleetPage;
 import io.statusaggregator.ingest.CniObserver;
@@ -64,7 +66,8 @@ import picocli.CommandLine.Command;
                 "",
                 "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when Kafka or the Kubernetes API does not "
                         + "answer within 60 s, the API does not serve EKS Anywhere's and Cluster API's kinds or Kafka "
-                        + "refuses the credentials, 2 on an invalid kafka.* setting, 3 when aggregation stops on a fault "
+                        + "refuses the credentials, 2 on an invalid kafka.* setting or an embedded default's state "
+                        + "directory that is not the user's own and private, 3 when aggregation stops on a fault "
                         + "(Kafka refusing this consumer, a bug): a restart rebuilds it."})
 public class RunCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(RunCommand.class);
@@ -103,137 +106,197 @@ public class RunCommand implements Callable<Integer> {
     @Inject
     AccessReviews access;
 
+    /** Whether a SIGTERM now interrupts the starting thread: only in waits made to end so (the pipeline's start). */
+    private volatile boolean interruptible;
+
     @Override
     public Integer call() throws Exception {
-        FaultExit faultExit = new FaultExit();
+        Thread starting = Thread.currentThread();
+        // Until the start is done, a SIGTERM is seen at the start's next stage (checkpoint), or cuts its waits short.
+        StopSignal.onSigterm(() -> {
+            if (interruptible) {
+                starting.interrupt();
+            }
+        });
         try {
-            Map<String, Object> kafka = KafkaSettings.from(rawConfig);
-            KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
-            Optional<String> badSetting = KafkaSettings.problem(kafka);
-            if (badSetting.isPresent()) {
-                LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
-                return 2;
+            return start();
+        } catch (Exception | Error e) {
+            // Ctrl-C is the JVM's: its shutdown stops the parts under the start, which then fails; a stop all the same.
+            if (!StopSignal.requested() && !StopSignal.jvmStopping()) {
+                throw e;
             }
-            if (config.access().tokenReviewsPerSecond() < 1) {
-                LOG.errorf("aggregator.access.token-reviews-per-second must be at least 1, is %d", config.access().tokenReviewsPerSecond());
-                return 2;
-            }
-            boolean embedded = !kafka.containsKey("bootstrap.servers");
-            KubernetesClient client;
-            FleetSimulator simulator = null;
-            if (embedded) {
-                EmbeddedKafka broker = EmbeddedKafka.start();
-                running.add(broker);
-                kafka.put("bootstrap.servers", broker.bootstrapServers());
-                EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
-                running.add(api);
-                client = api.newClient();
-                running.add(client);
-                if (config.embedded().simulate()) {
-                    simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
-                    running.add(simulator);
-                    // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
-                    // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
-                    simulator.step();
-                }
-                Path kubeconfig = api.writeKubeconfig(Path.of(config.embedded().kubeconfig()));
-                running.add(() -> Files.deleteIfExists(kubeconfig));
-                // For watch and alerts on this machine: they find the embedded broker here when none is configured.
-                Path bootstrap = EmbeddedKubernetes.writePrivately(kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE),
-                        broker.bootstrapServers());
-                running.add(() -> Files.deleteIfExists(bootstrap));
-                LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
-                        broker.bootstrapServers(), api.url(), kubeconfig);
-            } else {
-                client = configuredClient.get();
-                running.add(client);
-                LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
-                        client.getConfiguration().getMasterUrl());
-                // No kubeconfig found: say so now, rather than after a minute of waiting for an address that cannot answer.
-                Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client) ? ApiServerFailure.unreachable(client) : Optional.empty();
-                if (nowhere.isPresent()) {
-                    LOG.error(nowhere.get());
-                    return 1;
-                }
-            }
-            decideAccess(embedded, client);
-
-            PipelineMetrics metrics = new PipelineMetrics(registry);
-            ClusterMetrics clusterMetrics = new ClusterMetrics(registry);
-            running.add(clusterMetrics);
-            Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
-                    .observedBy((StatusWriter.Observer) metrics)
-                    .observedBy(kafkaClients)
-                    .observedBy(clusterMetrics)
-                    // A replica that no longer aggregates must not live on serving its probes: exit, and let the restart
-                    // (the pod's, in Kubernetes) rebuild its partitions, or hand them to the group's others.
-                    .onAggregationStopped(faultExit.onFault("a restart rebuilds the partitions"));
-            running.add(pipeline);
-            // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
-            logListeners();
-            List<String> notServed = ServedResources.missing(client, Pipeline.resourcesRead(config.ingest().enabled()));
-            if (!notServed.isEmpty()) {
-                LOG.errorf("the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management "
-                        + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta1); check the "
-                        + "kubeconfig's context", client.getConfiguration().getMasterUrl(), String.join(", ", notServed));
-                return 1;
-            }
-            try {
-                pipeline.start(START_TIMEOUT);
-            } catch (TimeoutException | ExecutionException | KafkaException e) {
-                Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-                // Say what went wrong in one line, without a stack trace. Kafka's own messages never carry a password.
-                Throwable config = cause;
-                while (config != null && !(config instanceof ConfigException)) {
-                    config = config.getCause();
-                }
-                if (config != null) {
-                    LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", config.getMessage());
-                    return 2;
-                }
-                if (cause instanceof AuthenticationException refused) {
-                    LOG.error(KafkaSettings.refusedCredentials(kafka, "this application's", refused));
-                    return 1;
-                }
-                // Which of the two did not answer: the API server can be asked again now.
-                if (!embedded) {
-                    String kafkaDidNot = "Kafka at %s did not answer in time (%s), while the Kubernetes API at %s does. "
-                            .formatted(kafka.get("bootstrap.servers"), cause.getClass().getSimpleName(), client.getConfiguration().getMasterUrl())
-                            + "Check kafka.bootstrap.servers and the network.";
-                    LOG.errorf("could not start within %s: %s", DurationText.format(START_TIMEOUT),
-                            ApiServerFailure.unreachable(client).orElse(kafkaDidNot));
-                    return 1;
-                }
-                LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
-                        + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
-                        DurationText.format(START_TIMEOUT), kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
-                        cause.getClass().getSimpleName());
-                return 1;
-            }
-            metrics.bind(pipeline);
-            runningPipeline.started(pipeline);
-            running.add(runningPipeline::stopped);
-            fleetPage.start(kafka, config.topics().statuses(), config.topics().transitions());
-            running.add(fleetPage::stop);
-            clusterView.start(new ClusterObjects(client, config.capiNamespace()));
-            running.add(clusterView::stop);
-
-            if (simulator != null) {
-                simulator.start();
-            }
-            if (config.table().enabled().orElse(embedded)) {
-                LiveTable table = new LiveTable(client, config.capiNamespace(), System.out, config.table().interval());
-                running.add(table);
-                table.start();
-            }
-            // SIGTERM (Kubernetes stopping the pod) ends the wait; what started is stopped below and the exit status is 0.
-            StopSignal.onSigterm(Quarkus::asyncExit);
-            LOG.info("status aggregator running; SIGTERM or Ctrl-C stops it");
-            Quarkus.waitForExit();
-            return faultExit.status(0);
+            Thread.interrupted(); // what started must be stopped whole, not cut short in its turn
+            LOG.info("stopped while starting; what had started is stopped");
+            return 0;
         } finally {
             running.closeAll();
         }
+    }
+
+    /** A SIGTERM came during the start: it ends here, and {@link #call} stops what started. */
+    private static final class StopRequested extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StopRequested() {
+            super("stop requested", null, false, false);
+        }
+    }
+
+    /** Between two stages of the start: ends it if a SIGTERM came. */
+    private static void checkpoint() {
+        if (StopSignal.requested()) {
+            throw new StopRequested();
+        }
+    }
+
+    /** Starts the aggregator (the embedded default's parts first, where it runs one) and waits for the stop. */
+    private int start() throws Exception {
+        FaultExit faultExit = new FaultExit();
+        checkpoint();
+        Map<String, Object> kafka = KafkaSettings.from(rawConfig);
+        KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
+        Optional<String> badSetting = KafkaSettings.problem(kafka);
+        if (badSetting.isPresent()) {
+            LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
+            return 2;
+        }
+        if (config.access().tokenReviewsPerSecond() < 1) {
+            LOG.errorf("aggregator.access.token-reviews-per-second must be at least 1, is %d", config.access().tokenReviewsPerSecond());
+            return 2;
+        }
+        boolean embedded = !kafka.containsKey("bootstrap.servers");
+        KubernetesClient client;
+        FleetSimulator simulator = null;
+        if (embedded) {
+            Path kubeconfigFile = Path.of(config.embedded().kubeconfig()).toAbsolutePath();
+            Optional<String> refused = StateDirectory.prepare(kubeconfigFile.getParent());
+            if (refused.isPresent()) {
+                LOG.error(refused.get());
+                return 2;
+            }
+            LOG.info(EmbeddedMemory.keepSmall());
+            LOG.info("starting the embedded default: a Kafka broker and a Kubernetes API in this process");
+            EmbeddedKafka broker = EmbeddedKafka.start();
+            running.add(broker);
+            checkpoint();
+            kafka.put("bootstrap.servers", broker.bootstrapServers());
+            EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
+            running.add(api);
+            client = api.newClient();
+            running.add(client);
+            checkpoint();
+            if (config.embedded().simulate()) {
+                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
+                running.add(simulator);
+                // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
+                // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
+                simulator.step();
+                checkpoint();
+            }
+            Path kubeconfig = api.writeKubeconfig(kubeconfigFile);
+            running.add(() -> Files.deleteIfExists(kubeconfig));
+            // For watch and alerts on this machine: they find the embedded broker here when none is configured.
+            Path bootstrap = EmbeddedKubernetes.writePrivately(kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE),
+                    broker.bootstrapServers());
+            running.add(() -> Files.deleteIfExists(bootstrap));
+            LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
+                    broker.bootstrapServers(), api.url(), kubeconfig);
+            checkpoint();
+        } else {
+            client = configuredClient.get();
+            running.add(client);
+            LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
+                    client.getConfiguration().getMasterUrl());
+            // No kubeconfig found: say so now, rather than after a minute of waiting for an address that cannot answer.
+            Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client) ? ApiServerFailure.unreachable(client) : Optional.empty();
+            if (nowhere.isPresent()) {
+                LOG.error(nowhere.get());
+                return 1;
+            }
+        }
+        decideAccess(embedded, client);
+        checkpoint();
+
+        PipelineMetrics metrics = new PipelineMetrics(registry);
+        ClusterMetrics clusterMetrics = new ClusterMetrics(registry);
+        running.add(clusterMetrics);
+        Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
+                .observedBy((StatusWriter.Observer) metrics)
+                .observedBy(kafkaClients)
+                .observedBy(clusterMetrics)
+                // A replica that no longer aggregates must not live on serving its probes: exit, and let the restart
+                // (the pod's, in Kubernetes) rebuild its partitions, or hand them to the group's others.
+                .onAggregationStopped(faultExit.onFault("a restart rebuilds the partitions"));
+        running.add(pipeline);
+        // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
+        logListeners();
+        List<String> notServed = ServedResources.missing(client, Pipeline.resourcesRead(config.ingest().enabled()));
+        if (!notServed.isEmpty()) {
+            LOG.errorf("the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management "
+                    + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta1); check the "
+                    + "kubeconfig's context", client.getConfiguration().getMasterUrl(), String.join(", ", notServed));
+            return 1;
+        }
+        checkpoint();
+        interruptible = true;
+        try {
+            pipeline.start(START_TIMEOUT);
+        } catch (TimeoutException | ExecutionException | KafkaException | InterruptedException e) {
+            checkpoint(); // interrupted by a SIGTERM, or failed after one: a stop, not a failure to report
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            // Say what went wrong in one line, without a stack trace. Kafka's own messages never carry a password.
+            Throwable config = cause;
+            while (config != null && !(config instanceof ConfigException)) {
+                config = config.getCause();
+            }
+            if (config != null) {
+                LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", config.getMessage());
+                return 2;
+            }
+            if (cause instanceof AuthenticationException refused) {
+                LOG.error(KafkaSettings.refusedCredentials(kafka, "this application's", refused));
+                return 1;
+            }
+            // Which of the two did not answer: the API server can be asked again now.
+            if (!embedded) {
+                String kafkaDidNot = "Kafka at %s did not answer in time (%s), while the Kubernetes API at %s does. "
+                        .formatted(kafka.get("bootstrap.servers"), cause.getClass().getSimpleName(), client.getConfiguration().getMasterUrl())
+                        + "Check kafka.bootstrap.servers and the network.";
+                LOG.errorf("could not start within %s: %s", DurationText.format(START_TIMEOUT),
+                        ApiServerFailure.unreachable(client).orElse(kafkaDidNot));
+                return 1;
+            }
+            LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
+                    + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
+                    DurationText.format(START_TIMEOUT), kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
+                    cause.getClass().getSimpleName());
+            return 1;
+        } finally {
+            interruptible = false;
+            Thread.interrupted(); // a SIGTERM just as the start returned: seen at the checkpoint below
+        }
+        checkpoint();
+        metrics.bind(pipeline);
+        runningPipeline.started(pipeline);
+        running.add(runningPipeline::stopped);
+        fleetPage.start(kafka, config.topics().statuses(), config.topics().transitions());
+        running.add(fleetPage::stop);
+        clusterView.start(new ClusterObjects(client, config.capiNamespace()));
+        running.add(clusterView::stop);
+
+        if (simulator != null) {
+            simulator.start();
+        }
+        if (config.table().enabled().orElse(embedded)) {
+            LiveTable table = new LiveTable(client, config.capiNamespace(), System.out, config.table().interval());
+            running.add(table);
+            table.start();
+        }
+        // SIGTERM (Kubernetes stopping the pod) ends the wait; call() stops what started, and the exit status is 0.
+        StopSignal.onSigterm(Quarkus::asyncExit);
+        LOG.info("status aggregator running; SIGTERM or Ctrl-C stops it");
+        Quarkus.waitForExit();
+        return faultExit.status(0);
     }
 
     /** Reviewed requests against a cluster, unless configured otherwise; the embedded default, on loopback, is open. */

@@ -10,17 +10,43 @@ import sun.misc.Signal;
  * with it what {@link StartedParts} holds), but the process then exits with 143 (128 + 15) whatever the command would
  * have returned, and a user, a script or Kubernetes reads 143 as a failure. Handled here, SIGTERM only asks: the
  * command's own thread stops what it started and returns, Quarkus stops, and the process exits with the command's
- * status, 0 for a clean stop. Until a command calls {@link #onSigterm}, and for the commands that never do, SIGTERM
- * is the JVM's. SIGINT (Ctrl-C) stays the JVM's too: a graceful stop through the same shutdown hook, and 130, as for
- * any program interrupted at a terminal.
+ * status, 0 for a clean stop. For {@code run} it is handled from {@code main} on ({@link #install}), so that a stop
+ * while Quarkus or the command starts is a request too: the start ends at its next stage and stops what it started
+ * (left to the JVM, its shutdown stopped the parts under the starting thread, which failed with a stack trace and
+ * left the broker's directory behind). Until a command calls {@link #onSigterm} or {@link #install}, and for the
+ * commands that never do, SIGTERM is the JVM's. SIGINT (Ctrl-C) stays the JVM's too: a graceful stop through the
+ * same shutdown hook, and 130, as for any program interrupted at a terminal.
  */
 final class StopSignal {
+    private static volatile boolean requested;
+    private static volatile Runnable action = () -> { };
+
     private StopSignal() {
     }
 
-    /** From now on, SIGTERM runs {@code stop} (on a thread of the JVM's, so it must not block) instead of the JVM's shutdown. */
+    /** From now on, SIGTERM is a request: {@link #requested} says whether one came; nothing else is done yet. */
+    static void install() {
+        Signal.handle(new Signal("TERM"), signal -> {
+            requested = true;
+            action.run();
+        });
+    }
+
+    /**
+     * From now on, SIGTERM runs {@code stop} (on a thread of the JVM's, so it must not block) instead of the JVM's
+     * shutdown; at once if one came already.
+     */
     static void onSigterm(Runnable stop) {
-        Signal.handle(new Signal("TERM"), signal -> stop.run());
+        action = stop;
+        install();
+        if (requested) {
+            stop.run();
+        }
+    }
+
+    /** Whether a SIGTERM has come since {@link #install}. */
+    static boolean requested() {
+        return requested;
     }
 
     /**

@@ -6,12 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.statusaggregator.model.json.UnreadableJson;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * The documents of a multi-document YAML stream, each with the label error messages use ("document 3"). A
@@ -58,8 +60,7 @@ final class YamlDocuments {
                     }
                     node = values.nextValue();
                 } catch (JsonProcessingException e) {
-                    String where = e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")";
-                    throw new NotYaml("document " + index + ": not valid YAML" + where + ": " + firstLine(e.getOriginalMessage()));
+                    throw new NotYaml("document " + index + ": not valid YAML: " + problem(e));
                 } catch (RuntimeException e) {
                     throw new NotYaml("document " + index + ": not valid YAML: " + firstLine(String.valueOf(e.getMessage())));
                 }
@@ -104,6 +105,19 @@ final class YamlDocuments {
             read.write(buffer, 0, n);
         }
         return read.toByteArray();
+    }
+
+    /**
+     * What is wrong, and where: the YAML parser's own statement of the problem (one line, in plain words) at its mark;
+     * anything else, as for JSON.
+     */
+    private static String problem(JsonProcessingException e) {
+        if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblem() != null
+                && marked.getProblemMark() != null) {
+            return firstLine(marked.getProblem()) + " at line " + (marked.getProblemMark().getLine() + 1) + ", column "
+                    + (marked.getProblemMark().getColumn() + 1);
+        }
+        return UnreadableJson.problem(e);
     }
 
     /** The message's first line, without the exception class a parser puts before it: what a user can act on. */

@@ -42,8 +42,10 @@ final class Discovery {
         }
         if (path.equals("/api/v1")) {
             ObjectNode list = resourceList("v1");
-            list.withArray("resources").addObject().put("name", "namespaces").put("singularName", "namespace")
-                    .put("namespaced", false).put("kind", "Namespace").set("verbs", verbs());
+            ObjectNode namespaces = list.withArray("resources").addObject().put("name", "namespaces")
+                    .put("singularName", "namespace").put("namespaced", false).put("kind", "Namespace");
+            namespaces.set("verbs", verbs());
+            namespaces.putArray("shortNames").add("ns");
             list.withArray("resources").add(events());
             return Optional.of(list.toString());
         }

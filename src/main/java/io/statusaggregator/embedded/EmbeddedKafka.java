@@ -80,8 +80,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             kafka.format();
             kafka.startBroker();
             return kafka;
-        } catch (Exception e) {
-            kafka.close();
+        } catch (Exception | Error e) {
+            kafka.close(); // its directory too, whatever stopped the start
             throw e;
         }
     }
@@ -145,10 +145,10 @@ public final class EmbeddedKafka implements AutoCloseable {
             stopBroker();
         } finally {
             networkClient.setLevel(level);
-        }
-        if (Files.exists(directory)) {
-            try (Stream<Path> files = Files.walk(directory)) {
-                files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+            if (Files.exists(directory)) {
+                try (Stream<Path> files = Files.walk(directory)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+                }
             }
         }
     }

@@ -12,12 +12,17 @@ import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.crud.AttributeType;
 import io.fabric8.mockwebserver.crud.CrudDispatcher;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.WebSocketListener;
+import io.statusaggregator.model.json.UnreadableJson;
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -229,6 +234,69 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     }
 
     /**
+     * A create whatever its query (kubectl adds {@code ?fieldManager=kubectl-create&fieldValidation=Strict}), and a
+     * Namespace as a real API server makes one: read from the protobuf kubectl sends it in, Active, its finalizer and
+     * its name label set. A protobuf body of another kind, which the mock server could not read and never answered,
+     * is refused with the Status a server that does not take that encoding answers.
+     */
+    @Override
+    public MockResponse handleCreate(RecordedRequest request) {
+        String path = request.getPath();
+        String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+        Headers.Builder headers = request.getHeaders().newBuilder();
+        byte[] body = request.getBody().getBytes();
+        if (String.valueOf(request.getHeader("Content-Type")).startsWith(ProtobufNamespace.MEDIA_TYPE)) {
+            Optional<ObjectNode> namespace = ProtobufNamespace.read(body);
+            if (namespace.isEmpty()) {
+                return answer(statusOf(415, "UnsupportedMediaType", "the body of the request was in an unknown "
+                        + "format - accepted media types include: application/json, application/yaml"));
+            }
+            body = namespace.get().toString().getBytes(StandardCharsets.UTF_8);
+            headers.set("Content-Type", "application/json");
+        }
+        if (bare.equals("/api/v1/namespaces")) {
+            body = asCreated(body);
+        }
+        MockResponse answer = super.handleCreate(new RecordedRequest(request.getHttpVersion(), request.method(), bare,
+                headers.build(), new Buffer(body)));
+        // Typed: kubectl reads an answer without a Content-Type in the encoding it sent, protobuf here.
+        return (answer.code() == 409 ? alreadyExists(bare, body, answer) : answer)
+                .setHeader("Content-Type", "application/json");
+    }
+
+    /** What a real API server adds to a Namespace it creates; a body that is no JSON object is left to Fabric8. */
+    private static byte[] asCreated(byte[] body) {
+        try {
+            if (!(JSON.readTree(body) instanceof ObjectNode namespace)) {
+                return body;
+            }
+            ObjectNode metadata = namespace.withObjectProperty("metadata");
+            if (metadata.path("name").isTextual()) {
+                metadata.withObjectProperty("labels")
+                        .put("kubernetes.io/metadata.name", metadata.path("name").asText());
+            }
+            namespace.withObjectProperty("spec").putArray("finalizers").add("kubernetes");
+            namespace.withObjectProperty("status").put("phase", "Active");
+            return JSON.writeValueAsBytes(namespace);
+        } catch (IOException | UnsupportedOperationException e) {
+            return body; // not a Namespace's shape: Fabric8 answers it as it would
+        }
+    }
+
+    /** A failure's Status, as a real API server writes it. */
+    private static ObjectNode statusOf(int code, String reason, String message) {
+        ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1")
+                .put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
+        status.putObject("metadata");
+        return status;
+    }
+
+    private static MockResponse answer(ObjectNode status) {
+        return new MockResponse().setResponseCode(status.path("code").asInt())
+                .setHeader("Content-Type", "application/json").setBody(status.toString());
+    }
+
+    /**
      * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); the
      * {@code v1} Events, the {@code events.k8s.io/v1} ones among them ({@link CoreEvents}); an object it does not hold
      * answered with a Status naming it, as a real API server does.
@@ -296,16 +364,37 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
      */
     static Optional<MockResponse> notFound(String path) {
         Matcher object = OBJECT_PATH.matcher(path);
-        if (!object.matches()) {
-            return Optional.empty();
+        return object.matches() ? Optional.of(objectStatus(404, "NotFound", object.group(1), object.group(2),
+                object.group(3), "not found")) : Optional.empty();
+    }
+
+    /** {@code /api/v1[/namespaces/NS]/PLURAL} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL}. */
+    private static final Pattern COLLECTION_PATH =
+            Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/[^/]+)?/([^/]+)");
+
+    /**
+     * The Status a real API server answers a create of an object it already holds with, which kubectl prints
+     * ({@code Error from server (AlreadyExists): namespaces "team-b" already exists}); Fabric8's 409 carries none.
+     */
+    private static MockResponse alreadyExists(String path, byte[] body, MockResponse answer) {
+        Matcher collection = COLLECTION_PATH.matcher(path);
+        String name;
+        try {
+            name = JSON.readTree(body).path("metadata").path("name").asText("");
+        } catch (IOException e) {
+            return answer;
         }
-        String group = Optional.ofNullable(object.group(1)).orElse("");
-        String resource = group.isEmpty() ? object.group(2) : object.group(2) + "." + group;
-        ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1").put("status", "Failure")
-                .put("message", resource + " \"" + object.group(3) + "\" not found").put("reason", "NotFound").put("code", 404);
-        status.putObject("metadata");
-        status.putObject("details").put("name", object.group(3)).put("group", group).put("kind", object.group(2));
-        return Optional.of(new MockResponse().setResponseCode(404).setHeader("Content-Type", "application/json").setBody(status.toString()));
+        return collection.matches() && !name.isEmpty() ? objectStatus(409, "AlreadyExists", collection.group(1),
+                collection.group(2), name, "already exists") : answer;
+    }
+
+    private static MockResponse objectStatus(int code, String reason, String groupOrNull, String plural, String name,
+            String what) {
+        String group = Optional.ofNullable(groupOrNull).orElse("");
+        String resource = group.isEmpty() ? plural : plural + "." + group;
+        ObjectNode status = statusOf(code, reason, resource + " \"" + name + "\" " + what);
+        status.putObject("details").put("name", name).put("group", group).put("kind", plural);
+        return answer(status);
     }
 
     @Override
@@ -315,7 +404,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
             UnaryOperator<JsonNode> pruning = schema;
             return pruning == null ? merged : pruning.apply(merged);
         } catch (JsonProcessingException e) {
-            throw new KubernetesCrudDispatcherException(e.getOriginalMessage(), 422);
+            throw new KubernetesCrudDispatcherException("the patch is not JSON: " + UnreadableJson.problem(e), 422);
         }
     }
 

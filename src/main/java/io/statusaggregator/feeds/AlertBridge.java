@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.threads.DaemonThreads;
+import io.statusaggregator.model.json.UnreadableJson;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Clock;
@@ -278,7 +279,7 @@ public final class AlertBridge implements AutoCloseable {
             try {
                 data = event.getData() == null ? null : JSON.readTree(event.getData().toBytes());
             } catch (JsonProcessingException e) {
-                throw new ClusterAlerts.MalformedEvent("the data is not JSON: " + e.getOriginalMessage());
+                throw new ClusterAlerts.MalformedEvent("the data is not JSON: " + UnreadableJson.problem(e));
             } catch (IOException e) {
                 throw new ClusterAlerts.MalformedEvent("the data cannot be read: " + e.getMessage());
             }

@@ -10,6 +10,8 @@ import java.util.Optional;
  *
  * @param expectedCiliumVersion the Cilium version the cluster's EKS-A release ships, from compatibility data;
  *                              empty when the release or its Cilium version is unknown
+ * @param supportedKubernetes   the Kubernetes versions the cluster's EKS-A release supports, from compatibility data;
+ *                              empty when the release is unknown to it
  * @param management            the management cluster's EKSARelease objects and management Clusters
  * @param malformed             the cluster's objects that exist but cannot be read (the EKS-A Cluster among them,
  *                              when its own spec cannot): the rules report them instead of computing without them
@@ -24,6 +26,7 @@ public record ClusterSnapshot(
         List<EtcdadmCluster> etcdClusters,
         Optional<CniObservation> cni,
         Optional<String> expectedCiliumVersion,
+        Optional<List<KubernetesVersion>> supportedKubernetes,
         ManagementCluster management,
         List<MalformedObject> malformed,
         Optional<NameConflict> nameConflict) {
@@ -33,11 +36,12 @@ public record ClusterSnapshot(
         machineDeployments = List.copyOf(machineDeployments);
         machines = List.copyOf(machines);
         etcdClusters = List.copyOf(etcdClusters);
+        supportedKubernetes = supportedKubernetes.map(List::copyOf);
     }
 
     /** The same snapshot with the Cluster showing {@code shown} as its status. */
     public ClusterSnapshot showing(ClusterStatus shown) {
         return new ClusterSnapshot(cluster.withStatus(shown), capiCluster, controlPlanes, machineDeployments, machines,
-                etcdClusters, cni, expectedCiliumVersion, management, malformed, nameConflict);
+                etcdClusters, cni, expectedCiliumVersion, supportedKubernetes, management, malformed, nameConflict);
     }
 }

@@ -6,47 +6,83 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.EksaCluster;
+import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.VersionRules;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The validating admission webhook for EKS-A Clusters ({@code AdmissionReview} v1): a create or a spec change that the
  * version rules forbid is refused, with the message the status would show, so that a bad upgrade is never stored.
- * The rules compare with what the stored Cluster last reached, read from the old object's status.
+ * The rules compare with what the stored Cluster last reached, read from the old object's status, and with the
+ * compatibility data in force (which Kubernetes versions each EKS-A release supports).
  */
 public final class AdmissionWebhook {
     private AdmissionWebhook() {
     }
 
+    /** The operations the API server sends, in its spelling. */
+    private static final Set<String> OPERATIONS = Set.of("CREATE", "UPDATE", "DELETE", "CONNECT");
+
+    /** Why a review is refused: one the webhook cannot read (400), or a Cluster the rules refuse (422). */
+    private record Refusal(int code, String reason, String message) {
+        static Refusal unreadable(String message) {
+            return new Refusal(400, "BadRequest", message);
+        }
+    }
+
     /** The review's answer for {@code review}, an {@code AdmissionReview} request. */
-    public static ObjectNode review(JsonNode review, ManagementCluster management) {
+    public static ObjectNode review(JsonNode review, ManagementCluster management, Compatibility compatibility) {
         JsonNode request = review.path("request");
-        Optional<String> refusal = request.isObject() ? refusal(request, management) : Optional.of("not an AdmissionReview request");
+        Optional<Refusal> refusal = request.isObject() ? refusal(request, management, compatibility)
+                : Optional.of(Refusal.unreadable("not an AdmissionReview request"));
         ObjectNode answer = JsonNodeFactory.instance.objectNode();
         answer.put("apiVersion", "admission.k8s.io/v1");
         answer.put("kind", "AdmissionReview");
         ObjectNode response = answer.putObject("response");
         response.put("uid", request.path("uid").asText(""));
         response.put("allowed", refusal.isEmpty());
-        refusal.ifPresent(message -> response.putObject("status").put("code", 422).put("reason", "Invalid").put("message", message));
+        refusal.ifPresent(r -> response.putObject("status").put("code", r.code()).put("reason", r.reason())
+                .put("message", r.message()));
         return answer;
     }
 
-    private static Optional<String> refusal(JsonNode request, ManagementCluster management) {
-        String operation = request.path("operation").asText("");
+    /**
+     * A review the API server would never send is refused rather than let through: with {@code failurePolicy: Ignore}
+     * an error would admit it anyway, but an answer that denies it does not.
+     */
+    private static Optional<Refusal> refusal(JsonNode request, ManagementCluster management,
+            Compatibility compatibility) {
+        JsonNode operationNode = request.path("operation");
+        if (!operationNode.isTextual() || operationNode.asText().isEmpty()) {
+            return Optional.of(Refusal.unreadable("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)"));
+        }
+        String operation = operationNode.asText();
+        if (!OPERATIONS.contains(operation)) {
+            return Optional.of(Refusal.unreadable("the review's operation " + KubernetesNames.shown(operation)
+                    + " is none of CREATE, UPDATE, DELETE and CONNECT (the API server writes them in upper case)"));
+        }
         if (!operation.equals("CREATE") && !operation.equals("UPDATE")) {
             return Optional.empty();
+        }
+        if (!request.path("object").isObject()) {
+            return Optional.of(Refusal.unreadable("the " + operation + " review carries no object"));
+        }
+        if (operation.equals("UPDATE") && !request.path("oldObject").isObject()) {
+            return Optional.of(Refusal.unreadable(
+                    "the UPDATE review carries no oldObject, which the rules compare with"));
         }
         Optional<EksaCluster> cluster;
         try {
             cluster = eksaCluster(request.path("object"));
         } catch (MalformedObjectException e) {
-            return Optional.of(e.getMessage());
+            return Optional.of(invalid(e.getMessage()));
         }
         if (cluster.isEmpty()) {
             return Optional.empty(); // not an EKS-A Cluster: not this webhook's to judge
@@ -59,7 +95,13 @@ public final class AdmissionWebhook {
             }
             stored = old.map(EksaCluster::status).orElse(ClusterStatus.NONE);
         }
-        return VersionRules.check(cluster.get().withStatus(stored), management).map(Failure::message);
+        return VersionRules.check(cluster.get().withStatus(stored), management,
+                        VersionRules.supportedBy(cluster.get().spec(), compatibility))
+                .map(Failure::message).map(AdmissionWebhook::invalid);
+    }
+
+    private static Refusal invalid(String message) {
+        return new Refusal(422, "Invalid", message);
     }
 
     private static Optional<EksaCluster> eksaCluster(JsonNode object) throws MalformedObjectException {

@@ -9,6 +9,7 @@ import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
+import io.statusaggregator.model.json.UnreadableJson;
 import io.statusaggregator.versions.UpgradePlan.UnreachableTarget;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -72,13 +73,13 @@ public class PreflightResource {
         try {
             review = JSON.readTree(body);
         } catch (JsonProcessingException e) {
-            // The parser's own words, without its location line (which names parser classes).
-            return error(400, "the body is not an AdmissionReview in JSON: " + e.getOriginalMessage());
+            return error(400, "the body is not an AdmissionReview in JSON: " + UnreadableJson.problem(e));
         }
         if (review == null || !review.isObject()) {
             return error(400, "the body is not an AdmissionReview in JSON: not an object");
         }
-        return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get())).build();
+        return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get(),
+                pipeline.get().compatibility().get())).build();
     }
 
     /**

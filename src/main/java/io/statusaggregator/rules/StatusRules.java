@@ -39,8 +39,8 @@ public final class StatusRules {
                 .orElseGet(() -> WorkersReady.evaluate(snapshot, controlPlaneInitialized));
         Verdict cni = MalformedInputs.holdingBack(snapshot, ConditionType.DEFAULT_CNI_CONFIGURED)
                 .orElseGet(() -> DefaultCniConfigured.evaluate(snapshot));
-        Optional<Failure> raised = ClusterNameConflict.check(snapshot)
-                .or(() -> VersionRules.check(snapshot.cluster(), snapshot.management()));
+        Optional<Failure> raised = ClusterNameConflict.check(snapshot).or(() -> VersionRules.check(snapshot.cluster(),
+                snapshot.management(), snapshot.supportedKubernetes()));
         Optional<Failure> failure = FailureState.resolve(raised, previous);
         Verdict ready = Ready.evaluate(controlPlane, workers, cni, failure);
 

@@ -32,6 +32,17 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
     public record CiliumFrom(EksaVersion from, Optional<String> version) {
     }
 
+    /** The Kubernetes versions an EKS-A release supports: its line's, if the data knows the line and lists any. */
+    public Optional<List<KubernetesVersion>> kubernetesFor(EksaVersion release) {
+        String minorLine = release.minorLine();
+        for (ReleaseLine line : releaseLines) {
+            if (line.eksa().equals(minorLine)) {
+                return line.kubernetes().isEmpty() ? Optional.empty() : Optional.of(line.kubernetes());
+            }
+        }
+        return Optional.empty();
+    }
+
     /** The Cilium version the given EKS-A release ships, if the data knows it. */
     public Optional<String> ciliumFor(EksaVersion release) {
         // Loops, not a stream: every snapshot of a cluster asks this (benchmark figure 1).

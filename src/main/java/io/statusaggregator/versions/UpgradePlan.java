@@ -256,13 +256,12 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
         }
 
         private List<KubernetesVersion> supportedBy(EksaVersion release) throws UnreachableTarget {
-            Optional<Compatibility.ReleaseLine> line = compatibility.releaseLines().stream()
-                    .filter(l -> l.eksa().equals(release.minorLine())).findFirst();
-            if (line.isEmpty() || line.get().kubernetes().isEmpty()) {
+            Optional<List<KubernetesVersion>> supported = compatibility.kubernetesFor(release);
+            if (supported.isEmpty()) {
                 throw new UnreachableTarget("no compatibility data for EKS-A release line " + release.minorLine()
                         + ": which Kubernetes versions " + release + " supports is unknown");
             }
-            return line.get().kubernetes();
+            return supported.get();
         }
 
         private Optional<EksaVersion> newestOfLine(int minor) {

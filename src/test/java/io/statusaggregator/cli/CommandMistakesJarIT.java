@@ -49,6 +49,26 @@ class CommandMistakesJarIT {
                 "aggregator.access.token-reviews-per-second must be at least 1, is 0");
     }
 
+    /**
+     * The embedded default's state directory (where its kubeconfig goes) that others may write: refused before anything
+     * starts, and nothing written into it; the same directory made private is used.
+     */
+    @Test
+    void aStateDirectoryOthersMayWriteIsRefused() throws Exception {
+        Path shared = Files.createTempDirectory("shared-state");
+        Files.setPosixFilePermissions(shared, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
+        Map<String, String> embedded = Map.of("QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                "AGGREGATOR_EMBEDDED_KUBECONFIG", shared.resolve("kubeconfig").toString());
+        JarProcess.Finished refused = run(embedded, "run");
+        toldInOneLine(refused, 2, "the embedded default's state directory " + shared + " may be written by others (rwxrwxrwx): "
+                + "chmod 700 " + shared + ", or set aggregator.embedded.kubeconfig (AGGREGATOR_EMBEDDED_KUBECONFIG)");
+        assertEquals(1, refused.err().lines().filter(line -> line.contains("ERROR")).count(), refused.err());
+        assertFalse(refused.err().contains("Kafka broker at"), "refused before the broker starts: " + refused.err());
+        try (var left = Files.list(shared)) {
+            assertEquals(List.of(), left.toList());
+        }
+    }
+
     /** Credentials in the Alertmanager's URL would be in every line naming it, and are not sent: refused, not echoed. */
     @Test
     void anAlertmanagerUrlWithCredentialsIsRefusedWithoutThem() throws Exception {
@@ -76,7 +96,7 @@ class CommandMistakesJarIT {
 
         Path binary = Files.createTempFile("binary", ".yaml");
         Files.write(binary, new byte[] {(byte) 0xff, (byte) 0xfe, (byte) 0xe9, 'a', ':', ' ', (byte) 0xe9, '\n'});
-        toldInOneLine(run(Map.of(), "compute", binary.toString()), 2, "not valid YAML (line 1): not UTF-8 text");
+        toldInOneLine(run(Map.of(), "compute", binary.toString()), 2, "not valid YAML: not UTF-8 text at line 1");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.statusaggregator.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -36,6 +37,20 @@ class ComputeBadInputTest {
     @Test
     void notYaml() throws IOException {
         assertBadInput(compute(CLUSTER + "---\nkind: [unclosed\n  - : :\n"), "document 2", "not valid YAML");
+    }
+
+    @Test
+    void yamlSyntaxIsToldWithWhereItIs() throws IOException {
+        ComputeRunner.Result result = compute(CLUSTER + "---\nkind: Machine\nmetadata: {name: [m1\n");
+        assertBadInput(result, "error: document 2: not valid YAML: expected ',' or ']', but got <stream end> at line 11, column 1");
+        assertEquals(1, result.err().strip().lines().count(), result.err());
+    }
+
+    @Test
+    void jsonNestedTooDeepIsToldInTheProjectsWords() throws IOException {
+        ComputeRunner.Result result = compute("[".repeat(1200) + "]".repeat(1200));
+        assertBadInput(result, "error: document 1: not valid YAML: nested more than 1000 levels deep");
+        assertFalse(result.err().contains("StreamReadConstraints"), result.err());
     }
 
     @Test

@@ -73,8 +73,14 @@ final class JarProcess implements AutoCloseable {
 
     /** Starts the jar with these arguments, its environment this process's plus {@code environment}. */
     static JarProcess start(Map<String, String> environment, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar", JAR.toString()));
+        return start(List.of(), environment, args);
+    }
+
+    /** {@link #start(Map, String...)} with the JVM's options {@code jvm}. */
+    static JarProcess start(List<String> jvm, Map<String, String> environment, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvm);
+        command.addAll(List.of("-jar", JAR.toString()));
         command.addAll(List.of(args));
         Path err = Files.createTempFile(args.length == 0 ? "run" : args[0], ".err");
         ProcessBuilder builder = new ProcessBuilder(command).redirectError(err.toFile());
@@ -127,6 +133,18 @@ final class JarProcess implements AutoCloseable {
                 }
                 out.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 500)));
             }
+        }
+    }
+
+    /** Waits until standard error so far contains {@code line}; fails with what it printed when the deadline passes. */
+    void awaitErr(Duration deadline, String line) throws InterruptedException {
+        long end = System.nanoTime() + deadline.toNanos();
+        while (!err().contains(line)) {
+            if (System.nanoTime() > end || !process.isAlive()) {
+                throw new AssertionError((process.isAlive() ? "not within " + deadline : "the process ended first") + ": "
+                        + line + "\nstandard error:\n" + err());
+            }
+            Thread.sleep(20); // polling a file another process writes: no event to wait on
         }
     }
 

@@ -110,6 +110,7 @@ class RunJarIT {
                     java.net.http.HttpResponse.BodyHandlers.ofString());
             assertEquals(200, check.statusCode(), check.body());
             assertTrue(check.body().contains("\"cluster\":\"default/alpha\""), check.body());
+            admissionAnswersInItsOwnWords("http://127.0.0.1:" + port.group(1));
 
             // What it leaves for the commands beside it is this user's only, and nothing listens beyond loopback.
             assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(kubeconfig)));
@@ -149,6 +150,42 @@ class RunJarIT {
         assertEquals(0, exit, "a clean stop on SIGTERM; standard error:\n" + err);
         // Stopped gracefully: the files for the commands beside it are gone with it.
         assertTrue(!Files.exists(kubeconfig) && !Files.exists(embedded.resolve("bootstrap-servers")), "left behind in " + embedded);
+    }
+
+    /**
+     * The webhook as the packaged application serves it: a body nested past the JSON reader's limit is told in the
+     * project's words, a review it cannot read is denied, and so is a Kubernetes version the release does not support.
+     */
+    private static void admissionAnswersInItsOwnWords(String base) throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        java.util.function.Function<String, java.net.http.HttpResponse<String>> post = body -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/admission/clusters"))
+                        .header("Content-Type", "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(body))
+                        .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            } catch (java.io.IOException | InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        };
+        var deep = post.apply("[".repeat(1200) + "]".repeat(1200));
+        assertEquals(400, deep.statusCode(), deep.body());
+        assertEquals("{\"error\":\"the body is not an AdmissionReview in JSON: nested more than 1000 levels deep\"}", deep.body());
+
+        String cluster = "{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\",\"kind\":\"Cluster\","
+                + "\"metadata\":{\"namespace\":\"default\",\"name\":\"echo\"},\"spec\":{\"kubernetesVersion\":\"1.99\","
+                + "\"eksaVersion\":\"v0.23.1\",\"controlPlaneConfiguration\":{\"count\":1},"
+                + "\"workerNodeGroupConfigurations\":[{\"name\":\"md-0\",\"count\":1}]}}";
+        String review = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+                + "\"operation\":\"%s\",\"object\":" + cluster + "}}";
+        var lowerCase = post.apply(review.formatted("create"));
+        assertEquals(200, lowerCase.statusCode(), lowerCase.body());
+        assertTrue(lowerCase.body().contains("\"allowed\":false") && lowerCase.body().contains("\\\"create\\\" is none of"),
+                lowerCase.body());
+        var unsupported = post.apply(review.formatted("CREATE"));
+        assertEquals(200, unsupported.statusCode(), unsupported.body());
+        assertTrue(unsupported.body().contains("\"allowed\":false") && unsupported.body().contains(
+                "kubernetes version 1.99 is not supported by EKS-A v0.23.1, which supports 1.28, 1.29, 1.30, 1.31, 1.32, 1.33"),
+                unsupported.body());
     }
 
     private static final Pattern TIMESTAMP = Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ");

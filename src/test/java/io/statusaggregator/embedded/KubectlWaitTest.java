@@ -91,6 +91,36 @@ class KubectlWaitTest {
         }
     }
 
+    /**
+     * {@code kubectl create namespace}, as a user trying the tour might: created at once (the mock server answered its
+     * create of a Namespace with nothing, and kubectl waited two minutes for an answer and failed with EOF), listed by
+     * {@code kubectl get ns}, and Active, as a real API server makes a namespace.
+     */
+    @Test
+    void kubectlCreatesANamespaceAsOnARealApiServer() throws Exception {
+        try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0)) {
+            Path kubeconfig = api.writeKubeconfig(Files.createTempDirectory("kubectl").resolve("kubeconfig"));
+            Kubectl.Result created = Kubectl.run(kubeconfig, Duration.ofSeconds(30), "create", "namespace", "team-b");
+            assertEquals(0, created.exit(), created::toString);
+            assertEquals("namespace/team-b created", created.out().strip(), created::toString);
+
+            Kubectl.Result listed = Kubectl.run(kubeconfig, Duration.ofSeconds(30), "get", "namespaces", "-o", "name");
+            assertEquals(0, listed.exit(), listed::toString);
+            assertTrue(listed.out().lines().anyMatch("namespace/team-b"::equals), listed::toString);
+            Kubectl.Result phase = Kubectl.run(kubeconfig, Duration.ofSeconds(30), "get", "ns", "team-b", "-o", "jsonpath={.status.phase}");
+            assertEquals("Active", phase.out(), phase::toString);
+
+            Kubectl.Result again = Kubectl.run(kubeconfig, Duration.ofSeconds(30), "create", "namespace", "team-b");
+            assertEquals(1, again.exit(), again::toString);
+            assertEquals("Error from server (AlreadyExists): namespaces \"team-b\" already exists", again.err().strip(), again::toString);
+
+            // Other built-in kinds come in protobuf too, and are not served here: refused at once, never a hang.
+            Kubectl.Result configMap = Kubectl.run(kubeconfig, Duration.ofSeconds(30), "create", "configmap", "c", "--from-literal=a=b");
+            assertEquals(1, configMap.exit(), configMap::toString);
+            assertTrue(configMap.err().contains("the body of the request was in an unknown format"), configMap::toString);
+        }
+    }
+
     /** kubectl's own status patch (it adds ?fieldManager=...): applied, as a real API server applies it. */
     @Test
     void kubectlPatchesAStatusAsOnARealApiServer() throws Exception {

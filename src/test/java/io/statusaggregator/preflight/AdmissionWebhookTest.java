@@ -9,6 +9,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.versions.Compatibility;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.Test;
 /** The admission webhook's answers: what it refuses, with which message, and what it lets through. */
 class AdmissionWebhookTest {
     private static final YAMLMapper YAML = new YAMLMapper();
+    private static final Compatibility COMPATIBILITY = CompatibilityReader.builtIn();
     private static final ManagementCluster MANAGEMENT = new ManagementCluster(
             Optional.of(List.of(new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()))), Map.of("mgmt", "v0.21.7"));
 
@@ -49,7 +52,7 @@ class AdmissionWebhookTest {
     }
 
     private static JsonNode answer(JsonNode review) {
-        JsonNode answer = AdmissionWebhook.review(review, MANAGEMENT);
+        JsonNode answer = AdmissionWebhook.review(review, MANAGEMENT, COMPATIBILITY);
         assertEquals("admission.k8s.io/v1", answer.path("apiVersion").asText());
         assertEquals("AdmissionReview", answer.path("kind").asText());
         assertEquals(review.path("request").path("uid").asText(""), answer.path("response").path("uid").asText());
@@ -85,11 +88,24 @@ class AdmissionWebhookTest {
     }
 
     @Test
+    void aKubernetesVersionTheReleaseDoesNotSupportIsRefusedOnCreateAndUpdate() throws Exception {
+        String unsupported = "kubernetes version 1.99 is not supported by EKS-A v0.21.7, which supports 1.27, 1.28, 1.29, 1.30, 1.31";
+        JsonNode created = answer(review("CREATE", cluster("1.99", "v0.21.7", "1.99"), null));
+        assertFalse(created.path("allowed").asBoolean());
+        assertEquals(unsupported, created.path("status").path("message").asText());
+        assertEquals(422, created.path("status").path("code").asInt());
+        // 1.31 to 1.32 is one minor, which the change rules allow; v0.21 has no 1.32.
+        JsonNode updated = answer(review("UPDATE", cluster("1.32", "v0.21.7", "1.31"), cluster("1.31", "v0.21.7", "1.31")));
+        assertEquals(unsupported.replace("1.99", "1.32"), updated.path("status").path("message").asText());
+    }
+
+    @Test
     void aWorkloadClusterAheadOfItsManagementClusterIsRefused() throws Exception {
         ManagementCluster newer = new ManagementCluster(Optional.of(List.of(
                 new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()),
                 new EksaRelease("eksa-v0-22-0", Optional.of("v0.22.0"), Optional.empty()))), Map.of("mgmt", "v0.21.7"));
-        JsonNode response = AdmissionWebhook.review(review("UPDATE", cluster("1.28", "v0.22.0", "1.28"), cluster("1.28", "v0.21.7", "1.28")), newer)
+        JsonNode response = AdmissionWebhook.review(review("UPDATE", cluster("1.28", "v0.22.0", "1.28"),
+                        cluster("1.28", "v0.21.7", "1.28")), newer, COMPATIBILITY)
                 .path("response");
         assertEquals("cannot upgrade workload cluster to v0.22.0 while management cluster is an older version: v0.21.7",
                 response.path("status").path("message").asText());
@@ -113,12 +129,50 @@ class AdmissionWebhookTest {
                 response.toString());
     }
 
+    /** A refusal of a review the API server would never send: denied, as code 400, naming what is missing. */
+    private static String unreadable(JsonNode review) {
+        JsonNode response = answer(review);
+        assertFalse(response.path("allowed").asBoolean(), response.toString());
+        assertEquals(400, response.path("status").path("code").asInt(), response.toString());
+        return response.path("status").path("message").asText();
+    }
+
+    @Test
+    void aReviewWithoutAnOperationIsDenied() throws Exception {
+        ObjectNode review = (ObjectNode) review("CREATE", cluster("1.28", "v0.21.7", "1.28"), null);
+        ((ObjectNode) review.path("request")).remove("operation");
+        assertEquals("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)", unreadable(review));
+        ((ObjectNode) review.path("request")).put("operation", 1);
+        assertEquals("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)", unreadable(review));
+    }
+
+    @Test
+    void anOperationNotSpeltAsTheApiServerSpellsItIsDenied() throws Exception {
+        assertEquals("the review's operation \"create\" is none of CREATE, UPDATE, DELETE and CONNECT "
+                + "(the API server writes them in upper case)", unreadable(review("create", cluster("1.28", "v0.21.7", "1.28"), null)));
+        assertTrue(unreadable(review("PATCH", cluster("1.28", "v0.21.7", "1.28"), null)).startsWith("the review's operation \"PATCH\""));
+    }
+
+    @Test
+    void anUpdateWithoutTheOldObjectIsDenied() throws Exception {
+        // Without it the rules would compare with nothing and admit a skipped minor.
+        assertEquals("the UPDATE review carries no oldObject, which the rules compare with",
+                unreadable(review("UPDATE", cluster("1.29", "v0.21.7", "1.27"), null)));
+    }
+
+    @Test
+    void aCreateWithoutTheObjectIsDenied() throws Exception {
+        assertEquals("the CREATE review carries no object", unreadable(review("CREATE", null, null)));
+    }
+
     @Test
     void otherKindsAndOperationsAreNotThisWebhooksToJudge() throws Exception {
         JsonNode configMap = YAML.readTree("{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: default}}");
         assertTrue(answer(review("CREATE", configMap, null)).path("allowed").asBoolean());
         assertTrue(answer(review("DELETE", cluster("1.40", "v0.21.7", "1.27"), null)).path("allowed").asBoolean());
-        JsonNode notAReview = AdmissionWebhook.review(YAML.readTree("{kind: Something}"), MANAGEMENT).path("response");
+        assertTrue(answer(review("CONNECT", YAML.createObjectNode(), null)).path("allowed").asBoolean());
+        JsonNode notAReview = AdmissionWebhook.review(YAML.readTree("{kind: Something}"), MANAGEMENT, COMPATIBILITY).path("response");
         assertFalse(notAReview.path("allowed").asBoolean());
+        assertEquals("not an AdmissionReview request", notAReview.path("status").path("message").asText());
     }
 }

@@ -7,6 +7,7 @@ import io.statusaggregator.model.ClusterStatus.Failure;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.json.ObjectDecoder;
+import io.statusaggregator.versions.json.CompatibilityReader;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -86,7 +87,8 @@ class KubernetesVersionRulesTest {
     void aChangeIsJudgedFromTheVersionsLastReached(String reachedCluster, String reachedGroups, String cluster, String groups,
             String message) throws Exception {
         Optional<Failure> expected = message.isEmpty() ? Optional.empty() : Optional.of(new Failure("KubernetesVersionInvalid", message));
-        assertEquals(expected, VersionRules.check(cluster(reachedCluster, reachedGroups, cluster, groups), ManagementCluster.UNKNOWN));
+        assertEquals(expected, VersionRules.check(cluster(reachedCluster, reachedGroups, cluster, groups), ManagementCluster.UNKNOWN,
+                Optional.empty()));
     }
 
     @ParameterizedTest(name = "workload {0}, management {1}")
@@ -112,7 +114,7 @@ class KubernetesVersionRulesTest {
                 """.formatted(workload))).orElseThrow();
         ManagementCluster management = new ManagementCluster(Optional.empty(), manager.equals("-") ? Map.of() : Map.of("mgmt", manager));
         Optional<Failure> expected = message.isEmpty() ? Optional.empty() : Optional.of(new Failure("EksaVersionInvalid", message));
-        assertEquals(expected, VersionRules.check(cluster, management));
+        assertEquals(expected, VersionRules.check(cluster, management, Optional.empty()));
         // A management cluster is not held to itself.
         EksaCluster selfManaged = (EksaCluster) ObjectDecoder.decode(new YAMLMapper().readTree("""
                 apiVersion: anywhere.eks.amazonaws.com/v1alpha1
@@ -120,6 +122,35 @@ class KubernetesVersionRulesTest {
                 metadata: {namespace: default, name: mgmt}
                 spec: {kubernetesVersion: "1.28", eksaVersion: %s, managementCluster: {name: mgmt}, controlPlaneConfiguration: {count: 1}}
                 """.formatted(workload))).orElseThrow();
-        assertEquals(Optional.empty(), VersionRules.check(selfManaged, management));
+        assertEquals(Optional.empty(), VersionRules.check(selfManaged, management, Optional.empty()));
+    }
+
+    /** Rule 4 against the built-in compatibility data: the versions each release line supports, and nothing else. */
+    @ParameterizedTest(name = "{0} on {1} [{2}]")
+    @CsvSource(delimiter = '|', value = {
+            "1.31 | v0.21.7 | md-0           | ''",
+            "1.27 | v0.21.0 | md-0           | ''",
+            "1.99 | v0.21.7 | md-0           | kubernetes version 1.99 is not supported by EKS-A v0.21.7, which supports 1.27, 1.28, 1.29, 1.30, 1.31",
+            "1.32 | v0.21.7 | md-0           | kubernetes version 1.32 is not supported by EKS-A v0.21.7, which supports 1.27, 1.28, 1.29, 1.30, 1.31",
+            "1.26 | v0.21.7 | md-0           | kubernetes version 1.26 is not supported by EKS-A v0.21.7, which supports 1.27, 1.28, 1.29, 1.30, 1.31",
+            "1.28 | v0.21.7 | md-0;md-1=1.26 | kubernetes version 1.26 of worker node group md-1 is not supported by EKS-A v0.21.7, which supports 1.27, 1.28, 1.29, 1.30, 1.31",
+            // A release line the data does not know is not judged, as the Cilium expectation is not.
+            "1.99 | v0.99.0 | md-0           | ''",
+            "1.99 | -       | md-0           | ''"})
+    void aKubernetesVersionTheReleaseDoesNotSupportIsInvalid(String kubernetes, String eksa, String groups, String message)
+            throws Exception {
+        EksaCluster cluster = (EksaCluster) ObjectDecoder.decode(new YAMLMapper().readTree("""
+                apiVersion: anywhere.eks.amazonaws.com/v1alpha1
+                kind: Cluster
+                metadata: {namespace: default, name: c1, generation: 1}
+                spec:
+                  kubernetesVersion: "%s"
+                  %s
+                  controlPlaneConfiguration: {count: 1}
+                  workerNodeGroupConfigurations: [%s]
+                """.formatted(kubernetes, eksa.equals("-") ? "" : "eksaVersion: " + eksa, groupList(groups, true)))).orElseThrow();
+        Optional<Failure> expected = message.isEmpty() ? Optional.empty() : Optional.of(new Failure("KubernetesVersionInvalid", message));
+        assertEquals(expected, VersionRules.check(cluster, ManagementCluster.UNKNOWN,
+                VersionRules.supportedBy(cluster.spec(), CompatibilityReader.builtIn())));
     }
 }
