@@ -18,6 +18,7 @@ import io.statusaggregator.model.json.EksaClusterReader;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.model.json.OversizedObject;
+import io.statusaggregator.model.json.UnreadableJson;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -168,7 +169,7 @@ final class ObjectRecord {
             }
         } catch (IOException e) {
             return new NotJson(objectKey, "the value is not JSON: " + KubernetesNames.printable(
-                    e instanceof JsonProcessingException json1 ? json1.getOriginalMessage() : e.toString(), NOT_JSON_SHOWN));
+                    e instanceof JsonProcessingException json1 ? UnreadableJson.problem(json1) : e.toString(), NOT_JSON_SHOWN));
         }
         try {
             if (ObjectDecoder.kindOf(json).isEmpty()) {

@@ -49,6 +49,14 @@ class ObjectRecordTest {
         assertTrue(((ObjectRecord.BadKey) read).error().startsWith("not a key this application writes"));
     }
 
+    /** A value that does not parse is told in the project's words, where it stops, not in the parser's. */
+    @Test
+    void aValueThatIsNotJsonIsToldWhereItStops() {
+        String error = ((ObjectRecord.NotJson) read(MACHINE_KEY, "{\"kind\": }")).error();
+        assertTrue(error.startsWith("the value is not JSON: ") && error.contains("line 1, column"), error);
+        assertFalse(error.contains("Unexpected") || error.contains("code 125") || error.contains("JsonToken"), error);
+    }
+
     /** What goes into the dead letter's error and its log line repeats the record's bytes only as printable text. */
     @Test
     void aRefusalRepeatsNoControlCharacterOfTheRecord() {
