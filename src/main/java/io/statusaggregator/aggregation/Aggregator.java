@@ -153,8 +153,8 @@ public final class Aggregator implements AutoCloseable {
      */
     public Aggregator rehearsingFirst(BooleanSupplier othersServe) {
         rehearsal = settings.rehearsal().isZero() ? null : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
-                () -> new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace()), compatibility, management,
-                clock, othersServe);
+                () -> new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace()), compatibility,
+                management, clock, othersServe);
         return this;
     }
 

@@ -168,8 +168,9 @@ final class ObjectRecord {
                 return new NotJson(objectKey, "the value is not JSON: no content");
             }
         } catch (IOException e) {
-            return new NotJson(objectKey, "the value is not JSON: " + KubernetesNames.printable(
-                    e instanceof JsonProcessingException json1 ? UnreadableJson.problem(json1) : e.toString(), NOT_JSON_SHOWN));
+            String problem = e instanceof JsonProcessingException json1 ? UnreadableJson.problem(json1) : e.toString();
+            return new NotJson(objectKey, "the value is not JSON: "
+                    + KubernetesNames.printable(problem, NOT_JSON_SHOWN));
         }
         try {
             if (ObjectDecoder.kindOf(json).isEmpty()) {

@@ -55,7 +55,8 @@ public record EksaCluster(ObjectKey key, String apiVersion, long generation, Map
 
     /** The same Cluster as if it showed {@code shown} as its status. */
     public EksaCluster withStatus(ClusterStatus shown) {
-        return new EksaCluster(key, apiVersion, generation, annotations, spec, specHash, shown, resourceVersion, created);
+        return new EksaCluster(key, apiVersion, generation, annotations, spec, specHash, shown, resourceVersion,
+                created);
     }
 
     /** Whether this Cluster manages itself, as a management cluster does (a spec naming no manager counts as one). */

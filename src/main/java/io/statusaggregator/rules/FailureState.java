@@ -17,8 +17,8 @@ public final class FailureState {
      * own controller also uses EksaVersionInvalid, so for that reason only the messages raised here count as own.
      */
     static boolean isOwn(Failure failure) {
-        return KubernetesVersionSkew.raises(failure) || EksaVersionSkew.raises(failure) || MalformedInputs.raises(failure)
-                || ClusterNameConflict.raises(failure);
+        return KubernetesVersionSkew.raises(failure) || EksaVersionSkew.raises(failure)
+                || MalformedInputs.raises(failure) || ClusterNameConflict.raises(failure);
     }
 
     private FailureState() {

@@ -142,7 +142,8 @@ public final class ObjectDecoder {
                 generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, Map.of(),
                 new EksaClusterSpec(0, List.of(), Optional.empty(), Optional.empty(), Optional.empty(), false,
                         new CniConfig(Cni.CILIUM, false), Optional.empty()),
-                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status, resourceVersion(node), creation(node));
+                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status, resourceVersion(node),
+                creation(node));
     }
 
     /** {@code metadata.resourceVersion}; empty when it is missing or not a string (never so from an API server). */
