@@ -17,6 +17,7 @@ import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.feeds.ClusterView;
 import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.http.HttpEdge;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
@@ -103,6 +104,9 @@ public class RunCommand implements Callable<Integer> {
     @Inject
     AccessReviews access;
 
+    @Inject
+    HttpEdge httpEdge;
+
     @Override
     public Integer call() throws Exception {
         FaultExit faultExit = new FaultExit();
@@ -119,6 +123,7 @@ public class RunCommand implements Callable<Integer> {
                 return 2;
             }
             boolean embedded = !kafka.containsKey("bootstrap.servers");
+            httpEdge.serve(embedded);
             KubernetesClient client;
             FleetSimulator simulator = null;
             if (embedded) {
