@@ -2,6 +2,8 @@ package io.statusaggregator.http;
 
 import io.quarkus.vertx.http.ManagementInterface;
 import io.statusaggregator.AggregatorConfig;
+import io.vertx.core.VertxException;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
@@ -56,11 +58,29 @@ public class HttpEdge {
     }
 
     void onApplicationRouter(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(request -> handle(request, true));
+        router.route().order(Integer.MIN_VALUE).handler(request -> handle(request, true)).failureHandler(HttpEdge::unreadableHost);
     }
 
     void onManagementRouter(@Observes ManagementInterface management) {
-        management.router().route().order(Integer.MIN_VALUE).handler(request -> handle(request, false));
+        management.router().route().order(Integer.MIN_VALUE).handler(request -> handle(request, false))
+                .failureHandler(HttpEdge::unreadableHost);
+    }
+
+    /**
+     * A Host header that is no host name at all fails the request before any route (Vert.x' 400): one line, not the
+     * error handler's page that names Vert.x' exception, nor an error logged for a client's mistake.
+     */
+    private static void unreadableHost(RoutingContext context) {
+        if (context.failure() instanceof HttpClosedException) {
+            // The client went away (a body cut off, a stalled one closed at the idle timeout): no one to answer.
+            return;
+        }
+        if (context.statusCode() == 400 && context.failure() instanceof VertxException failure && failure.getMessage() != null
+                && failure.getMessage().contains("'Host' header")) {
+            refuse(context, 400, "the Host header names no host");
+            return;
+        }
+        context.next();
     }
 
     private void handle(RoutingContext context, boolean application) {
@@ -113,12 +133,12 @@ public class HttpEdge {
 
         void watch() {
             timer = context.vertx().setPeriodic(TICK_MILLIS, id -> weigh());
-            context.addEndHandler(ended -> settle());
         }
 
+        /** Also after the answer: a route that does not read a body answers at once, and the connection waits for it. */
         private void weigh() {
             // All of a declared length read: arrived, whether or not the route has taken its end yet.
-            if (request.isEnded() || context.response().ended() || (declared > 0 && request.bytesRead() >= declared)) {
+            if (request.isEnded() || context.response().closed() || (declared > 0 && request.bytesRead() >= declared)) {
                 settle();
                 return;
             }

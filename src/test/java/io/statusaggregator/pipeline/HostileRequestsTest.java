@@ -83,7 +83,7 @@ class HostileRequestsTest {
     }
 
     /** A path segment or query value of one of the hostile kinds, or now and then a good name. */
-    private static String segment(Random random) {
+    static String segment(Random random) {
         return switch (random.nextInt(9)) {
             case 0 -> "alpha";
             case 1 -> percentEncoded(random, 1 + random.nextInt(40));
@@ -114,7 +114,7 @@ class HostileRequestsTest {
         return text.toString();
     }
 
-    private static byte[] body(Random random) {
+    static byte[] body(Random random) {
         return switch (random.nextInt(7)) {
             case 0 -> new byte[0];
             case 1 -> {
