@@ -53,7 +53,8 @@ public class SignInResource {
         boolean https = "https".equalsIgnoreCase(request.getRequestUri().getScheme());
         // A Uni: the form is read on the event loop, so that a slow one holds no worker thread; the reviews, calls to
         // the API server, run on one once it has arrived.
-        return Uni.createFrom().item(() -> signIn(token, https)).runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+        return Uni.createFrom().item(() -> signIn(token, https))
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
     }
 
     private Response signIn(String token, boolean https) {

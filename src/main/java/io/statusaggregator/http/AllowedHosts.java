@@ -49,7 +49,8 @@ public final class AllowedHosts {
         if (names.isEmpty()) {
             return true;
         }
-        return header != null && host(header.trim()).map(host -> names.get().contains(host.toLowerCase(Locale.ROOT))).orElse(false);
+        return header != null && host(header.trim())
+                .map(host -> names.get().contains(host.toLowerCase(Locale.ROOT))).orElse(false);
     }
 
     /** The host part of a {@code Host} header, without its port; empty when the header is no host[:port]. */

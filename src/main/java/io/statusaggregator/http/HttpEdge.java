@@ -51,14 +51,16 @@ public class HttpEdge {
 
     /** The mode is known: unless configured, the embedded default answers loopback names only, a deployment any. */
     public void serve(boolean embedded) {
-        hosts = settings.allowedHosts().map(AllowedHosts::of).orElse(embedded ? AllowedHosts.loopback() : AllowedHosts.any());
+        hosts = settings.allowedHosts().map(AllowedHosts::of)
+                .orElse(embedded ? AllowedHosts.loopback() : AllowedHosts.any());
         if (!hosts.anyHost()) {
             LOG.infof("HTTP requests are served for the Host names %s (aggregator.http.allowed-hosts)", hosts);
         }
     }
 
     void onApplicationRouter(@Observes Router router) {
-        router.route().order(Integer.MIN_VALUE).handler(request -> handle(request, true)).failureHandler(HttpEdge::unreadableHost);
+        router.route().order(Integer.MIN_VALUE).handler(request -> handle(request, true))
+                .failureHandler(HttpEdge::unreadableHost);
     }
 
     void onManagementRouter(@Observes ManagementInterface management) {
@@ -75,8 +77,8 @@ public class HttpEdge {
             // The client went away (a body cut off, a stalled one closed at the idle timeout): no one to answer.
             return;
         }
-        if (context.statusCode() == 400 && context.failure() instanceof VertxException failure && failure.getMessage() != null
-                && failure.getMessage().contains("'Host' header")) {
+        if (context.statusCode() == 400 && context.failure() instanceof VertxException failure
+                && failure.getMessage() != null && failure.getMessage().contains("'Host' header")) {
             refuse(context, 400, "the Host header names no host");
             return;
         }
@@ -86,7 +88,8 @@ public class HttpEdge {
     private void handle(RoutingContext context, boolean application) {
         HttpServerRequest request = context.request();
         // The kubelet probes health by the pod's address: health tells nothing a rebinding page could use.
-        if (!hosts.admits(host(request)) && (application || request.path() == null || !request.path().startsWith(HEALTH))) {
+        boolean health = !application && request.path() != null && request.path().startsWith(HEALTH);
+        if (!health && !hosts.admits(host(request))) {
             tell(misdirected, "refused %d request(s) naming a Host this server does not answer for (421; "
                     + "aggregator.http.allowed-hosts: %s)", hosts);
             refuse(context, 421, "this server answers requests for " + hosts + " only (aggregator.http.allowed-hosts)");
@@ -114,7 +117,9 @@ public class HttpEdge {
                 return -1;
             }
         }
-        return request.version() != HttpVersion.HTTP_2 && request.headers().contains(HttpHeaders.TRANSFER_ENCODING) ? -1 : 0;
+        boolean chunked = request.version() != HttpVersion.HTTP_2
+                && request.headers().contains(HttpHeaders.TRANSFER_ENCODING);
+        return chunked ? -1 : 0;
     }
 
     /** The body of one request as it arrives, weighed every tick until it has arrived or the answer has gone. */
@@ -135,7 +140,7 @@ public class HttpEdge {
             timer = context.vertx().setPeriodic(TICK_MILLIS, id -> weigh());
         }
 
-        /** Also after the answer: a route that does not read a body answers at once, and the connection waits for it. */
+        /** Also after the answer: a route that reads no body answers at once, and the connection waits for it. */
         private void weigh() {
             // All of a declared length read: arrived, whether or not the route has taken its end yet.
             if (request.isEnded() || context.response().closed() || (declared > 0 && request.bytesRead() >= declared)) {

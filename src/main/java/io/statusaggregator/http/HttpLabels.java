@@ -13,13 +13,15 @@ public final class HttpLabels {
     public static final String OTHER_METHOD = "OTHER";
     public static final String UNKNOWN_URI = "UNKNOWN";
 
-    static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH");
+    static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE",
+            "PATCH");
 
     /** Every route's label; HttpLabelsTest holds it against the resources' paths and the static files. */
     static final Set<String> ROUTES = Set.of(
             "root", "NOT_FOUND", "REDIRECTION", UNKNOWN_URI,
-            "/index.html", "/fleet", "/fleet/clusters", "/fleet/events", "/fleet/clusters/{namespace}/{name}/transitions",
-            "/fleet/clusters/{namespace}/{name}/tree", "/fleet/fleet.js", "/fleet/view.js", "/fleet/tree.js", "/fleet/fleet.css",
+            "/index.html", "/fleet", "/fleet/clusters", "/fleet/events",
+            "/fleet/clusters/{namespace}/{name}/transitions", "/fleet/clusters/{namespace}/{name}/tree",
+            "/fleet/fleet.js", "/fleet/view.js", "/fleet/tree.js", "/fleet/fleet.css",
             "/admission/clusters", "/upgrade-check/{namespace}/{name}", "/sign-in", "/sign-out",
             "/q/health", "/q/health/live", "/q/health/ready", "/q/health/started", "/q/metrics");
 

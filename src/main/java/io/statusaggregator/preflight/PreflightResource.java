@@ -57,8 +57,8 @@ public class PreflightResource {
     private final ExecutorService reads = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(32),
             DaemonThreads.named("upgrade-check-reads"));
     /** Admission reviews: CPU only, two at once, 64 waiting; beyond that the API server is told to come back. */
-    private final ExecutorService reviews = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(64),
-            DaemonThreads.named("admission-reviews"));
+    private final ExecutorService reviews = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(64), DaemonThreads.named("admission-reviews"));
 
     PreflightResource(RunningPipeline running) {
         this.running = running;
@@ -78,8 +78,8 @@ public class PreflightResource {
         try {
             return CompletableFuture.supplyAsync(() -> review(body), reviews);
         } catch (RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(Response.fromResponse(error(503, "too many admission reviews at once; try again shortly"))
-                    .header("Retry-After", "1").build());
+            Response busy = error(503, "too many admission reviews at once; try again shortly");
+            return CompletableFuture.completedFuture(Response.fromResponse(busy).header("Retry-After", "1").build());
         }
     }
 
