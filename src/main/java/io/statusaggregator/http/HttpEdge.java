@@ -25,8 +25,8 @@ import org.jboss.logging.Logger;
  * on the event loop (the webhook, the sign-in form), a client that sends its body slowly, or never, so holds its own
  * connection for a few seconds and nothing else. Refusals are logged one line a minute at most.
  *
- * <p>The management interface reads a body with Quarkus' own body handler before any route of the application: a body
- * sent there is read without a thread (only GET is served there), its deadline is the idle timeout.
+ * <p>The management interface reads a body with Quarkus' own body handler before any route of the application's, so
+ * none is weighed here: it serves GET only and refuses any body at once (quarkus.management.limits.max-body-size=0).
  */
 @ApplicationScoped
 public class HttpEdge {
@@ -60,19 +60,20 @@ public class HttpEdge {
 
     void onApplicationRouter(@Observes Router router) {
         router.route().order(Integer.MIN_VALUE).handler(request -> handle(request, true))
-                .failureHandler(HttpEdge::unreadableHost);
+                .failureHandler(HttpEdge::clientFault);
     }
 
     void onManagementRouter(@Observes ManagementInterface management) {
         management.router().route().order(Integer.MIN_VALUE).handler(request -> handle(request, false))
-                .failureHandler(HttpEdge::unreadableHost);
+                .failureHandler(HttpEdge::clientFault);
     }
 
     /**
-     * A Host header that is no host name at all fails the request before any route (Vert.x' 400): one line, not the
-     * error handler's page that names Vert.x' exception, nor an error logged for a client's mistake.
+     * A client's faults that fail a request before any route: a Host header that is no host name at all (Vert.x' 400)
+     * gets one line, not the error handler's page that names Vert.x' exception; a client gone is answered nothing.
+     * Neither is logged as an error.
      */
-    private static void unreadableHost(RoutingContext context) {
+    private static void clientFault(RoutingContext context) {
         if (context.failure() instanceof HttpClosedException) {
             // The client went away (a body cut off, a stalled one closed at the idle timeout): no one to answer.
             return;
@@ -87,6 +88,13 @@ public class HttpEdge {
 
     private void handle(RoutingContext context, boolean application) {
         HttpServerRequest request = context.request();
+        try {
+            context.normalizedPath();
+        } catch (IllegalArgumentException e) {
+            // A % not followed by two hex digits: what reads the path later would fail with a server error.
+            refuse(context, 400, "the request's path is not valid percent-encoding");
+            return;
+        }
         // The kubelet probes health by the pod's address: health tells nothing a rebinding page could use.
         boolean health = !application && request.path() != null && request.path().startsWith(HEALTH);
         if (!health && !hosts.admits(host(request))) {

@@ -12,11 +12,14 @@ class AllowedHostsTest {
     @Test
     void loopbackNamesWithAnyPortAreServedAndNoOtherName() {
         AllowedHosts loopback = AllowedHosts.loopback();
-        for (String host : List.of("localhost", "localhost:8080", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:9000", "[::1]", "[::1]:8443")) {
+        for (String host : List.of("localhost", "localhost:8080", "LOCALHOST:1", "127.0.0.1", "127.0.0.1:9000",
+                "[::1]", "[::1]:8443")) {
             assertTrue(loopback.admits(host), host);
         }
-        for (String host : List.of("evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io", "127.0.0.2",
-                "0.0.0.0", "[::2]:80", "localhost:", "localhost:x", "localhost:8080:1", "[::1", "[::1]x", "", " ", "localhost@evil")) {
+        for (String host : List.of("evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.1.nip.io",
+                "127.0.0.2",
+                "0.0.0.0", "[::2]:80", "localhost:", "localhost:x", "localhost:8080:1", "[::1", "[::1]x", "", " ",
+                        "localhost@evil")) {
             assertFalse(loopback.admits(host), host);
         }
         assertFalse(loopback.admits(null), "no Host at all");

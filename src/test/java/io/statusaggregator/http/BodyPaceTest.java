@@ -22,7 +22,8 @@ class BodyPaceTest {
     void fromItsFirstSecondOnABodyMustKeepTheAverageRate() {
         assertEquals(TOO_SLOW, pace.of(Duration.ofSeconds(1), 1023));
         assertEquals(GOING, pace.of(Duration.ofSeconds(1), 1024));
-        assertEquals(TOO_SLOW, pace.of(Duration.ofSeconds(4), 4000), "one byte every 2 s, or a fast start then a stall");
+        assertEquals(TOO_SLOW, pace.of(Duration.ofSeconds(4), 4000),
+                "one byte every 2 s, or a fast start then a stall");
         assertEquals(GOING, pace.of(Duration.ofMillis(9_999), 2_000_000), "a large body sent fast");
     }
 
@@ -30,7 +31,8 @@ class BodyPaceTest {
     void noBodyGoesOnPastTheDeadlineHoweverFast() {
         assertEquals(TOO_LATE, pace.of(Duration.ofSeconds(10), 100_000_000));
         assertEquals(TOO_LATE, new BodyPace(Duration.ofSeconds(2), 0).of(Duration.ofSeconds(3), 0));
-        assertEquals(GOING, new BodyPace(Duration.ofSeconds(2), 0).of(Duration.ofMillis(1_999), 0), "no floor: only the deadline");
+        assertEquals(GOING, new BodyPace(Duration.ofSeconds(2), 0).of(Duration.ofMillis(1_999), 0),
+                "no floor: only the deadline");
     }
 
     @Test

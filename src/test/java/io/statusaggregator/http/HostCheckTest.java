@@ -30,14 +30,17 @@ class HostCheckTest {
     HttpEdge edge;
 
     private static byte[] get(String path, String hostLine) {
-        return ("GET " + path + " HTTP/1.1\r\n" + hostLine + "Connection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        return ("GET " + path + " HTTP/1.1\r\n" + hostLine
+                + "Connection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8);
     }
 
     @Test
     void theEmbeddedDefaultAnswersLoopbackNamesOnly() throws Exception {
-        for (String host : List.of("evil.example", "evil.example:8080", "localhost.evil.example", "192.168.1.20:8080")) {
+        for (String host : List.of("evil.example", "evil.example:8080", "localhost.evil.example",
+                "192.168.1.20:8080")) {
             for (URL server : List.of(root, management)) {
-                RawHttp.Answer answer = RawHttp.send(server, get(server == root ? "/fleet/clusters" : "/q/metrics", "Host: " + host + "\r\n"));
+                RawHttp.Answer answer = RawHttp.send(server, get(server == root ? "/fleet/clusters" : "/q/metrics",
+                        "Host: " + host + "\r\n"));
                 assertEquals(421, answer.status(), host + ": " + answer.text());
                 String body = answer.text().substring(answer.text().indexOf("\r\n\r\n") + 4);
                 assertEquals("{\"error\":\"this server answers requests for 127.0.0.1, [::1], localhost only "
@@ -46,7 +49,8 @@ class HostCheckTest {
         }
         // No Host at all: HTTP/1.1 requires one (Vert.x answers 400); HTTP/1.0 may omit it.
         assertEquals(400, RawHttp.send(root, get("/fleet/clusters", "")).status(), "HTTP/1.1 without Host");
-        assertEquals(421, RawHttp.send(root, "GET /fleet/clusters HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.UTF_8)).status(),
+        assertEquals(421, RawHttp.send(root, "GET /fleet/clusters HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.UTF_8))
+                .status(),
                 "HTTP/1.0 without Host");
         for (String host : List.of("localhost", "localhost:1234", "127.0.0.1:8080", "[::1]:9000", "LocalHost")) {
             assertNotEquals(421, RawHttp.send(root, get("/fleet/clusters", "Host: " + host + "\r\n")).status(), host);
@@ -66,11 +70,13 @@ class HostCheckTest {
     void aDeploymentAnswersAnyHostUnlessConfigured() throws Exception {
         edge.serve(false);
         try {
-            assertNotEquals(421, RawHttp.send(root, get("/fleet/clusters", "Host: status-aggregator.example.com\r\n")).status());
+            assertNotEquals(421, RawHttp.send(root, get("/fleet/clusters",
+                    "Host: status-aggregator.example.com\r\n")).status());
             assertNotEquals(421, RawHttp.send(management, get("/q/metrics", "Host: 10.244.1.17:9000\r\n")).status());
         } finally {
             edge.serve(true);
         }
-        assertEquals(421, RawHttp.send(root, get("/fleet/clusters", "Host: status-aggregator.example.com\r\n")).status());
+        assertEquals(421, RawHttp.send(root, get("/fleet/clusters",
+                "Host: status-aggregator.example.com\r\n")).status());
     }
 }

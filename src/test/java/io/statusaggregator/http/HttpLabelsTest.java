@@ -35,7 +35,10 @@ class HttpLabelsTest {
         }
     }
 
-    /** A route added without its label would be counted as UNKNOWN: every resource method's path and static file has one. */
+    /**
+     * A route added without its label would be counted as UNKNOWN: every resource method's path and static file has
+     * one.
+     */
     @Test
     void everyRouteOfTheApplicationHasItsLabel() throws IOException {
         List<String> missing = new ArrayList<>();
@@ -53,7 +56,8 @@ class HttpLabelsTest {
                     continue;
                 }
                 routes++;
-                String template = ("/" + base + "/" + (path == null ? "" : path.value())).replaceAll("/+", "/").replaceAll("(.)/$", "$1");
+                String template = ("/" + base + "/" + (path == null ? "" : path.value())).replaceAll("/+",
+                        "/").replaceAll("(.)/$", "$1");
                 if (!HttpLabels.ROUTES.contains(template.equals("/") ? "root" : template)) {
                     missing.add(type.getSimpleName() + "." + method.getName() + ": " + template);
                 }
@@ -70,6 +74,7 @@ class HttpLabelsTest {
     }
 
     private static boolean isEndpoint(Method method) {
-        return Stream.of(method.getAnnotations()).anyMatch(a -> a.annotationType().isAnnotationPresent(jakarta.ws.rs.HttpMethod.class));
+        return Stream.of(method.getAnnotations()).anyMatch(a -> a.annotationType()
+                .isAnnotationPresent(jakarta.ws.rs.HttpMethod.class));
     }
 }

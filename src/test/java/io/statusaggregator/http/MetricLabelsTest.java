@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * 10,000 requests with made-up methods, paths of their own (control characters, encoded NULs, long, random) and
- * now and then a foreign Host, on both ports: the HTTP server's series stop growing once each bounded label value has
- * been seen, no label carries what a client wrote, and a route first asked after the flood is still counted. Seeded:
+ * now and then a foreign Host, on both ports: the HTTP server's series grow only by combinations of bounded label
+ * values (a few dozen after the first 1,000 requests), no label carries what a client wrote, and a route first asked
+ * after the flood is still counted. Seeded:
  * {@code -Dhostile.seed=N} replays a run.
  */
 @QuarkusTest
@@ -40,7 +41,8 @@ class MetricLabelsTest {
     private Set<String> series() throws IOException {
         String text = RawHttp.send(management, RawHttp.get("/q/metrics")).text();
         Set<String> series = new TreeSet<>();
-        text.lines().filter(line -> !line.startsWith("#") && !line.isBlank() && !line.startsWith("HTTP/") && line.contains(" "))
+        text.lines().filter(line -> !line.startsWith("#") && !line.isBlank() && !line.startsWith("HTTP/")
+                && line.contains(" "))
                 .forEach(line -> series.add(line.substring(0, line.lastIndexOf(' '))));
         return series;
     }
@@ -67,8 +69,10 @@ class MetricLabelsTest {
 
     private void send(Random random) throws IOException {
         String host = random.nextInt(10) == 0 ? "evil-" + random.nextInt(1000) + ".example" : "localhost";
-        byte[] request = (method(random) + " " + path(random) + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
-                + (random.nextBoolean() ? "Content-Length: 2\r\n\r\n{}" : "\r\n")).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] request = (method(random) + " " + path(random) + " HTTP/1.1\r\nHost: " + host
+                + "\r\nConnection: close\r\n"
+                + (random.nextBoolean() ? "Content-Length: 2\r\n\r\n{}"
+                        : "\r\n")).getBytes(StandardCharsets.ISO_8859_1);
         RawHttp.send(random.nextInt(3) == 0 ? management : root, request);
     }
 
@@ -88,10 +92,14 @@ class MetricLabelsTest {
         Set<String> after = series();
         List<String> added = new ArrayList<>(after);
         added.removeAll(warm);
-        System.out.printf("metric labels: %d series before, %d after %d requests, %d after %d%n", before.size(), warm.size(), WARM_UP,
+        System.out.printf("metric labels: %d series before, %d after %d requests, %d after %d%n", before.size(),
+                warm.size(), WARM_UP,
                 after.size(), REQUESTS);
-        assertTrue(after.size() - before.size() < 200, (after.size() - before.size()) + " series added by " + REQUESTS + " requests");
-        assertTrue(added.stream().filter(s -> s.startsWith("http_server")).count() <= 10,
+        assertTrue(after.size() - before.size() < 200, (after.size() - before.size()) + " series added by "
+                + REQUESTS + " requests");
+        // A combination of bounded values not met in the first 1,000 may still come (a rarer method on a rarer route),
+        // a few dozen at most; unbounded, each made-up method or path of the 9,000 would be series of its own.
+        assertTrue(added.stream().filter(s -> s.startsWith("http_server")).count() <= 100,
                 "series added after the first " + WARM_UP + " (seed " + seed + "): " + added);
 
         List<String> foreign = new ArrayList<>();
@@ -103,7 +111,8 @@ class MetricLabelsTest {
             Matcher label = LABEL.matcher(series.group(2));
             while (label.find()) {
                 String value = label.group(2);
-                boolean bounded = label.group(1).equals("method") ? HttpLabels.method(value).equals(value) : HttpLabels.uri(value).equals(value);
+                boolean bounded = label.group(1).equals("method") ? HttpLabels.method(value).equals(value)
+                        : HttpLabels.uri(value).equals(value);
                 if (!bounded || value.chars().anyMatch(c -> c < 0x20)) {
                     foreign.add(s);
                 }
@@ -113,7 +122,8 @@ class MetricLabelsTest {
 
         // A route not asked before the flood is still counted under its own name.
         assertEquals(200, RawHttp.send(root, RawHttp.get("/fleet/tree.js")).status());
-        assertTrue(series().stream().anyMatch(s -> s.startsWith("http_server_requests_seconds_count") && s.contains("uri=\"/fleet/tree.js\"")),
+        assertTrue(series().stream().anyMatch(s -> s.startsWith("http_server_requests_seconds_count")
+                && s.contains("uri=\"/fleet/tree.js\"")),
                 "the route asked after the flood is counted");
     }
 }

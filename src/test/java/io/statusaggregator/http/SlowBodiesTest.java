@@ -38,9 +38,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class SlowBodiesTest {
     private static final int CLIENTS = 500;
     private static final long DEADLINE_MILLIS = 4_000;
-    /** What a loaded two-core machine may add to a cut-off: the check's tick, the event loop's turn, the reading here. */
+    /**
+     * What a loaded two-core machine may add to a cut-off: the check's tick, the event loop's turn, the reading here.
+     */
     private static final long SLACK_MILLIS = 2_500;
-    private static final Pattern COUNT_408 = Pattern.compile("(?m)^http_server_requests_seconds_count\\{([^}]*status=\"408\"[^}]*)} ([0-9.E]+)$");
+    private static final Pattern COUNT_408 =
+            Pattern.compile("(?m)^http_server_requests_seconds_count\\{([^}]*status=\"408\"[^}]*)} ([0-9.E]+)$");
 
     public static final class ShortBodyDeadline implements QuarkusTestProfile {
         @Override
@@ -73,7 +76,8 @@ class SlowBodiesTest {
     private long answerMillis(URL server, String path) throws IOException {
         long start = System.nanoTime();
         RawHttp.Answer answer = RawHttp.send(server, RawHttp.get(path));
-        assertTrue(answer.status() >= 200 && answer.status() < 500 || answer.status() == 503, path + ": " + answer.text());
+        assertTrue(answer.status() >= 200 && answer.status() < 500 || answer.status() == 503, path + ": "
+                + answer.text());
         return (System.nanoTime() - start) / 1_000_000;
     }
 
@@ -91,7 +95,9 @@ class SlowBodiesTest {
         long stalledMillis = (System.nanoTime() - stalled.openedNanos()) / 1_000_000;
         stalled.socket().close();
         assertTrue(cut.text().startsWith("HTTP/1.1 408"), cut.text());
-        assertTrue(cut.text().contains("{\"error\":\"the request body arrived slower than 8 bytes a second; send it at once\"}"), cut.text());
+        assertTrue(cut.text()
+                .contains("{\"error\":\"the request body arrived slower than 8 bytes a second; send it at once\"}"),
+                        cut.text());
         assertTrue(stalledMillis < 1_000 + SLACK_MILLIS, "a stalled body held " + stalledMillis + " ms");
 
         // 500 that trickle their bodies (4 bytes every 250 ms, above the floor) to the webhook and the sign-in form.
@@ -118,8 +124,10 @@ class SlowBodiesTest {
                     slowAnswers.add("health with " + clients.size() + " slow clients: " + millis + " ms");
                 }
             }
-            for (String[] route : List.of(new String[] {"m", "/q/health/ready"}, new String[] {"m", "/q/health/started"},
-                    new String[] {"m", "/q/health/live"}, new String[] {"m", "/q/metrics"}, new String[] {"a", "/fleet/clusters"},
+            for (String[] route : List.of(new String[] {"m", "/q/health/ready"}, new String[] {"m",
+                    "/q/health/started"},
+                    new String[] {"m", "/q/health/live"}, new String[] {"m", "/q/metrics"}, new String[] {"a",
+                            "/fleet/clusters"},
                     new String[] {"a", "/upgrade-check/default/alpha"})) {
                 long millis = answerMillis(route[0].equals("m") ? management : root, route[1]);
                 if (millis >= 1_000) {
@@ -139,7 +147,8 @@ class SlowBodiesTest {
                 }
                 client.socket().close();
             }
-            assertTrue(late.isEmpty(), late.size() + " slow clients not cut off in time, e.g. " + late.subList(0, Math.min(5, late.size())));
+            assertTrue(late.isEmpty(), late.size() + " slow clients not cut off in time, e.g. " + late.subList(0,
+                    Math.min(5, late.size())));
         } finally {
             trickle.shutdownNow();
             for (SlowClient client : clients) {
@@ -153,12 +162,14 @@ class SlowBodiesTest {
         Matcher counts = COUNT_408.matcher(metrics);
         while (counts.find()) {
             cutOff += Double.parseDouble(counts.group(2));
-            assertTrue(counts.group(1).contains("uri=\"/admission/clusters\"") || counts.group(1).contains("uri=\"/sign-in\""), counts.group());
+            assertTrue(counts.group(1).contains("uri=\"/admission/clusters\"")
+                    || counts.group(1).contains("uri=\"/sign-in\""), counts.group());
         }
         assertEquals(CLIENTS + 1, cutOff, 0.5, "408s counted");
         assertTrue(!metrics.contains("status=\"500\""), "no 500 counted");
         List<String> told = warnings.lines().stream().filter(line -> line.contains("cut off")).toList();
         assertEquals(1, told.size(), "one line for the first and the 500 after it within the minute: " + told);
-        assertTrue(told.get(0).contains("cut off 1 request body(ies)") && told.get(0).contains("aggregator.http.body-timeout"), told.get(0));
+        assertTrue(told.get(0).contains("cut off 1 request body(ies)")
+                && told.get(0).contains("aggregator.http.body-timeout"), told.get(0));
     }
 }
