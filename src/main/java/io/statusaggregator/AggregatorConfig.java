@@ -74,6 +74,28 @@ public interface AggregatorConfig {
 
     Access access();
 
+    Http http();
+
+    /** What any request meets before its route (docs/access.md, docs/operations.md). */
+    interface Http {
+        /** A request body not complete this long after the request's head is cut off: 408. */
+        @WithName("body-timeout")
+        @WithDefault("10s")
+        Duration bodyTimeout();
+
+        /** Bytes a second a request body must arrive at, on average, from its first second on; slower: 408. */
+        @WithName("body-min-rate")
+        @WithDefault("1024")
+        long bodyMinRate();
+
+        /**
+         * The {@code Host} names (any port) requests are served for; {@code *}: any. Unset: localhost, 127.0.0.1 and
+         * [::1] for the embedded default, any in {@code run} against a cluster. Health answers any Host.
+         */
+        @WithName("allowed-hosts")
+        Optional<List<String>> allowedHosts();
+    }
+
     /** Who may use the fleet page, the upgrade check and the metrics (see docs/access.md). */
     interface Access {
         /**

@@ -1,6 +1,8 @@
 package io.statusaggregator.access;
 
 import jakarta.ws.rs.Consumes;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.ws.rs.FormParam;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -47,7 +49,15 @@ public class SignInResource {
     @POST
     @Path(KubernetesTokenMechanism.SIGN_IN_PATH)
     @Consumes(MediaType.APPLICATION_FORM_URLENCODED)
-    public Response signIn(@FormParam("token") String token, @Context UriInfo request) {
+    public Uni<Response> signIn(@FormParam("token") String token, @Context UriInfo request) {
+        boolean https = "https".equalsIgnoreCase(request.getRequestUri().getScheme());
+        // A Uni: the form is read on the event loop, so that a slow one holds no worker thread; the reviews, calls to
+        // the API server, run on one once it has arrived.
+        return Uni.createFrom().item(() -> signIn(token, https))
+                .runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+    }
+
+    private Response signIn(String token, boolean https) {
         if (!reviews.reviewing()) {
             return toFleet().build();
         }
@@ -70,7 +80,6 @@ public class SignInResource {
         if (user.isEmpty()) {
             return refused(401, "The cluster does not accept this token (unknown, expired or revoked).");
         }
-        boolean https = "https".equalsIgnoreCase(request.getRequestUri().getScheme());
         return toFleet().cookie(new NewCookie.Builder(KubernetesTokenMechanism.COOKIE).value(trimmed).path("/").httpOnly(true)
                 .secure(https).sameSite(NewCookie.SameSite.STRICT).build()).build();
     }

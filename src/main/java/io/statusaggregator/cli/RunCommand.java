@@ -19,6 +19,7 @@ import io.statusaggregator.embedded.LiveTable;
 import io.statusaggregator.embedded.StateDirectory;
 import io.statusaggregator.feeds.ClusterView;
 import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.http.HttpEdge;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
@@ -106,6 +107,9 @@ public class RunCommand implements Callable<Integer> {
     @Inject
     AccessReviews access;
 
+    @Inject
+    HttpEdge httpEdge;
+
     /** Whether a SIGTERM now interrupts the starting thread: only in waits made to end so (the pipeline's start). */
     private volatile boolean interruptible;
 
@@ -165,6 +169,7 @@ public class RunCommand implements Callable<Integer> {
             return 2;
         }
         boolean embedded = !kafka.containsKey("bootstrap.servers");
+        httpEdge.serve(embedded);
         KubernetesClient client;
         FleetSimulator simulator = null;
         if (embedded) {

@@ -26,6 +26,8 @@ import jakarta.annotation.PreDestroy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -55,16 +57,34 @@ public class PreflightResource {
     /** Reads for upgrade checks, four at once at most, 32 waiting; beyond that a caller is told to come back. */
     private final ExecutorService reads = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(32),
             DaemonThreads.named("upgrade-check-reads"));
+    /** Admission reviews: CPU only, two at once, 64 waiting; beyond that the API server is told to come back. */
+    private final ExecutorService reviews = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(64), DaemonThreads.named("admission-reviews"));
 
     PreflightResource(RunningPipeline running) {
         this.running = running;
         ((ThreadPoolExecutor) reads).allowCoreThreadTimeOut(true);
+        ((ThreadPoolExecutor) reviews).allowCoreThreadTimeOut(true);
     }
 
+    /**
+     * Returning a stage makes the body read on the event loop, in memory (quarkus.rest.input-buffer-size is the body
+     * limit), and the review runs on threads of its own: neither a slow body nor a flood of reviews takes a thread that
+     * health, metrics and the fleet page run on.
+     */
     @POST
     @Path(ADMISSION_PATH)
     @Consumes(MediaType.WILDCARD)
-    public Response admission(String body) {
+    public CompletionStage<Response> admission(String body) {
+        try {
+            return CompletableFuture.supplyAsync(() -> review(body), reviews);
+        } catch (RejectedExecutionException e) {
+            Response busy = error(503, "too many admission reviews at once; try again shortly");
+            return CompletableFuture.completedFuture(Response.fromResponse(busy).header("Retry-After", "1").build());
+        }
+    }
+
+    private Response review(String body) {
         Optional<Pipeline> pipeline = running.get();
         if (pipeline.isEmpty()) {
             return starting();
@@ -143,6 +163,7 @@ public class PreflightResource {
     @PreDestroy
     void stop() {
         reads.shutdownNow();
+        reviews.shutdownNow();
     }
 
     private static Response refusal(int code, ObjectKey key, Throwable failure) {
