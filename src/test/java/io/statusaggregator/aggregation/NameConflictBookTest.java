@@ -81,15 +81,20 @@ class NameConflictBookTest extends BookTestBase {
         assertFalse(told.contains(new Left(CLUSTER)), "the first keeps its series");
     }
 
-    @Test
-    void theClusterCreatedFirstHoldsTheNameWhicheverIsReadFirst() {
+    /** A partition rebuilt from {@code readFirst}, then the scenario's objects with its Cluster created first. */
+    List<Action> rebuiltReading(ObjectNode readFirst) {
         book.statusesRead(book.assigned(List.of(0), 1), Map.of());
-        put(other("2023-06-02T00:00:00Z")); // the younger first, as a compacted topic may hold them
+        put(readFirst);
         holder("2023-06-01T00:00:00Z");
         objects.forEach(this::put);
         book.rebuilt(0);
+        return due(0);
+    }
 
-        List<Action> actions = due(0);
+    @Test
+    void theClusterCreatedFirstHoldsTheNameWhicheverIsReadFirst() {
+        // The younger first, as a compacted topic may hold them.
+        List<Action> actions = rebuiltReading(other("2023-06-02T00:00:00Z"));
 
         assertReadyWithoutFailure(writeOf(actions, CLUSTER).status());
         assertConflict(writeOf(actions, OTHER).status());
@@ -97,15 +102,10 @@ class NameConflictBookTest extends BookTestBase {
 
     @Test
     void aClusterWhoseCreationIsUnknownDoesNotTakeTheName() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
         ObjectNode unknown = other("");
         ((ObjectNode) unknown.get("metadata")).remove("creationTimestamp");
-        put(unknown);
-        holder("2023-06-01T00:00:00Z");
-        objects.forEach(this::put);
-        book.rebuilt(0);
 
-        List<Action> actions = due(0);
+        List<Action> actions = rebuiltReading(unknown);
 
         assertReadyWithoutFailure(writeOf(actions, CLUSTER).status());
         assertConflict(writeOf(actions, OTHER).status());

@@ -16,8 +16,6 @@ import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.OversizedObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,12 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -189,29 +182,10 @@ class OversizedObjectsTest {
 
     /** Every record of the dead-letter topic, up to its end now. */
     private List<ConsumerRecord<byte[], byte[]>> readDeadLetters() {
-        String topic = "dead-letters-" + pipelineRun.id();
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(info -> new TopicPartition(topic, info.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-            long deadline = System.nanoTime() + DEADLINE.toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
-                assertTrue(System.nanoTime() < deadline, "could not read " + topic + " to its end");
-                consumer.poll(Duration.ofMillis(100)).forEach(records::add);
-            }
-        }
-        return records;
+        return DeadLetterRecords.readAll(kafka.bootstrapServers(), "dead-letters-" + pipelineRun.id(), DEADLINE);
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        Header header = record.headers().lastHeader(name);
-        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+        return DeadLetterRecords.header(record, name);
     }
 }
