@@ -44,6 +44,7 @@ final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
     void begin() {
         kubernetes = EmbeddedKubernetes.start(0);
         fleet = new Fleet(kubernetes.client());
+        fleet.afterUnanswered(kubernetes::restart);
         id = UUID.randomUUID().toString().substring(0, 8);
     }
 
