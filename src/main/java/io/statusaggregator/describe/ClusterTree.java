@@ -44,6 +44,12 @@ public final class ClusterTree {
         List<Line> lines = new ArrayList<>();
         JsonNode ready = condition(cluster, "Ready");
         lines.add(line(0, "Cluster/" + name(cluster), ready, now, ""));
+        JsonNode status = cluster.path("status");
+        if (status.hasNonNull("failureReason")) {
+            // The spec cannot be realised: said apart, since Ready names it only once every condition is True.
+            lines.add(new Line(1, "Failure", "False", "Error", status.path("failureReason").asText(), "",
+                    status.path("failureMessage").asText()));
+        }
         if (options.all()) {
             for (JsonNode condition : cluster.path("status").path("conditions")) {
                 if (!condition.path("type").asText().equals("Ready")) {

@@ -74,6 +74,20 @@ class ClusterTreeTest {
     }
 
     @Test
+    void aFailureIsShownUnderTheClusterWhateverReadySays() throws Exception {
+        JsonNode conflicted = new com.fasterxml.jackson.databind.ObjectMapper().readTree("""
+                {"kind": "Cluster", "metadata": {"namespace": "team-b", "name": "alpha"}, "spec": {},
+                 "status": {"failureReason": "ClusterNameConflict", "failureMessage": "cluster name alpha is taken",
+                  "conditions": [{"type": "Ready", "status": "False", "reason": "ScalingUp", "severity": "Info",
+                   "message": "Scaling up control plane to 1 replicas (actual 0)",
+                   "lastTransitionTime": "2026-11-25T09:59:00Z"}]}}""");
+        List<ClusterTree.Line> tree = ClusterTree.of(conflicted, List.of(), new ClusterTree.Options(true, false), NOW);
+        assertEquals("ScalingUp", tree.get(0).reason());
+        assertEquals(new ClusterTree.Line(1, "Failure", "False", "Error", "ClusterNameConflict", "",
+                "cluster name alpha is taken"), tree.get(1));
+    }
+
+    @Test
     void agesAreShownAsKubectlShowsThem() {
         assertEquals("45s", ClusterTree.age("2026-11-25T09:59:15Z", NOW));
         assertEquals("119s", ClusterTree.age("2026-11-25T09:58:01Z", NOW));
