@@ -391,11 +391,10 @@ final class ClusterBook {
         if (cluster == null) {
             return List.of();
         }
-        Optional<EksaCluster> before = cluster.state.cluster();
-        long generation = before.map(EksaCluster::generation).orElse(0L);
+        long generation = cluster.state.cluster().orElseThrow().generation(); // it holds the Cluster of key
         cluster.state.remove(ObjectKind.EKSA_CLUSTER, key);
         pending.forget(cluster);
-        TrackedCluster.left(before, cluster).ifPresent(observer::left);
+        observer.left(key);
         settle(partitions.get(cluster.partition), key.name());
         return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
     }

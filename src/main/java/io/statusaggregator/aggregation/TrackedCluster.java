@@ -81,10 +81,4 @@ final class TrackedCluster {
         ObjectKey held = state.keyOf(parsed.kind(), parsed.key());
         return new ObjectRecord.Unread(new ObjectStateKey(state.clusterName(), parsed.kind(), held), record.value());
     }
-
-    /** The EKS-A Cluster {@code before} if it left: {@code cluster} (if any) no longer holds it. */
-    static Optional<ObjectKey> left(Optional<EksaCluster> before, TrackedCluster cluster) {
-        Optional<ObjectKey> held = cluster == null ? Optional.empty() : cluster.state.cluster().map(EksaCluster::key);
-        return before.map(EksaCluster::key).filter(key -> !held.equals(Optional.of(key)));
-    }
 }
