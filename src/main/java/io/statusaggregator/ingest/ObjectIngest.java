@@ -290,7 +290,7 @@ public final class ObjectIngest implements AutoCloseable {
         List<ObjectStateKey> keys = new ArrayList<>();
         for (Watched watched : informers) {
             for (GenericKubernetesResource object : watched.informer().current().getStore().list()) {
-                publisher.keyOf(watched.kind(), json(object)).ifPresent(keys::add);
+                publisher.routedKeyOf(watched.kind(), json(object)).ifPresent(keys::add);
             }
         }
         return keys;

@@ -135,20 +135,42 @@ public final class ObjectStatePublisher {
     }
 
     /** The key of an object's records; empty, and a warning, when its cluster cannot be told. */
-    Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
-        JsonNode metadata = object.path("metadata");
-        ObjectKey key = new ObjectKey(metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE), metadata.path("name").asText());
+    private Optional<ObjectStateKey> keyOf(ObjectKind kind, JsonNode object) {
         try {
-            Optional<String> cluster = ObjectDecoder.clusterNameOf(kind, object);
-            if (cluster.isEmpty()) {
-                LOG.warnf("%s %s names no cluster (spec.clusterName or label %s): skipped", kind.kind(), key,
-                        ObjectDecoder.CLUSTER_NAME_LABEL);
+            Optional<ObjectStateKey> key = quietKeyOf(kind, object);
+            if (key.isEmpty()) {
+                LOG.warnf("%s %s names no cluster (spec.clusterName or label %s): skipped", kind.kind(),
+                        objectKey(object), ObjectDecoder.CLUSTER_NAME_LABEL);
             }
-            return cluster.map(c -> new ObjectStateKey(c, kind, key));
+            return key;
         } catch (MalformedObjectException e) {
-            LOG.warnf("%s %s cannot be routed to its cluster: %s", kind.kind(), key, e.getMessage());
+            LOG.warnf("%s %s cannot be routed to its cluster: %s", kind.kind(), objectKey(object), e.getMessage());
             return Optional.empty();
         }
+    }
+
+    /**
+     * The key of an object's records; empty when its cluster cannot be told. Without a warning: for a check of what
+     * was sent, whose sends warned already.
+     */
+    Optional<ObjectStateKey> routedKeyOf(ObjectKind kind, JsonNode object) {
+        try {
+            return quietKeyOf(kind, object);
+        } catch (MalformedObjectException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static Optional<ObjectStateKey> quietKeyOf(ObjectKind kind, JsonNode object)
+            throws MalformedObjectException {
+        ObjectKey key = objectKey(object);
+        return ObjectDecoder.clusterNameOf(kind, object).map(c -> new ObjectStateKey(c, kind, key));
+    }
+
+    private static ObjectKey objectKey(JsonNode object) {
+        JsonNode metadata = object.path("metadata");
+        return new ObjectKey(metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE),
+                metadata.path("name").asText());
     }
 
     /** A state or tombstone of {@code key}: a failure is warned about as {@link StuckSends} says. */
