@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
@@ -30,6 +31,11 @@ import org.junit.jupiter.api.TestFactory;
  * absent). Each condition given must be present with exactly the given type, status, reason, message and severity
  * (a field left out must be absent, as reason, message and severity are on a True condition), and with the given
  * {@code lastTransitionTime} where one is given; the conditions given must appear in the computed order.
+ *
+ * <p>A scenario that holds {@code v1beta1} CAPI objects runs twice: as written, and (named {@code ... [v1beta2]}) with
+ * those objects converted to {@code v1beta2} as Cluster API converts them ({@link V1beta2Conversion}), expecting the
+ * same status. Where the contract reads the two versions differently, the file says so in
+ * {@code v1beta2: {reason, expect}}: why, and the status expected at {@code v1beta2} instead.
  */
 class ScenarioTest {
 
@@ -41,8 +47,23 @@ class ScenarioTest {
             files = walk.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
         }
         assertTrue(files.size() > 0, "no scenarios found under " + root);
-        return files.stream().map(file -> DynamicTest.dynamicTest(root.relativize(file).toString(), file.toUri(),
-                () -> run(Scenario.load(file))));
+        List<DynamicTest> tests = new ArrayList<>();
+        for (Path file : files) {
+            String name = root.relativize(file).toString();
+            Scenario scenario;
+            Optional<Scenario> atV1beta2;
+            try {
+                scenario = Scenario.load(file);
+                atV1beta2 = scenario.atV1beta2();
+            } catch (IOException | RuntimeException e) {
+                tests.add(DynamicTest.dynamicTest(name, file.toUri(), () -> fail(name + " cannot be read", e)));
+                continue;
+            }
+            tests.add(DynamicTest.dynamicTest(name, file.toUri(), () -> run(scenario)));
+            atV1beta2.ifPresent(converted -> tests.add(
+                    DynamicTest.dynamicTest(name + " [v1beta2]", file.toUri(), () -> run(converted))));
+        }
+        return tests.stream();
     }
 
     private static void run(Scenario scenario) throws IOException {
