@@ -15,6 +15,8 @@ import java.util.Map;
  * full and reduced objects. The EKS-A Cluster keeps its whole spec and status: the status another controller wrote
  * is an input, and version history hashes the spec as stored; of its annotations, those the rules read
  * ({@link #ANNOTATIONS}). An object whose record is still too large is sent as a stand-in ({@link RecordSizeLimit}).
+ * The fields are those of both Cluster API versions the rules read (an object has those of its own); the
+ * {@code status.deprecated} block of a v1beta2 object is never read, so never sent.
  */
 public final class ObjectReduction {
     private static final List<String> CONDITION_FIELDS = List.of("type", "status", "reason", "message", "severity", "lastTransitionTime");
@@ -24,12 +26,15 @@ public final class ObjectReduction {
     /** The fields each kind keeps besides metadata; {@code status.conditions} keeps the condition fields above. */
     private static final Map<ObjectKind, List<String>> FIELDS = Map.of(
             ObjectKind.EKSA_CLUSTER, List.of("spec", "status"),
-            ObjectKind.CAPI_CLUSTER, List.of("spec.controlPlaneRef.name", "spec.managedExternalEtcdRef.name"),
+            ObjectKind.CAPI_CLUSTER, List.of("spec.controlPlaneRef.name", "spec.managedExternalEtcdRef.name",
+                    "status.initialization.controlPlaneInitialized", "status.conditions"),
             ObjectKind.KUBEADM_CONTROL_PLANE, List.of("status.observedGeneration", "status.initialized",
                     "status.initialization.controlPlaneInitialized", "status.replicas", "status.readyReplicas",
-                    "status.updatedReplicas", "status.unavailableReplicas", "status.conditions"),
+                    "status.updatedReplicas", "status.upToDateReplicas", "status.availableReplicas",
+                    "status.conditions"),
             ObjectKind.MACHINE_DEPLOYMENT, List.of("spec.clusterName", "status.observedGeneration", "status.replicas",
-                    "status.readyReplicas", "status.updatedReplicas", "status.conditions"),
+                    "status.readyReplicas", "status.updatedReplicas", "status.upToDateReplicas",
+                    "status.availableReplicas", "status.conditions"),
             ObjectKind.MACHINE, List.of("spec.clusterName", "spec.version"),
             ObjectKind.ETCDADM_CLUSTER, List.of("spec.clusterName", "status.ready"),
             ObjectKind.CNI_OBSERVATION, List.of("spec"));

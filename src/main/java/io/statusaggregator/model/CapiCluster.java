@@ -2,9 +2,21 @@ package io.statusaggregator.model;
 
 import java.util.Optional;
 
-/** The Cluster API {@code Cluster}: only the references that name its control plane and external etcd. */
-public record CapiCluster(ObjectKey key, Optional<String> controlPlaneRef, Optional<String> managedExternalEtcdRef)
+/**
+ * The Cluster API {@code Cluster}, read at its own API version: the references that name its control plane and
+ * external etcd, and its conditions (the v1beta2 {@code RemoteConnectionProbe} says whether the management cluster
+ * reaches the workload cluster's API).
+ *
+ * @param controlPlaneInitialized at v1beta2, {@code status.initialization.controlPlaneInitialized} or the condition
+ *                                {@code ControlPlaneInitialized} True; always false at v1beta1, where the rules read
+ *                                the KubeadmControlPlane alone
+ */
+public record CapiCluster(ObjectKey key, CapiApiVersion apiVersion, Optional<String> controlPlaneRef,
+        Optional<String> managedExternalEtcdRef, boolean controlPlaneInitialized, ObservedConditions conditions)
         implements ClusterMember {
+    public static final String CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized";
+    public static final String REMOTE_CONNECTION_PROBE = "RemoteConnectionProbe";
+
     @Override
     public ObjectKind kind() {
         return ObjectKind.CAPI_CLUSTER;

@@ -1,5 +1,6 @@
 package io.statusaggregator.rules;
 
+import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
@@ -19,12 +20,21 @@ public final class ControlPlaneInitialized {
                 .map(Condition::status)
                 .filter(s -> s == ConditionStatus.TRUE)
                 .isPresent();
-        boolean initialized = ControlPlaneReady.kubeadmControlPlane(snapshot)
-                .map(kcp -> kcp.initialized() || kcp.conditions().isTrue(KubeadmControlPlane.AVAILABLE))
-                .orElse(false);
-        if (wasInitialized || initialized) {
+        if (wasInitialized || initialized(snapshot)) {
             return Verdict.TRUE;
         }
         return Verdict.notMet(WAITING_FOR_CONTROL_PLANE_INITIALIZED, "First control plane not ready yet");
+    }
+
+    /**
+     * The KubeadmControlPlane says so (at v1beta1 its {@code Available} True too), or, at v1beta2, the CAPI Cluster
+     * does ({@link CapiCluster#controlPlaneInitialized}).
+     */
+    static boolean initialized(ClusterSnapshot snapshot) {
+        boolean byControlPlane = ControlPlaneReady.kubeadmControlPlane(snapshot)
+                .map(kcp -> kcp.initialized()
+                        || kcp.availableMeansInitialized() && kcp.conditions().isTrue(KubeadmControlPlane.AVAILABLE))
+                .orElse(false);
+        return byControlPlane || snapshot.capiCluster().map(CapiCluster::controlPlaneInitialized).orElse(false);
     }
 }

@@ -66,11 +66,12 @@ public final class StatusRules {
     }
 
     /**
-     * The most characters a condition's message or the failure message carries. Some are copied from other objects (a
-     * KubeadmControlPlane's condition, a failure another writer set), whose text has no limit: cut to this, one
-     * object's text cannot swell the status past what the API server and Kafka take (a record of 1 MiB by default).
+     * The most characters a condition's message or the failure message carries: the EKS-A Cluster CRD's limit for a
+     * condition message. Some are copied from other objects (a KubeadmControlPlane's condition, often several lines at
+     * v1beta2; a failure another writer set), whose text has no limit there: cut to this, the status stays one the
+     * API server takes, and five of them stay far below what Kafka takes (a record of 1 MiB by default).
      */
-    static final int LONGEST_MESSAGE = 4_096;
+    static final int LONGEST_MESSAGE = 10_240;
 
     static String bounded(String message) {
         if (message.length() <= LONGEST_MESSAGE) {

@@ -81,7 +81,7 @@ public final class WorkersReady {
             }
         }
         for (MachineDeployment md : deployments) {
-            if (md.conditions().isFalse(MachineDeployment.READY)) {
+            if (md.conditions().isFalse(md.readinessCondition())) {
                 return Verdict.notMet(MACHINE_DEPLOYMENT_NOT_READY, "Machine deployment %s not ready yet".formatted(md.key().name()),
                         Severity.ERROR);
             }

@@ -54,6 +54,64 @@ class ObjectReductionTest {
                 .path("caCertContent").textValue(), "the EKS-A Cluster's spec as stored: its hash is the version history's");
     }
 
+    /**
+     * A CAPI v1beta2 object as CAPI v1.13 writes it: what the rules read of it survives the reduction (the record reads
+     * as the object does), and its {@code status.deprecated.v1beta1} block, never read, is not sent.
+     */
+    @Test
+    void aV1beta2ObjectKeepsWhatTheRulesReadAndDropsTheDeprecatedBlock() throws Exception {
+        ObjectNode controlPlane = (ObjectNode) JSON.readTree("""
+                {"apiVersion":"controlplane.cluster.x-k8s.io/v1beta2","kind":"KubeadmControlPlane",
+                 "metadata":{"namespace":"eksa-system","name":"alpha","generation":2,"uid":"u-1",
+                  "labels":{"cluster.x-k8s.io/cluster-name":"alpha"}},
+                 "spec":{"replicas":3,"version":"v1.33.1"},
+                 "status":{"observedGeneration":2,"replicas":3,"readyReplicas":2,"availableReplicas":2,
+                  "upToDateReplicas":3,"initialization":{"controlPlaneInitialized":true},"version":"v1.33.1",
+                  "conditions":[{"type":"Available","status":"True","reason":"Available","message":"",
+                   "observedGeneration":2,"lastTransitionTime":"2026-12-01T10:00:00Z"},
+                   {"type":"ControlPlaneComponentsHealthy","status":"False","reason":"NotHealthy",
+                   "message":"* Machine alpha-x:\\n  * EtcdPodHealthy: pod is not ready","observedGeneration":2,
+                   "lastTransitionTime":"2026-12-01T10:00:00Z"}],
+                  "deprecated":{"v1beta1":{"updatedReplicas":1,"readyReplicas":0,"unavailableReplicas":3,
+                   "failureReason":"Old","conditions":[{"type":"Ready","status":"False","severity":"Error"}]}}}}""");
+        ObjectNode machineDeployment = (ObjectNode) JSON.readTree("""
+                {"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"MachineDeployment",
+                 "metadata":{"namespace":"eksa-system","name":"alpha-md-0","generation":4},
+                 "spec":{"clusterName":"alpha","replicas":2},
+                 "status":{"observedGeneration":4,"replicas":2,"readyReplicas":2,"availableReplicas":1,
+                  "upToDateReplicas":2,"conditions":[{"type":"Available","status":"False","reason":"NotAvailable",
+                   "message":"1 available replica, at least 2 required","lastTransitionTime":"2026-12-01T10:00:00Z"}],
+                  "deprecated":{"v1beta1":{"updatedReplicas":0}}}}""");
+        ObjectNode cluster = (ObjectNode) JSON.readTree("""
+                {"apiVersion":"cluster.x-k8s.io/v1beta2","kind":"Cluster",
+                 "metadata":{"namespace":"eksa-system","name":"alpha"},
+                 "spec":{"controlPlaneRef":{"apiGroup":"controlplane.cluster.x-k8s.io","kind":"KubeadmControlPlane",
+                  "name":"alpha-cp"}},
+                 "status":{"initialization":{"infrastructureProvisioned":true,"controlPlaneInitialized":true},
+                  "conditions":[{"type":"RemoteConnectionProbe","status":"False","reason":"ProbeFailed",
+                   "message":"Remote connection probe failed","lastTransitionTime":"2026-12-01T10:00:00Z"}],
+                  "deprecated":{"v1beta1":{"failureReason":"Old"}}}}""");
+        for (ObjectNode object : java.util.List.of(controlPlane, machineDeployment, cluster)) {
+            ObjectKind kind = ObjectDecoder.kindOf(object).orElseThrow();
+            ObjectNode reduced = ObjectReduction.reduce(kind, object);
+            assertEquals(ObjectDecoder.decode(object), ObjectDecoder.decode(reduced), "read the same: " + reduced);
+            assertTrue(reduced.path("status").path("deprecated").isMissingNode(), "no deprecated block: " + reduced);
+            assertEquals(object.path("apiVersion"), reduced.path("apiVersion"), "the record says its version");
+        }
+        var read = (io.statusaggregator.model.KubeadmControlPlane) ObjectDecoder.decode(
+                ObjectReduction.reduce(ObjectKind.KUBEADM_CONTROL_PLANE, controlPlane)).orElseThrow();
+        assertEquals(3, read.updatedReplicas(), "upToDateReplicas, not the deprecated updatedReplicas");
+        assertEquals(2, read.readyReplicas());
+        assertTrue(read.initialized(), "initialization.controlPlaneInitialized");
+        assertEquals("* Machine alpha-x:\n  * EtcdPodHealthy: pod is not ready",
+                read.conditions().get("ControlPlaneComponentsHealthy").orElseThrow().message(), "kept as lines");
+        var capi = (io.statusaggregator.model.CapiCluster) ObjectDecoder.decode(
+                ObjectReduction.reduce(ObjectKind.CAPI_CLUSTER, cluster)).orElseThrow();
+        assertEquals(java.util.Optional.of("alpha-cp"), capi.controlPlaneRef(), "{apiGroup, kind, name}");
+        assertTrue(capi.controlPlaneInitialized());
+        assertTrue(capi.conditions().isFalse("RemoteConnectionProbe"));
+    }
+
     @Test
     void anEksaClusterKeepsOnlyTheAnnotationsTheRulesRead() {
         ObjectNode cluster = JSON.createObjectNode()

@@ -9,6 +9,7 @@ import static io.statusaggregator.model.json.StrictTokens.object;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.KubernetesVersion;
@@ -38,8 +39,9 @@ public final class ClusterMemberReader {
     /** Bits of {@link ObjectFields#once} for this reader's own fields. */
     private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, LABELS = SPEC << 2, CLUSTER_NAME = SPEC << 3,
             VERSION = SPEC << 4, OBSERVED_GENERATION = SPEC << 5, REPLICAS = SPEC << 6, READY_REPLICAS = SPEC << 7,
-            UPDATED_REPLICAS = SPEC << 8, UNAVAILABLE_REPLICAS = SPEC << 9, INITIALIZED = SPEC << 10, INITIALIZATION = SPEC << 11,
-            CONDITIONS = SPEC << 12, LABEL_CLUSTER = SPEC << 13, LABEL_DEPLOYMENT = SPEC << 14;
+            UPDATED_REPLICAS = SPEC << 8, AVAILABLE_REPLICAS = SPEC << 9, INITIALIZED = SPEC << 10, INITIALIZATION = SPEC << 11,
+            CONDITIONS = SPEC << 12, LABEL_CLUSTER = SPEC << 13, LABEL_DEPLOYMENT = SPEC << 14,
+            UP_TO_DATE_REPLICAS = SPEC << 15;
 
     private final RepeatedValues shared = new RepeatedValues();
 
@@ -56,7 +58,8 @@ public final class ClusterMemberReader {
         int replicas;
         int readyReplicas;
         int updatedReplicas;
-        int unavailableReplicas;
+        int upToDateReplicas;
+        int availableReplicas;
         boolean initialized;
         boolean controlPlaneInitialized;
         List<ObservedCondition> conditions = List.of();
@@ -193,9 +196,13 @@ public final class ClusterMemberReader {
                     fields.once(UPDATED_REPLICAS);
                     fields.updatedReplicas = count(parser, value);
                 }
-                case "unavailableReplicas" -> {
-                    fields.once(UNAVAILABLE_REPLICAS);
-                    fields.unavailableReplicas = count(parser, value);
+                case "upToDateReplicas" -> {
+                    fields.once(UP_TO_DATE_REPLICAS);
+                    fields.upToDateReplicas = count(parser, value);
+                }
+                case "availableReplicas" -> {
+                    fields.once(AVAILABLE_REPLICAS);
+                    fields.availableReplicas = count(parser, value);
                 }
                 case "initialized" -> {
                     fields.once(INITIALIZED);
@@ -310,11 +317,21 @@ public final class ClusterMemberReader {
                 }
                 yield new Machine(key, clusterName, Optional.ofNullable(f.labelDeployment), version);
             }
-            case MACHINE_DEPLOYMENT -> clusterName == null ? null : new MachineDeployment(key, clusterName, generation,
-                    observedGeneration, f.replicas, f.readyReplicas, f.updatedReplicas, conditions);
-            case KUBEADM_CONTROL_PLANE -> new KubeadmControlPlane(key, clusterName == null ? key.name() : clusterName, generation,
-                    observedGeneration, f.replicas, f.readyReplicas, f.updatedReplicas, f.unavailableReplicas,
-                    f.initialized || f.controlPlaneInitialized, conditions);
+            case MACHINE_DEPLOYMENT -> {
+                CapiApiVersion version = CapiApiVersion.of(f.apiVersion).orElse(null);
+                yield clusterName == null || version == null ? null : new MachineDeployment(key, clusterName, version,
+                        generation, observedGeneration, f.replicas, f.readyReplicas,
+                        version == CapiApiVersion.V1BETA2 ? f.upToDateReplicas : f.updatedReplicas, f.availableReplicas,
+                        conditions);
+            }
+            case KUBEADM_CONTROL_PLANE -> {
+                CapiApiVersion version = CapiApiVersion.of(f.apiVersion).orElse(null);
+                boolean v1beta2 = version == CapiApiVersion.V1BETA2;
+                yield version == null ? null : new KubeadmControlPlane(key, clusterName == null ? key.name() : clusterName,
+                        version, generation, observedGeneration, f.replicas, f.readyReplicas,
+                        v1beta2 ? f.upToDateReplicas : f.updatedReplicas, v1beta2 ? f.availableReplicas : 0,
+                        v1beta2 ? f.controlPlaneInitialized : f.initialized, conditions);
+            }
             default -> null; // read by ObjectDecoder: rarer, and the EKS-A Cluster's spec is hashed as stored
         };
     }

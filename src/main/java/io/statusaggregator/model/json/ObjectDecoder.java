@@ -2,6 +2,7 @@ package io.statusaggregator.model.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.ClusterStatus.CniState;
 import io.statusaggregator.model.ClusterStatus.DefaultCni;
@@ -255,39 +256,61 @@ public final class ObjectDecoder {
     }
 
     private static CapiCluster capiCluster(JsonFields root, ObjectKey key) throws MalformedObjectException {
+        CapiApiVersion version = capiApiVersion(root);
         JsonFields spec = root.object("spec");
-        return new CapiCluster(key, spec.object("controlPlaneRef").string("name"),
-                spec.object("managedExternalEtcdRef").string("name"));
+        JsonFields status = root.object("status");
+        ObservedConditions conditions = conditions(status);
+        boolean initialized = version == CapiApiVersion.V1BETA2
+                && (status.object("initialization").bool("controlPlaneInitialized")
+                        || conditions.isTrue(CapiCluster.CONTROL_PLANE_INITIALIZED));
+        // v1beta1 refs are {apiVersion, kind, name, namespace}, v1beta2 ones {apiGroup, kind, name}: the name is read.
+        return new CapiCluster(key, version, spec.object("controlPlaneRef").string("name"),
+                spec.object("managedExternalEtcdRef").string("name"), initialized, conditions);
     }
 
     private static KubeadmControlPlane kubeadmControlPlane(JsonFields root, JsonFields metadata, ObjectKey key)
             throws MalformedObjectException {
+        CapiApiVersion version = capiApiVersion(root);
         JsonFields status = root.object("status");
-        // CAPI v1beta1 says status.initialized; v1beta2 says status.initialization.controlPlaneInitialized.
-        boolean initialized = status.bool("initialized") || status.object("initialization").bool("controlPlaneInitialized");
+        boolean v1beta2 = version == CapiApiVersion.V1BETA2;
         return new KubeadmControlPlane(key,
                 clusterName(root, metadata).orElse(key.name()),
+                version,
                 generation(metadata),
                 status.generation("observedGeneration").orElse(0L),
                 status.countOrZero("replicas"),
                 status.countOrZero("readyReplicas"),
-                status.countOrZero("updatedReplicas"),
-                status.countOrZero("unavailableReplicas"),
-                initialized,
+                status.countOrZero(v1beta2 ? "upToDateReplicas" : "updatedReplicas"),
+                v1beta2 ? status.countOrZero("availableReplicas") : 0,
+                v1beta2 ? status.object("initialization").bool("controlPlaneInitialized") : status.bool("initialized"),
                 conditions(status));
     }
 
     private static MachineDeployment machineDeployment(JsonFields root, JsonFields metadata, ObjectKey key)
             throws MalformedObjectException {
+        CapiApiVersion version = capiApiVersion(root);
         JsonFields status = root.object("status");
         return new MachineDeployment(key,
                 requiredClusterName(root, metadata),
+                version,
                 generation(metadata),
                 status.generation("observedGeneration").orElse(0L),
                 status.countOrZero("replicas"),
                 status.countOrZero("readyReplicas"),
-                status.countOrZero("updatedReplicas"),
+                status.countOrZero(version == CapiApiVersion.V1BETA2 ? "upToDateReplicas" : "updatedReplicas"),
+                status.countOrZero("availableReplicas"),
                 conditions(status));
+    }
+
+    /**
+     * The Cluster API version of a CAPI object: each is read by its own (a topic holds both for a while after Cluster
+     * API is upgraded). Another version would be read by the wrong names, so it is refused, saying which are read.
+     */
+    private static CapiApiVersion capiApiVersion(JsonFields root) throws MalformedObjectException {
+        String apiVersion = root.requiredString("apiVersion");
+        return CapiApiVersion.of(apiVersion).orElseThrow(() -> new MalformedObjectException(root.pathOf("apiVersion"),
+                "not a Cluster API version this aggregator reads (v1beta2 or v1beta1): "
+                        + KubernetesNames.shown(apiVersion)));
     }
 
     private static Machine machine(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {

@@ -29,15 +29,43 @@ class ClusterMemberReaderTest {
     /** The field names the reader looks for: the mutations add fields of these names. */
     private static final List<String> KNOWN = List.of("apiVersion", "kind", "metadata", "name", "namespace", "generation", "labels",
             "spec", "status", "clusterName", "version", "observedGeneration", "replicas", "readyReplicas", "updatedReplicas",
-            "unavailableReplicas", "initialized", "initialization", "controlPlaneInitialized", "conditions", "type", "reason",
+            "upToDateReplicas", "availableReplicas", "deprecated", "v1beta1", "initialized", "initialization", "controlPlaneInitialized", "conditions", "type", "reason",
             "message", "cluster.x-k8s.io/cluster-name", "cluster.x-k8s.io/deployment-name");
 
     private final ClusterMemberReader reader = new ClusterMemberReader();
 
-    /** The fixtures' objects of the kinds this reader reads, as the tree reads them. */
+    /** The fixtures' objects of the kinds this reader reads, as the tree reads them, each also at v1beta2. */
     private static List<ObjectNode> memberFixtures() throws IOException {
-        return JsonMutations.fixtureObjects().stream()
+        return fixtures().stream()
                 .filter(o -> JsonMutations.tree(JsonMutations.bytes(o)).map(k -> FAST.contains(k.kind())).orElse(false)).toList();
+    }
+
+    /** Every fixture object, and each CAPI v1beta1 one also as CAPI's conversion makes it at v1beta2. */
+    private static List<ObjectNode> fixtures() throws IOException {
+        List<ObjectNode> all = new java.util.ArrayList<>(JsonMutations.fixtureObjects());
+        for (ObjectNode object : List.copyOf(all)) {
+            if (object.path("apiVersion").asText().endsWith("cluster.x-k8s.io/v1beta1")) {
+                all.add(atV1beta2(object));
+            }
+        }
+        return all;
+    }
+
+    /** The counters and initialization under their v1beta2 names; the v1beta1 ones kept in the deprecated block. */
+    private static ObjectNode atV1beta2(ObjectNode v1beta1) {
+        ObjectNode object = v1beta1.deepCopy();
+        object.put("apiVersion", object.path("apiVersion").asText().replace("/v1beta1", "/v1beta2"));
+        if (object.get("status") instanceof ObjectNode status) {
+            ObjectNode deprecated = status.deepCopy();
+            if (status.has("updatedReplicas")) {
+                status.set("upToDateReplicas", status.remove("updatedReplicas"));
+            }
+            if (status.has("initialized")) {
+                status.putObject("initialization").set("controlPlaneInitialized", status.remove("initialized"));
+            }
+            status.putObject("deprecated").set("v1beta1", deprecated);
+        }
+        return object;
     }
 
     private void assertSameAsTree(byte[] value, String what) {
@@ -50,7 +78,7 @@ class ClusterMemberReaderTest {
     @Test
     void readsEveryWellFormedMemberOfTheFixturesAsTheTreeDoes() throws IOException {
         int answered = 0;
-        for (ObjectNode object : JsonMutations.fixtureObjects()) {
+        for (ObjectNode object : fixtures()) {
             byte[] value = JsonMutations.bytes(object);
             Optional<KubernetesObject> tree = JsonMutations.tree(value);
             Optional<KubernetesObject> fast = reader.read(value);
