@@ -12,8 +12,8 @@ import java.util.Objects;
 import java.util.Optional;
 
 /** One scenario file; see {@link ScenarioTest} for its format. */
-record Scenario(String description, Instant now, String capiNamespace, List<JsonNode> objects, String cluster, JsonNode expect,
-        JsonNode v1beta2) {
+record Scenario(String description, Instant now, String capiNamespace, List<JsonNode> objects, String cluster,
+        JsonNode expect, JsonNode v1beta2) {
     private static final YAMLMapper YAML = new YAMLMapper();
 
     static Scenario load(Path file) throws IOException {
@@ -59,14 +59,15 @@ record Scenario(String description, Instant now, String capiNamespace, List<Json
         Optional<List<JsonNode>> converted = V1beta2Conversion.convert(objects, now);
         if (converted.isEmpty()) {
             if (v1beta2 != null) {
-                throw new IllegalArgumentException("v1beta2 is given, but no object is a v1beta1 CAPI object to convert");
+                throw new IllegalArgumentException("v1beta2 is given, but no v1beta1 CAPI object is there to convert");
             }
             return Optional.empty();
         }
         JsonNode expected = expect;
         if (v1beta2 != null) {
             if (v1beta2.path("reason").asText().isBlank() || !v1beta2.path("expect").isObject()) {
-                throw new IllegalArgumentException("v1beta2 must hold a reason (why the result differs there) and an expect");
+                throw new IllegalArgumentException("v1beta2 must hold a reason (why the status differs there) and an "
+                        + "expect");
             }
             if (v1beta2.get("expect").equals(expect)) {
                 throw new IllegalArgumentException("v1beta2.expect is expect: the exception is not needed");

@@ -101,8 +101,8 @@ final class V1beta2Conversion {
         List<String> types = new ArrayList<>();
         status.path("conditions").forEach(c -> types.add(c.path("type").asText()));
         if (types.contains("Ready") && types.contains("Available")) {
-            throw new IllegalArgumentException("MachineDeployment " + name(md) + " has both Ready and Available conditions: "
-                    + "which one v1beta2's Available is would be a guess");
+            throw new IllegalArgumentException("MachineDeployment " + name(md)
+                    + " has both Ready and Available conditions: which one v1beta2's Available is would be a guess");
         }
         conditions(md, status, deprecated, Map.of("Ready", "Available"), now);
         keep(status, deprecated);
@@ -150,7 +150,8 @@ final class V1beta2Conversion {
             if (object.get(field) instanceof ObjectNode ref) {
                 String apiVersion = ref.path("apiVersion").asText();
                 ObjectNode converted = JSON.objectNode();
-                converted.put("apiGroup", apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "");
+                int slash = apiVersion.indexOf('/');
+                converted.put("apiGroup", slash < 0 ? "" : apiVersion.substring(0, slash));
                 converted.set("kind", ref.path("kind"));
                 converted.set("name", ref.path("name"));
                 object.set(field, converted);
@@ -162,23 +163,25 @@ final class V1beta2Conversion {
      * The conditions as {@code metav1.Condition}s (no severity; reason, lastTransitionTime and observedGeneration
      * always set), types renamed by {@code renamed}; the v1beta1 ones as they were under {@code deprecated}.
      */
-    private static void conditions(ObjectNode object, ObjectNode status, ObjectNode deprecated, Map<String, String> renamed,
-            Instant now) {
+    private static void conditions(ObjectNode object, ObjectNode status, ObjectNode deprecated,
+            Map<String, String> renamed, Instant now) {
         if (!(status.get("conditions") instanceof ArrayNode v1beta1)) {
             return;
         }
         deprecated.set("conditions", v1beta1);
         ArrayNode converted = status.putArray("conditions");
-        long generation = object.path("metadata").path("generation").asLong(1);
+        JsonNode generation = object.path("metadata").path("generation");
+        JsonNode observedGeneration = generation.isNumber() ? generation : JSON.numberNode(1);
         for (JsonNode condition : v1beta1) {
             String type = condition.path("type").asText();
             String conditionStatus = condition.path("status").asText();
             ObjectNode to = converted.addObject();
             to.put("type", renamed.getOrDefault(type, type));
             to.put("status", conditionStatus);
-            to.put("observedGeneration", generation);
+            to.set("observedGeneration", observedGeneration);
             to.put("lastTransitionTime", condition.path("lastTransitionTime").asText(now.toString()));
-            to.put("reason", condition.path("reason").asText(reason(renamed.getOrDefault(type, type), conditionStatus)));
+            String defaultReason = reason(renamed.getOrDefault(type, type), conditionStatus);
+            to.put("reason", condition.path("reason").asText(defaultReason));
             if (condition.has("message")) {
                 to.set("message", condition.get("message"));
             }
@@ -229,7 +232,8 @@ final class V1beta2Conversion {
     }
 
     private static ObjectNode initialization(ObjectNode status) {
-        return status.get("initialization") instanceof ObjectNode initialization ? initialization : status.putObject("initialization");
+        return status.get("initialization") instanceof ObjectNode initialization
+                ? initialization : status.putObject("initialization");
     }
 
     private static String name(JsonNode object) {
