@@ -42,8 +42,9 @@ final class CapiConditions {
             boolean trueIsNotHealthy = TRUE_IS_NOT_HEALTHY.contains(type);
             if (trueIsNotHealthy && "True".equals(status)) {
                 ClusterTree.Line line = ClusterTree.line(depth, "Condition " + type, condition, now, "");
-                lines.add(new ClusterTree.Line(depth, line.name(), line.ready(), REMEDIATING.equals(type) ? "Warning" : "Info",
-                        line.reason(), line.since(), line.message()));
+                String severity = REMEDIATING.equals(type) ? "Warning" : "Info";
+                lines.add(new ClusterTree.Line(depth, line.name(), line.ready(), severity, line.reason(), line.since(),
+                        line.message()));
             } else if (!trueIsNotHealthy && "False".equals(status)) {
                 lines.add(ClusterTree.line(depth, "Condition " + type, condition, now, ""));
             }
@@ -63,8 +64,8 @@ final class CapiConditions {
                 ClusterTree.Line line = ClusterTree.line(depth, CapiCluster.REMOTE_CONNECTION_PROBE,
                         ClusterTree.condition(json, CapiCluster.REMOTE_CONNECTION_PROBE), now, "");
                 String said = line.message().isEmpty() ? "" : ": " + line.message();
-                return Optional.of(new ClusterTree.Line(depth, line.name(), "False", "Error", line.reason(), line.since(),
-                        "workload cluster's API unreachable from the management cluster" + said));
+                return Optional.of(new ClusterTree.Line(depth, line.name(), "False", "Error", line.reason(),
+                        line.since(), "workload cluster's API unreachable from the management cluster" + said));
             }
         }
         return Optional.empty();

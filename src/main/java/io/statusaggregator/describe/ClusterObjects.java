@@ -72,7 +72,8 @@ public final class ClusterObjects {
             labelled.forEach(o -> capi.add(JSON.valueToTree(o)));
             if (labelled.isEmpty() && NAMED.containsKey(kind)) {
                 // Objects EKS-A names after the cluster need not carry the label: listed and picked by name.
-                newest(kind, false, key.name()).stream().filter(o -> o.getMetadata().getName().equals(key.name() + NAMED.get(kind)))
+                newest(kind, false, key.name()).stream()
+                        .filter(o -> o.getMetadata().getName().equals(key.name() + NAMED.get(kind)))
                         .forEach(o -> capi.add(JSON.valueToTree(o)));
             }
         }
@@ -80,11 +81,11 @@ public final class ClusterObjects {
     }
 
     /**
-     * The objects of {@code kind} in the CAPI namespace ({@code labelled}: those of cluster {@code name}), at the newest
-     * of its versions that has them: CAPI v1.11 on serves v1beta2 beside v1beta1, and a v1beta2 object says more (its
-     * counters, its conditions). A version the API server does not serve answers 404: the next is asked. A real API
-     * server lists the same objects at each version it serves, so an empty newer list costs one more list only; the
-     * embedded and mock API servers keep each version's objects apart, which this also reads.
+     * The objects of {@code kind} in the CAPI namespace ({@code labelled}: those of cluster {@code name}), at the
+     * newest of its versions that has them: CAPI v1.11 on serves v1beta2 beside v1beta1, and a v1beta2 object says
+     * more (its counters, its conditions). A version the API server does not serve answers 404: the next is asked. A
+     * real API server lists the same objects at each version it serves, so an empty newer list costs one more list
+     * only; the embedded and mock API servers keep each version's objects apart, which this also reads.
      */
     private List<GenericKubernetesResource> newest(ObjectKind kind, boolean labelled, String name) {
         List<String> versions = kind.versions();
@@ -92,8 +93,8 @@ public final class ClusterObjects {
             boolean last = i == versions.size() - 1;
             var resources = api.genericKubernetesResources(atVersion(kind, versions.get(i))).inNamespace(capiNamespace);
             try {
-                List<GenericKubernetesResource> items = (labelled ? resources.withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, name)
-                        : resources).list().getItems();
+                List<GenericKubernetesResource> items = (labelled
+                        ? resources.withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, name) : resources).list().getItems();
                 if (!items.isEmpty() || last) {
                     return items;
                 }

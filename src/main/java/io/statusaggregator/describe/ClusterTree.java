@@ -20,8 +20,9 @@ import java.util.Set;
 /**
  * A cluster as a tree of its objects, in the manner of {@code clusterctl describe cluster}: the EKS-A Cluster, its
  * control plane (the KubeadmControlPlane and its Machines), its workers (each group's MachineDeployment and its
- * Machines), its external etcd and its CNI, each line with its readiness, severity, reason, age and message. Pure:
- * objects (as the API serves them) in, lines out.
+ * Machines), its external etcd and its CNI, each line with its readiness, severity, reason, age and message; under a
+ * CAPI object, its conditions that are not healthy ({@link CapiConditions}), and right under the Cluster, a workload
+ * API the management cluster cannot reach. Pure: objects (as the API serves them) in, lines out.
  */
 public final class ClusterTree {
     /** One line: how deep, what it is, and what it says. */
@@ -172,8 +173,9 @@ public final class ClusterTree {
      */
     private static String replicas(JsonNode object) {
         JsonNode status = object.path("status");
-        String upToDate = object.path("apiVersion").asText().endsWith("/v1beta2") ? "upToDateReplicas" : "updatedReplicas";
-        if (!status.has("replicas") && !status.has("readyReplicas") && !status.has("availableReplicas") && !status.has(upToDate)) {
+        String upToDate = object.path("apiVersion").asText().endsWith("/v1beta2") ? "upToDateReplicas"
+                : "updatedReplicas";
+        if (List.of("replicas", "readyReplicas", "availableReplicas", upToDate).stream().noneMatch(status::has)) {
             return "";
         }
         int replicas = status.path("replicas").asInt();
@@ -203,9 +205,11 @@ public final class ClusterTree {
                 : message.indexOf('\n') >= 0 ? extra + "\n" + message : message + " (" + extra + ")";
         String status = condition.path("status").asText("Unknown");
         // A v1beta2 condition always has a reason; True on a healthy-when-True one, it only says so again.
-        boolean healthy = "True".equals(status) && !CapiConditions.TRUE_IS_NOT_HEALTHY.contains(condition.path("type").asText());
-        return new Line(depth, name, status, condition.path("severity").asText(""), healthy ? "" : condition.path("reason").asText(""),
-                age(condition.path("lastTransitionTime").asText(""), now), text);
+        boolean healthy = "True".equals(status)
+                && !CapiConditions.TRUE_IS_NOT_HEALTHY.contains(condition.path("type").asText());
+        String since = age(condition.path("lastTransitionTime").asText(""), now);
+        return new Line(depth, name, status, condition.path("severity").asText(""),
+                healthy ? "" : condition.path("reason").asText(""), since, text);
     }
 
     static JsonNode condition(JsonNode object, String type) {
@@ -267,13 +271,14 @@ public final class ClusterTree {
                     message.isEmpty() ? "" : message.get(0)).stripTrailing()).append('\n');
             // A message's further lines under its first, the tree's branches drawn on through them.
             for (String more : message.subList(Math.min(1, message.size()), message.size())) {
-                out.append(String.format(format, continuation(lines, i), "", "", "", "", more).stripTrailing()).append('\n');
+                out.append(String.format(format, continuation(lines, i), "", "", "", "", more).stripTrailing())
+                        .append('\n');
             }
         }
         return out.toString();
     }
 
-    /** The tree's branches beside a message's further lines: each open ancestor's bar, and one to the line's children. */
+    /** The tree's branches beside a message's further lines: each open ancestor's bar, one to the line's children. */
     private static String continuation(List<Line> lines, int i) {
         int depth = lines.get(i).depth();
         StringBuilder prefix = new StringBuilder();

@@ -31,8 +31,8 @@ public enum ClusterMetric {
             "worker_group"),
     REMOTE_CONNECTION("eksa_cluster_remote_connection_up",
             "Whether the management cluster reaches the workload cluster's API: 1 while the CAPI Cluster's"
-                    + " RemoteConnectionProbe is True, 0 while False; only from a v1beta2 CAPI Cluster whose control plane"
-                    + " is initialized and that is not being deleted");
+                    + " RemoteConnectionProbe is True, 0 while False; only from a v1beta2 CAPI Cluster whose control"
+                    + " plane is initialized and that is not being deleted");
 
     private final String metricName;
     private final String help;

@@ -62,8 +62,8 @@ class ClusterBookReadingTest extends BookTestBase {
                 .put("kind", "KubeadmControlPlane").put("name", CLUSTER.name());
         ObjectNode status = capi.putObject("status");
         status.putObject("initialization").put("controlPlaneInitialized", true);
-        ObjectNode probe = status.putArray("conditions").addObject().put("type", "RemoteConnectionProbe").put("status", "False")
-                .put("reason", "ProbeFailed").put("message", "Remote connection probe failed");
+        ObjectNode probe = status.putArray("conditions").addObject().put("type", "RemoteConnectionProbe")
+                .put("status", "False").put("reason", "ProbeFailed").put("message", "Remote connection probe failed");
         put(capi);
         due(WINDOW.toMillis());
         assertEquals(Optional.of(false), lastShown().remoteConnection(), "the CAPI Cluster's record alone tells it");

@@ -90,7 +90,8 @@ class ClusterTreeTest {
         status.remove("initialization");
         ArrayNode conditions = (ArrayNode) status.path("conditions");
         ((ObjectNode) conditions.get(1)).put("status", "False");
-        assertEquals(0, unreachable(objects), "before the first connection CAPI says False, 'not established yet': no alarm");
+        assertEquals(0, unreachable(objects),
+                "before the first connection CAPI says False, 'not established yet': no alarm");
         ((ObjectNode) conditions.get(1)).put("status", "True");
         assertEquals(1, unreachable(objects), "the ControlPlaneInitialized condition says so too");
 
@@ -107,8 +108,10 @@ class ClusterTreeTest {
         String all = ClusterTree.render(ClusterTree.of(objects.get(0), objects.subList(1, objects.size()),
                 new ClusterTree.Options(true, true), NOW));
         assertEquals(List.of("├─Cluster.cluster.x-k8s.io/bravo", "│ └─Condition RollingOut"),
-                all.lines().filter(l -> l.contains("Cluster.cluster") || l.startsWith("│ └─Condition")).map(l -> l.split("  ")[0]).toList(),
-                "--all shows the CAPI Cluster and its conditions not healthy: RollingOut True, not Deleting or Paused False");
+                all.lines().filter(l -> l.contains("Cluster.cluster") || l.startsWith("│ └─Condition"))
+                        .map(l -> l.split("  ")[0]).toList(),
+                "--all shows the CAPI Cluster and its conditions not healthy: RollingOut True, not Deleting or Paused "
+                        + "False");
     }
 
     @Test
@@ -122,18 +125,21 @@ class ClusterTreeTest {
         ((ObjectNode) conditions.get(1)).put("status", "False").put("reason", "ControlPlaneComponentsNotHealthy")
                 .put("message", "* Machine bravo-cp-b:\n  * APIServerPodHealthy: Pod is crashlooping");
         List<ClusterTree.Line> kcpConditions = ClusterTree.of(objects.get(0), objects.subList(1, objects.size()),
-                new ClusterTree.Options(true, false), NOW).stream().filter(l -> l.name().startsWith("Condition ")).toList();
+                new ClusterTree.Options(true, false), NOW).stream().filter(l -> l.name().startsWith("Condition "))
+                .toList();
         assertEquals(List.of("Condition ControlPlaneComponentsHealthy False  ControlPlaneComponentsNotHealthy",
                         "Condition MachinesUpToDate False  NotUpToDate", "Condition RollingOut True Info RollingOut",
                         "Condition Remediating True Warning Remediating", "Condition Paused True Info Paused"),
-                kcpConditions.stream().map(l -> l.name() + " " + l.ready() + " " + l.severity() + " " + l.reason()).toList(),
+                kcpConditions.stream().map(l -> l.name() + " " + l.ready() + " " + l.severity() + " " + l.reason())
+                        .toList(),
                 "in the object's order; healthy-when-True False as it is, True-is-not-healthy True with a severity");
-        assertEquals("* Machine bravo-cp-b:\n  * APIServerPodHealthy: Pod is crashlooping", kcpConditions.get(0).message());
+        assertEquals("* Machine bravo-cp-b:\n  * APIServerPodHealthy: Pod is crashlooping",
+                kcpConditions.get(0).message());
     }
 
     private static long unreachable(List<JsonNode> objects) {
-        return ClusterTree.of(objects.get(0), objects.subList(1, objects.size()), new ClusterTree.Options(true, false), NOW)
-                .stream().filter(l -> l.name().equals("RemoteConnectionProbe")).count();
+        return ClusterTree.of(objects.get(0), objects.subList(1, objects.size()), new ClusterTree.Options(true, false),
+                NOW).stream().filter(l -> l.name().equals("RemoteConnectionProbe")).count();
     }
 
     @Test

@@ -190,10 +190,12 @@ class ClusterSeriesTest {
         Shown lost = new Shown(ALPHA, 3, ready.spec(), ready.status(), Optional.of(false));
         assertEquals(List.of(up + " 0.0"), text(series.shows(lost)), "False: 0, the same series");
         assertEquals(List.of("remove " + up), text(series.shows(ready)),
-                "no longer said (the CAPI Cluster deleting, read at v1beta1): the series goes rather than keep its last value");
+                "no longer said (the CAPI Cluster deleting, read at v1beta1): the series goes rather than keep its "
+                        + "last value");
         series.shows(lost);
         assertTrue(text(series.left(ALPHA)).contains("remove " + up), "it leaves with its cluster");
-        assertEquals(38 + 2 * 2 + 1, ClusterSeries.seriesOf(lost).size(), "one series more than documented for the cluster");
+        assertEquals(38 + 2 * 2 + 1, ClusterSeries.seriesOf(lost).size(),
+                "one series more than documented for the cluster");
     }
 
     @Test

@@ -65,7 +65,8 @@ class FleetPageCapiDetailTest {
     void start() throws Exception {
         kubernetes = EmbeddedKubernetes.start(0);
         fleet = new Fleet(kubernetes.client());
-        Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true);
+        String run = UUID.randomUUID().toString().substring(0, 8);
+        Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), run, true);
         pipeline = new Pipeline(settings, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
         pipeline.start(DEADLINE);
         page.start(settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
@@ -97,24 +98,30 @@ class FleetPageCapiDetailTest {
                 """);
         v1beta2(ObjectKind.CAPI_CLUSTER, """
                 {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
-                 "metadata": {"namespace": "%s", "name": "echo", "labels": {"cluster.x-k8s.io/cluster-name": "echo"}}}""",
+                 "metadata": {"namespace": "%s", "name": "echo",
+                  "labels": {"cluster.x-k8s.io/cluster-name": "echo"}}}""",
                 """
                 {"status": {"initialization": {"controlPlaneInitialized": true}, "conditions": [
-                  {"type": "Available", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-25T08:00:00Z"},
+                  {"type": "Available", "status": "True", "reason": "Available",
+                   "lastTransitionTime": "2026-11-25T08:00:00Z"},
                   {"type": "RemoteConnectionProbe", "status": "False", "reason": "ProbeFailed",
                    "message": "Remote connection probe failed, probe last succeeded at 2026-11-25T09:52:10Z",
                    "lastTransitionTime": "2026-11-25T09:53:00Z"}]}}""");
         v1beta2(ObjectKind.KUBEADM_CONTROL_PLANE, """
                 {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta2", "kind": "KubeadmControlPlane",
-                 "metadata": {"namespace": "%s", "name": "echo", "labels": {"cluster.x-k8s.io/cluster-name": "echo"}},
+                 "metadata": {"namespace": "%s", "name": "echo",
+                  "labels": {"cluster.x-k8s.io/cluster-name": "echo"}},
                  "spec": {"replicas": 3}}""",
                 """
-                {"status": {"replicas": 4, "readyReplicas": 3, "availableReplicas": 3, "upToDateReplicas": 1, "conditions": [
-                  {"type": "Available", "status": "True", "reason": "Available", "lastTransitionTime": "2026-11-25T08:00:00Z"},
+                {"status": {"replicas": 4, "readyReplicas": 3, "availableReplicas": 3, "upToDateReplicas": 1,
+                 "conditions": [
+                  {"type": "Available", "status": "True", "reason": "Available",
+                   "lastTransitionTime": "2026-11-25T08:00:00Z"},
                   {"type": "RollingOut", "status": "True", "reason": "RollingOut",
                    "message": "Rolling out 3 not up-to-date replicas\\n* Version v1.31.2, v1.32.1 required",
                    "lastTransitionTime": "2026-11-25T09:40:00Z"},
-                  {"type": "ScalingUp", "status": "False", "reason": "NotScalingUp", "lastTransitionTime": "2026-11-25T08:00:00Z"}]}}""");
+                  {"type": "ScalingUp", "status": "False", "reason": "NotScalingUp",
+                   "lastTransitionTime": "2026-11-25T08:00:00Z"}]}}""");
 
         chromium = HeadlessChromium.start();
         WebDriver browser = chromium.driver;
@@ -122,28 +129,35 @@ class FleetPageCapiDetailTest {
         browser.get(root.toString().replaceAll("/$", "") + "/");
         By row = By.cssSelector("tr[data-cluster='default/echo']");
         try {
-            wait.withMessage(() -> "echo's row: " + chromium.html(By.id("fleet"))).until(ExpectedConditions.presenceOfElementLocated(row));
+            wait.withMessage(() -> "echo's row: " + chromium.html(By.id("fleet")))
+                    .until(ExpectedConditions.presenceOfElementLocated(row));
             browser.findElement(row).click();
             wait.withMessage(() -> "echo's objects as a tree: " + chromium.html(By.id("detail-objects")))
-                    .until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#detail-tree li[data-name='Condition RollingOut']")));
-            assertEquals(List.of("1 Cluster/echo", "2 RemoteConnectionProbe", "2 ControlPlane", "3 KubeadmControlPlane/echo",
-                    "4 Condition RollingOut", "2 Workers", "2 CNI cilium"), browser.findElements(By.cssSelector("#detail-tree > li"))
-                    .stream().map(li -> li.getAttribute("aria-level") + " " + li.getAttribute("data-name")).toList(),
-                    "the lost API right under the Cluster; ScalingUp False and Available True have no line of their own");
+                    .until(ExpectedConditions.presenceOfElementLocated(
+                            By.cssSelector("#detail-tree li[data-name='Condition RollingOut']")));
+            assertEquals(List.of("1 Cluster/echo", "2 RemoteConnectionProbe", "2 ControlPlane",
+                    "3 KubeadmControlPlane/echo", "4 Condition RollingOut", "2 Workers", "2 CNI cilium"),
+                    browser.findElements(By.cssSelector("#detail-tree > li")).stream()
+                            .map(li -> li.getAttribute("aria-level") + " " + li.getAttribute("data-name")).toList(),
+                    "the lost API right under the Cluster; ScalingUp False and Available True have no line of their "
+                            + "own");
 
             WebElement unreachable = line(browser, "RemoteConnectionProbe");
             assertEquals("False", unreachable.findElement(By.cssSelector(".pill")).getText());
             assertTrue(unreachable.findElement(By.cssSelector(".pill")).getAttribute("class").contains("error"), "red");
-            assertEquals("workload cluster's API unreachable from the management cluster: Remote connection probe failed, "
-                    + "probe last succeeded at 2026-11-25T09:52:10Z", message(unreachable));
+            assertEquals("workload cluster's API unreachable from the management cluster: "
+                    + "Remote connection probe failed, probe last succeeded at 2026-11-25T09:52:10Z",
+                    message(unreachable));
 
-            assertEquals("3/3 ready, 3 available, 1 up to date, 4 replicas", message(line(browser, "KubeadmControlPlane/echo")),
+            assertEquals("3/3 ready, 3 available, 1 up to date, 4 replicas",
+                    message(line(browser, "KubeadmControlPlane/echo")),
                     "v1beta2's counters: upToDateReplicas, availableReplicas, the surge beyond the 3 asked for");
 
             WebElement rollingOut = line(browser, "Condition RollingOut");
             WebElement pill = rollingOut.findElement(By.cssSelector(".pill"));
             assertEquals("True", pill.getText());
-            assertTrue(pill.getAttribute("class").contains("warn"), "a rollout is activity, amber, not green: " + pill.getAttribute("class"));
+            assertTrue(pill.getAttribute("class").contains("warn"),
+                    "a rollout is activity, amber, not green: " + pill.getAttribute("class"));
             assertEquals(List.of("Rolling out 3 not up-to-date replicas", "* Version v1.31.2, v1.32.1 required"),
                     message(rollingOut).lines().toList(), "a message of two lines shown as two lines");
         } catch (AssertionError | RuntimeException e) {
@@ -166,10 +180,12 @@ class FleetPageCapiDetailTest {
      */
     private void v1beta2(ObjectKind kind, String object, String status) {
         KubernetesClient client = kubernetes.client();
-        var resources = client.genericKubernetesResources(new ResourceDefinitionContext.Builder().withGroup(kind.group())
-                .withVersion("v1beta2").withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(true).build()).inNamespace(CAPI);
+        var resources = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
+                .withGroup(kind.group()).withVersion("v1beta2").withKind(kind.kind()).withPlural(kind.plural())
+                .withNamespaced(true).build()).inNamespace(CAPI);
         GenericKubernetesResource made = resources.resource(client.getKubernetesSerialization()
                 .unmarshal(object.formatted(CAPI), GenericKubernetesResource.class)).create();
-        resources.withName(made.getMetadata().getName()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), status);
+        resources.withName(made.getMetadata().getName()).subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), status);
     }
 }
