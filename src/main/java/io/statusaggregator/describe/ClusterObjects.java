@@ -83,27 +83,31 @@ public final class ClusterObjects {
     /**
      * The objects of {@code kind} in the CAPI namespace ({@code labelled}: those of cluster {@code name}), at the
      * newest of its versions that has them: CAPI v1.11 on serves v1beta2 beside v1beta1, and a v1beta2 object says
-     * more (its counters, its conditions). A version the API server does not serve answers 404: the next is asked. A
-     * real API server lists the same objects at each version it serves, so an empty newer list costs one more list
-     * only; the embedded and mock API servers keep each version's objects apart, which this also reads.
+     * more (its counters, its conditions). A version the API server does not serve answers 404: the next is asked
+     * (CAPI v1.16 on serves no v1beta1: an empty v1beta2 answer stands). A real API server lists the same objects at
+     * each version it serves, so an empty newer list costs one more list only; the embedded and mock API servers keep
+     * each version's objects apart, which this also reads.
      */
     private List<GenericKubernetesResource> newest(ObjectKind kind, boolean labelled, String name) {
         List<String> versions = kind.versions();
-        for (int i = 0; ; i++) {
-            boolean last = i == versions.size() - 1;
+        Optional<List<GenericKubernetesResource>> answered = Optional.empty();
+        for (int i = 0; i < versions.size(); i++) {
             var resources = api.genericKubernetesResources(atVersion(kind, versions.get(i))).inNamespace(capiNamespace);
             try {
                 List<GenericKubernetesResource> items = (labelled
                         ? resources.withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, name) : resources).list().getItems();
-                if (!items.isEmpty() || last) {
+                if (!items.isEmpty()) {
                     return items;
                 }
+                answered = Optional.of(items);
             } catch (KubernetesClientException e) {
-                if (e.getCode() != 404 || last) {
+                // Not served at this version: the next; at none, the API server's answer (CAPI not installed).
+                if (e.getCode() != 404 || answered.isEmpty() && i == versions.size() - 1) {
                     throw e;
                 }
             }
         }
+        return answered.orElseThrow(); // a version answered, empty; or the loop threw
     }
 
     private static ResourceDefinitionContext atVersion(ObjectKind kind, String version) {
