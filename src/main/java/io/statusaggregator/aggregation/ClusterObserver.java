@@ -26,9 +26,16 @@ public interface ClusterObserver {
      * A Cluster as this instance last read it, with the status it shows: the one this instance wrote, until its echo
      * comes, else the Cluster's own.
      *
-     * @param spec the Cluster's spec; empty when it cannot be read (its status then says so)
+     * @param spec             the Cluster's spec; empty when it cannot be read (its status then says so)
+     * @param remoteConnection whether the management cluster reaches the workload cluster's API, where its CAPI Cluster
+     *                         says so ({@link io.statusaggregator.model.CapiCluster#remoteConnection}); empty otherwise
      */
-    record Shown(ObjectKey cluster, long generation, Optional<EksaClusterSpec> spec, ClusterStatus status) {
+    record Shown(ObjectKey cluster, long generation, Optional<EksaClusterSpec> spec, ClusterStatus status,
+            Optional<Boolean> remoteConnection) {
+        /** A Cluster whose CAPI Cluster says nothing of its remote connection. */
+        public Shown(ObjectKey cluster, long generation, Optional<EksaClusterSpec> spec, ClusterStatus status) {
+            this(cluster, generation, spec, status, Optional.empty());
+        }
     }
 
     /** After each computation of the Cluster and each status written to it; the same one again is likely. */

@@ -189,6 +189,11 @@ public final class ClusterState {
         return Optional.of(snapshot);
     }
 
+    /** The cluster's CAPI Cluster, once seen. */
+    public Optional<CapiCluster> capiCluster() {
+        return of(ObjectKind.CAPI_CLUSTER, CapiCluster.class).stream().findFirst();
+    }
+
     /** The members of a kind: each is of {@code type}, since {@link #put} files a member under its own kind. */
     @SuppressWarnings("unchecked")
     private <T extends ClusterMember> List<T> of(ObjectKind kind, Class<T> type) {

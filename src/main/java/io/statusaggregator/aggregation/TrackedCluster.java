@@ -1,11 +1,13 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.ObservedCondition;
 import java.util.LinkedHashMap;
 import java.util.Optional;
 
@@ -63,7 +65,8 @@ final class TrackedCluster {
      */
     ClusterObserver.Shown shown(EksaCluster eksa, Optional<ClusterStatus> unechoed) {
         Optional<EksaClusterSpec> spec = state.malformed(ObjectKind.EKSA_CLUSTER, eksa.key()).isPresent() ? Optional.empty() : Optional.of(eksa.spec());
-        return new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec, unechoed.orElse(eksa.status()));
+        return new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec, unechoed.orElse(eksa.status()),
+                state.capiCluster().flatMap(CapiCluster::remoteConnection).map(ObservedCondition::isTrue));
     }
 
     /**

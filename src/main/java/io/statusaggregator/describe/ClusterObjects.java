@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
@@ -67,16 +68,51 @@ public final class ClusterObjects {
             return Optional.of(new Found(cluster, capi)); // the name's CAPI objects are another namespace's Cluster's
         }
         for (ObjectKind kind : CAPI_KINDS) {
-            List<GenericKubernetesResource> labelled = api.genericKubernetesResources(KubernetesResources.of(kind))
-                    .inNamespace(capiNamespace).withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, key.name()).list().getItems();
+            List<GenericKubernetesResource> labelled = newest(kind, true, key.name());
             labelled.forEach(o -> capi.add(JSON.valueToTree(o)));
             if (labelled.isEmpty() && NAMED.containsKey(kind)) {
                 // Objects EKS-A names after the cluster need not carry the label: listed and picked by name.
-                api.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(capiNamespace).list().getItems()
-                        .stream().filter(o -> o.getMetadata().getName().equals(key.name() + NAMED.get(kind)))
+                newest(kind, false, key.name()).stream()
+                        .filter(o -> o.getMetadata().getName().equals(key.name() + NAMED.get(kind)))
                         .forEach(o -> capi.add(JSON.valueToTree(o)));
             }
         }
         return Optional.of(new Found(cluster, capi));
+    }
+
+    /**
+     * The objects of {@code kind} in the CAPI namespace ({@code labelled}: those of cluster {@code name}), at the
+     * newest of its versions that has them: CAPI v1.11 on serves v1beta2 beside v1beta1, and a v1beta2 object says
+     * more (its counters, its conditions). A version the API server does not serve answers 404: the next is asked
+     * (CAPI v1.16 on serves no v1beta1: an empty v1beta2 answer stands). A real API server lists the same objects at
+     * each version it serves, so an empty newer list costs one more list only; the embedded and mock API servers keep
+     * each version's objects apart, which this also reads.
+     */
+    private List<GenericKubernetesResource> newest(ObjectKind kind, boolean labelled, String name) {
+        List<String> versions = kind.versions();
+        Optional<List<GenericKubernetesResource>> answered = Optional.empty();
+        for (int i = 0; i < versions.size(); i++) {
+            var resources = api.genericKubernetesResources(atVersion(kind, versions.get(i))).inNamespace(capiNamespace);
+            try {
+                List<GenericKubernetesResource> items = (labelled
+                        ? resources.withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, name) : resources).list().getItems();
+                if (!items.isEmpty()) {
+                    return items;
+                }
+                answered = Optional.of(items);
+            } catch (KubernetesClientException e) {
+                // Not served at this version: the next; at none, the API server's answer (CAPI not installed).
+                if (e.getCode() != 404 || answered.isEmpty() && i == versions.size() - 1) {
+                    throw e;
+                }
+            }
+        }
+        return answered.orElseThrow(); // a version answered, empty; or the loop threw
+    }
+
+    private static ResourceDefinitionContext atVersion(ObjectKind kind, String version) {
+        ResourceDefinitionContext oldest = KubernetesResources.of(kind);
+        return new ResourceDefinitionContext.Builder().withGroup(oldest.getGroup()).withVersion(version)
+                .withKind(oldest.getKind()).withPlural(oldest.getPlural()).withNamespaced(true).build();
     }
 }

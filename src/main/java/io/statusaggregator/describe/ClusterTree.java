@@ -3,22 +3,26 @@ package io.statusaggregator.describe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A cluster as a tree of its objects, in the manner of {@code clusterctl describe cluster}: the EKS-A Cluster, its
  * control plane (the KubeadmControlPlane and its Machines), its workers (each group's MachineDeployment and its
- * Machines), its external etcd and its CNI, each line with its readiness, severity, reason, age and message. Pure:
- * objects (as the API serves them) in, lines out.
+ * Machines), its external etcd and its CNI, each line with its readiness, severity, reason, age and message; under a
+ * CAPI object, its conditions that are not healthy ({@link CapiConditions}), and right under the Cluster, a workload
+ * API the management cluster cannot reach. Pure: objects (as the API serves them) in, lines out.
  */
 public final class ClusterTree {
     /** One line: how deep, what it is, and what it says. */
@@ -50,18 +54,26 @@ public final class ClusterTree {
             lines.add(new Line(1, "Failure", "False", "Error", status.path("failureReason").asText(), "",
                     status.path("failureMessage").asText()));
         }
+        List<JsonNode> capiClusters = ofKind(capi, "Cluster");
+        Optional<Line> unreachable = CapiConditions.unreachable(capiClusters, 1, now);
+        unreachable.ifPresent(lines::add);
         if (options.all()) {
             for (JsonNode condition : cluster.path("status").path("conditions")) {
                 if (!condition.path("type").asText().equals("Ready")) {
                     lines.add(line(1, "Condition " + condition.path("type").asText(), condition, now, ""));
                 }
             }
-            ofKind(capi, "Cluster").forEach(c -> lines.add(line(1, "Cluster.cluster.x-k8s.io/" + name(c), readiness(c), now, "")));
+            Set<String> shownAbove = unreachable.isPresent() ? Set.of(CapiCluster.REMOTE_CONNECTION_PROBE) : Set.of();
+            for (JsonNode c : capiClusters) {
+                lines.add(line(1, "Cluster.cluster.x-k8s.io/" + name(c), readiness(c), now, ""));
+                lines.addAll(CapiConditions.of(c, 2, union(shownAbove, readinessType(c)), now));
+            }
         }
         List<JsonNode> machines = ofKind(capi, "Machine");
         lines.add(new Line(1, "ControlPlane", "", "", "", "", ""));
         for (JsonNode kcp : ofKind(capi, "KubeadmControlPlane")) {
             lines.add(line(2, "KubeadmControlPlane/" + name(kcp), readiness(kcp), now, replicas(kcp)));
+            lines.addAll(CapiConditions.of(kcp, 3, readinessType(kcp), now));
             machines(lines, 3, machines.stream().filter(m -> m.path("metadata").path("labels").has(ObjectDecoder.CONTROL_PLANE_LABEL)).toList(),
                     options, now);
         }
@@ -75,6 +87,7 @@ public final class ClusterTree {
         for (JsonNode md : deployments) {
             String group = Optional.ofNullable(groups.get(name(md))).map(g -> g + " ").orElse("");
             lines.add(line(2, group + "MachineDeployment/" + name(md), readiness(md), now, replicas(md)));
+            lines.addAll(CapiConditions.of(md, 3, readinessType(md), now));
             machines(lines, 3, machines.stream()
                     .filter(m -> name(md).equals(m.path("metadata").path("labels").path(ObjectDecoder.DEPLOYMENT_NAME_LABEL).asText())).toList(),
                     options, now);
@@ -141,27 +154,65 @@ public final class ClusterTree {
                 .put("status", flag.asBoolean() ? "True" : "False") : flag;
     }
 
-    private static String replicas(JsonNode object) {
-        JsonNode status = object.path("status");
-        if (!status.has("replicas")) {
-            return "";
-        }
-        return "%d/%d ready, %d up to date".formatted(status.path("readyReplicas").asInt(), object.path("spec").path("replicas")
-                .asInt(status.path("replicas").asInt()), status.path("updatedReplicas").asInt());
+    /** The condition {@link #readiness} shows, as a set of its type (none for {@code status.ready}). */
+    private static Set<String> readinessType(JsonNode object) {
+        return !condition(object, "Ready").isMissingNode() ? Set.of("Ready")
+                : !condition(object, "Available").isMissingNode() ? Set.of("Available") : Set.of();
     }
 
-    /** A line from a condition; the condition's message first, then what the object adds. */
-    private static Line line(int depth, String name, JsonNode condition, Instant now, String extra) {
+    private static Set<String> union(Set<String> a, Set<String> b) {
+        Set<String> both = new HashSet<>(a);
+        both.addAll(b);
+        return both;
+    }
+
+    /**
+     * The counters of a KubeadmControlPlane or MachineDeployment: ready of desired, available (v1beta2, and a v1beta1
+     * MachineDeployment), up to date ({@code upToDateReplicas} at v1beta2, {@code updatedReplicas} at v1beta1), and
+     * the replicas there are when they are not the desired count (a rollout's surge, a scale). An absent counter is 0.
+     */
+    private static String replicas(JsonNode object) {
+        JsonNode status = object.path("status");
+        String upToDate = object.path("apiVersion").asText().endsWith("/v1beta2") ? "upToDateReplicas"
+                : "updatedReplicas";
+        if (List.of("replicas", "readyReplicas", "availableReplicas", upToDate).stream().noneMatch(status::has)) {
+            return "";
+        }
+        int replicas = status.path("replicas").asInt();
+        int desired = object.path("spec").path("replicas").asInt(replicas);
+        List<String> counts = new ArrayList<>();
+        counts.add("%d/%d ready".formatted(status.path("readyReplicas").asInt(), desired));
+        if (status.has("availableReplicas")) {
+            counts.add(status.path("availableReplicas").asInt() + " available");
+        }
+        counts.add(status.path(upToDate).asInt() + " up to date");
+        if (replicas != desired) {
+            counts.add(replicas + " replicas");
+        }
+        return String.join(", ", counts);
+    }
+
+    /**
+     * A line from a condition; the condition's message first, then what the object adds. A message of several lines
+     * (v1beta2's often are: a line per Machine or component) follows what the object adds, as lines.
+     */
+    static Line line(int depth, String name, JsonNode condition, Instant now, String extra) {
         if (condition.isMissingNode() || condition.isNull()) {
             return new Line(depth, name, "Unknown", "", "", "", extra.isEmpty() ? "no status yet" : extra);
         }
-        String message = condition.path("message").asText("");
-        String text = message.isEmpty() ? extra : extra.isEmpty() ? message : message + " (" + extra + ")";
-        return new Line(depth, name, condition.path("status").asText("Unknown"), condition.path("severity").asText(""),
-                condition.path("reason").asText(""), age(condition.path("lastTransitionTime").asText(""), now), text);
+        String message = condition.path("message").asText("").stripTrailing();
+        String text = message.isEmpty() ? extra : extra.isEmpty() ? message
+                : message.indexOf('\n') >= 0 ? extra + "\n" + message : message + " (" + extra + ")";
+        String status = condition.path("status").asText("Unknown");
+        // A v1beta2 condition always has a reason; True on a healthy-when-True one, it only says so again.
+        boolean healthy = "True".equals(status)
+                && !CapiConditions.TRUE_IS_NOT_HEALTHY.contains(condition.path("type").asText());
+        String since = age(condition.path("lastTransitionTime").asText(""), now);
+        return new Line(depth, name, status, condition.path("severity").asText(""),
+                healthy ? "" : condition.path("reason").asText(""), since, text);
     }
 
-    private static JsonNode condition(JsonNode object, String type) {
+    static JsonNode condition(JsonNode object, String type) {
         for (JsonNode condition : object.path("status").path("conditions")) {
             if (type.equals(condition.path("type").asText())) {
                 return condition;
@@ -215,10 +266,27 @@ public final class ClusterTree {
                 .append('\n');
         for (int i = 0; i < lines.size(); i++) {
             Line line = lines.get(i);
-            out.append(String.format(format, names.get(i), line.ready(), line.severity(), line.reason(), line.since(), line.message())
-                    .stripTrailing()).append('\n');
+            List<String> message = line.message().lines().toList();
+            out.append(String.format(format, names.get(i), line.ready(), line.severity(), line.reason(), line.since(),
+                    message.isEmpty() ? "" : message.get(0)).stripTrailing()).append('\n');
+            // A message's further lines under its first, the tree's branches drawn on through them.
+            for (String more : message.subList(Math.min(1, message.size()), message.size())) {
+                out.append(String.format(format, continuation(lines, i), "", "", "", "", more).stripTrailing())
+                        .append('\n');
+            }
         }
         return out.toString();
+    }
+
+    /** The tree's branches beside a message's further lines: each open ancestor's bar, one to the line's children. */
+    private static String continuation(List<Line> lines, int i) {
+        int depth = lines.get(i).depth();
+        StringBuilder prefix = new StringBuilder();
+        for (int level = 1; level <= depth; level++) {
+            prefix.append(hasLaterSibling(lines, i, level) ? "│ " : "  ");
+        }
+        boolean children = i + 1 < lines.size() && lines.get(i + 1).depth() > depth;
+        return prefix.append(children ? "│" : "").toString();
     }
 
     /** The tree's branches in front of line i: a bar for each open ancestor, then this line's own branch. */

@@ -16,6 +16,7 @@ public record CapiCluster(ObjectKey key, CapiApiVersion apiVersion, Optional<Str
         implements ClusterMember {
     public static final String CONTROL_PLANE_INITIALIZED = "ControlPlaneInitialized";
     public static final String REMOTE_CONNECTION_PROBE = "RemoteConnectionProbe";
+    public static final String DELETING = "Deleting";
 
     @Override
     public ObjectKind kind() {
@@ -25,5 +26,19 @@ public record CapiCluster(ObjectKey key, CapiApiVersion apiVersion, Optional<Str
     @Override
     public String clusterName() {
         return key.name();
+    }
+
+    /**
+     * Whether the management cluster reaches the workload cluster's API, where this Cluster says so: its
+     * {@code RemoteConnectionProbe} when True or False, at v1beta2, once the control plane is initialized and while the
+     * Cluster is not being deleted. Empty otherwise: before the first connection CAPI reports it False ("Remote
+     * connection not established yet") for as long as a new control plane takes to come up, and a Cluster being
+     * deleted loses its API on purpose; v1beta1 has no such condition.
+     */
+    public Optional<ObservedCondition> remoteConnection() {
+        if (apiVersion != CapiApiVersion.V1BETA2 || !controlPlaneInitialized || conditions.isTrue(DELETING)) {
+            return Optional.empty();
+        }
+        return conditions.get(REMOTE_CONNECTION_PROBE).filter(c -> c.isTrue() || c.isFalse());
     }
 }

@@ -28,7 +28,11 @@ public enum ClusterMetric {
             "Ready nodes of the worker node group (status.workerNodeGroups[].readyReplicas)", "worker_group"),
     WORKER_GROUP_DESIRED("eksa_cluster_worker_group_replicas_desired",
             "Nodes the worker node group asks for (spec.workerNodeGroupConfigurations[].count); not for autoscaled groups",
-            "worker_group");
+            "worker_group"),
+    REMOTE_CONNECTION("eksa_cluster_remote_connection_up",
+            "Whether the management cluster reaches the workload cluster's API: 1 while the CAPI Cluster's"
+                    + " RemoteConnectionProbe is True, 0 while False; only from a v1beta2 CAPI Cluster whose control"
+                    + " plane is initialized and that is not being deleted");
 
     private final String metricName;
     private final String help;

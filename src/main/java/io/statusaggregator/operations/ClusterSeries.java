@@ -101,6 +101,8 @@ public final class ClusterSeries {
         cluster.spec().ifPresent(spec -> spec.workerNodeGroups().stream().filter(group -> group.autoscaling().isEmpty())
                 .forEach(group -> series.put(new Series(ClusterMetric.WORKER_GROUP_DESIRED, List.of(namespace, name, group.name())),
                         (double) group.count())));
+        cluster.remoteConnection().ifPresent(up -> series.put(
+                new Series(ClusterMetric.REMOTE_CONNECTION, List.of(namespace, name)), up ? 1.0 : 0.0));
         return series;
     }
 

@@ -35,9 +35,12 @@
     return node;
   }
 
-  /** The colour of a condition: green True, red False with severity Error, amber other False, grey otherwise. */
+  /**
+   * The colour of a condition: green True, red False with severity Error, amber other False, grey otherwise. A True
+   * with a severity is a condition whose True is activity or trouble (the tree's RollingOut, Remediating): by severity.
+   */
   function tone(status, severity) {
-    if (status === 'True') return 'ok';
+    if (status === 'True') return !severity ? 'ok' : severity === 'Error' ? 'error' : 'warn';
     if (status === 'False') return severity === 'Error' ? 'error' : 'warn';
     return 'unknown';
   }

@@ -15,6 +15,7 @@ import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -49,6 +50,31 @@ class ClusterBookReadingTest extends BookTestBase {
         assertEquals(List.of(), due(WINDOW.toMillis() / 2, 100 * POLL));
         assertEquals(List.of(), due(WINDOW.toMillis() / 2 - 1, POLL), "caught up, 99 ms: the window is 100 ms again");
         assertEquals(new WriteStatus(CLUSTER, ready, ""), due(1, POLL).get(0), "100 ms: due, and Ready again");
+    }
+
+    @Test
+    void theObserverIsToldWhetherTheWorkloadApiIsReachedWhereAV1beta2CapiClusterSaysSo() {
+        settledOnReady();
+        assertEquals(Optional.empty(), lastShown().remoteConnection(), "a v1beta1 CAPI Cluster says nothing of it");
+        ObjectNode capi = object("Cluster", "cluster.x-k8s.io/v1beta1").deepCopy();
+        capi.put("apiVersion", "cluster.x-k8s.io/v1beta2");
+        capi.with("spec").putObject("controlPlaneRef").put("apiGroup", "controlplane.cluster.x-k8s.io")
+                .put("kind", "KubeadmControlPlane").put("name", CLUSTER.name());
+        ObjectNode status = capi.putObject("status");
+        status.putObject("initialization").put("controlPlaneInitialized", true);
+        ObjectNode probe = status.putArray("conditions").addObject().put("type", "RemoteConnectionProbe")
+                .put("status", "False").put("reason", "ProbeFailed").put("message", "Remote connection probe failed");
+        put(capi);
+        due(WINDOW.toMillis());
+        assertEquals(Optional.of(false), lastShown().remoteConnection(), "the CAPI Cluster's record alone tells it");
+        probe.put("status", "True").put("reason", "ProbeSucceeded").remove("message");
+        put(capi);
+        due(WINDOW.toMillis());
+        assertEquals(Optional.of(true), lastShown().remoteConnection());
+    }
+
+    private ClusterObserver.Shown lastShown() {
+        return assertInstanceOf(ClusterObserver.Shown.class, told.get(told.size() - 1));
     }
 
     @Test

@@ -82,7 +82,8 @@ class PrometheusRulesTest {
                 assertTrue(unitTests.contains("alertname: " + alert + "\n"), alert + ": not unit-tested in " + UNIT_TESTS);
             }
         }
-        assertEquals(List.of("EksaClusterNotReady", "EksaClusterConditionError", "EksaClusterStatusStale", "StatusAggregatorDown",
+        assertEquals(List.of("EksaClusterNotReady", "EksaClusterConditionError", "EksaClusterStatusStale",
+                "EksaWorkloadClusterUnreachable", "StatusAggregatorDown",
                 "StatusAggregatorReplicaDown", "StatusAggregatorLagging", "StatusAggregatorComputationFailing"), alerts);
     }
 

@@ -181,6 +181,24 @@ class ClusterSeriesTest {
     }
 
     @Test
+    void theRemoteConnectionIsOneSeriesWhereTheCapiClusterSaysAndGoesWhenItNoLongerDoes() {
+        Shown ready = ready(ALPHA, 3);
+        series.shows(ready);
+        String up = "eksa_cluster_remote_connection_up{namespace=\"default\",name=\"alpha\"}";
+        Shown reached = new Shown(ALPHA, 3, ready.spec(), ready.status(), Optional.of(true));
+        assertEquals(List.of(up + " 1.0"), text(series.shows(reached)), "RemoteConnectionProbe True: 1");
+        Shown lost = new Shown(ALPHA, 3, ready.spec(), ready.status(), Optional.of(false));
+        assertEquals(List.of(up + " 0.0"), text(series.shows(lost)), "False: 0, the same series");
+        assertEquals(List.of("remove " + up), text(series.shows(ready)),
+                "no longer said (the CAPI Cluster deleting, read at v1beta1): the series goes rather than keep its "
+                        + "last value");
+        series.shows(lost);
+        assertTrue(text(series.left(ALPHA)).contains("remove " + up), "it leaves with its cluster");
+        assertEquals(38 + 2 * 2 + 1, ClusterSeries.seriesOf(lost).size(),
+                "one series more than documented for the cluster");
+    }
+
+    @Test
     void clustersAreIndependent() {
         ObjectKey bravo = new ObjectKey("other", "bravo");
         series.shows(ready(ALPHA, 3));
