@@ -87,6 +87,16 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      * they were written: this mock server converts nothing between versions (see {@link ServedVersions}).
      */
     public void serveCapiVersions(List<String> versions) {
+        serveCapiVersions(versions, () -> { });
+    }
+
+    /**
+     * As above, after {@code convert} has run with requests at any Cluster API version accepted (what discovery says
+     * unchanged): where the test writes the objects at the versions about to be served, as a real server, which
+     * converts, holds them the moment it serves them.
+     */
+    public void serveCapiVersions(List<String> versions, Runnable convert) {
+        dispatcher.served.acceptingEveryVersion(convert);
         dispatcher.served.serveCapi(versions);
         for (ObjectKind kind : ServedVersions.kinds()) {
             if (kind.versions().size() > 1) {

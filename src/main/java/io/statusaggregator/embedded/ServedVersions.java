@@ -30,6 +30,7 @@ final class ServedVersions {
     private static final Pattern GROUP_VERSION = Pattern.compile("/apis/([^/]+)/([^/?]+)/?(?:\\?.*)?");
 
     private volatile List<String> capi;
+    private volatile boolean acceptingEvery;
 
     ServedVersions(List<String> capi) {
         this.capi = checked(capi);
@@ -38,6 +39,19 @@ final class ServedVersions {
     /** Serves the Cluster API kinds at {@code versions} from now on, newest first. */
     void serveCapi(List<String> versions) {
         capi = checked(versions);
+    }
+
+    /**
+     * Accepts requests at every version of the kinds while {@code writing} runs, discovery unchanged: the objects written
+     * at a version before it is served, as a real server holds them the moment it serves that version.
+     */
+    void acceptingEveryVersion(Runnable writing) {
+        acceptingEvery = true;
+        try {
+            writing.run();
+        } finally {
+            acceptingEvery = false;
+        }
     }
 
     private static List<String> checked(List<String> versions) {
@@ -62,6 +76,9 @@ final class ServedVersions {
      * group at a version at which it serves none of them.
      */
     boolean refuses(String path) {
+        if (acceptingEvery) {
+            return false;
+        }
         Matcher groupVersion = GROUP_VERSION.matcher(path);
         if (groupVersion.matches()) {
             List<ObjectKind> ofGroup = kinds().stream().filter(kind -> kind.group().equals(groupVersion.group(1))
