@@ -58,7 +58,8 @@ final class Discovery {
         }
         for (Map.Entry<String, List<String>> group : groups.entrySet()) {
             if (path.equals("/apis/" + group.getKey())) {
-                return Optional.of(group(group.getKey(), group.getValue()).put("kind", "APIGroup").put("apiVersion", "v1").toString());
+                ObjectNode document = group(group.getKey(), group.getValue());
+                return Optional.of(document.put("kind", "APIGroup").put("apiVersion", "v1").toString());
             }
             for (String version : group.getValue()) {
                 String groupVersion = group.getKey() + "/" + version;
@@ -90,17 +91,23 @@ final class Discovery {
             resources.add(events());
         }
         if (group.equals(APIEXTENSIONS)) {
-            resources.addObject().put("name", "customresourcedefinitions").put("singularName", "customresourcedefinition")
+            resources.addObject().put("name", "customresourcedefinitions")
+                    .put("singularName", "customresourcedefinition")
                     .put("namespaced", false).put("kind", "CustomResourceDefinition").set("verbs", verbs());
         }
-        ServedVersions.kinds().stream().filter(k -> k.group().equals(group) && served.of(k).contains(version)).forEach(kind -> {
-            ObjectNode resource = resources.addObject().put("name", kind.plural()).put("singularName", kind.kind().toLowerCase())
+        for (ObjectKind kind : ServedVersions.kinds()) {
+            if (!kind.group().equals(group) || !served.of(kind).contains(version)) {
+                continue;
+            }
+            ObjectNode resource = resources.addObject().put("name", kind.plural())
+                    .put("singularName", kind.kind().toLowerCase())
                     .put("namespaced", true).put("kind", kind.kind());
             resource.set("verbs", verbs());
             Optional.ofNullable(SHORT_NAMES.get(kind)).ifPresent(s -> resource.putArray("shortNames").add(s));
             resources.addObject().put("name", kind.plural() + "/status").put("singularName", "")
-                    .put("namespaced", true).put("kind", kind.kind()).set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
-        });
+                    .put("namespaced", true).put("kind", kind.kind())
+                    .set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
+        }
         var release = ManagementClusterView.RELEASES;
         if (group.equals(release.getGroup()) && version.equals(release.getVersion())) {
             resources.addObject().put("name", release.getPlural()).put("singularName", release.getKind().toLowerCase())

@@ -213,7 +213,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
 
     /** The CRD of {@code kind} at the versions served now, the newest stored. */
     private CustomResourceDefinition crd(ObjectKind kind) {
-        return crd(kind.group(), dispatcher.served.of(kind), kind.kind(), kind.plural(), kind == ObjectKind.EKSA_CLUSTER);
+        return crd(kind.group(), dispatcher.served.of(kind), kind.kind(), kind.plural(),
+                kind == ObjectKind.EKSA_CLUSTER);
     }
 
     static CustomResourceDefinition crd(String group, String versionName, String kind, String plural, boolean readyColumns) {
@@ -238,7 +239,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 .build();
     }
 
-    private static CustomResourceDefinitionVersion crdVersion(String versionName, boolean storage, boolean readyColumns) {
+    private static CustomResourceDefinitionVersion crdVersion(String versionName, boolean storage,
+            boolean readyColumns) {
         JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
         var version = new CustomResourceDefinitionVersionBuilder()
                 .withName(versionName)

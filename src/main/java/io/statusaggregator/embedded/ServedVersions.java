@@ -24,7 +24,8 @@ final class ServedVersions {
     static final List<String> SIMULATED = List.of("v1beta1");
     private static final List<String> CAPI = List.of("v1beta2", "v1beta1");
     /** {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL...}. */
-    private static final Pattern RESOURCE_PATH = Pattern.compile("/apis/([^/]+)/([^/]+)(?:/namespaces/[^/]+)?/([^/?]+).*");
+    private static final Pattern RESOURCE_PATH =
+            Pattern.compile("/apis/([^/]+)/([^/]+)(?:/namespaces/[^/]+)?/([^/?]+).*");
 
     /** {@code /apis/GROUP/VERSION}, a group's discovery document at one version. */
     private static final Pattern GROUP_VERSION = Pattern.compile("/apis/([^/]+)/([^/?]+)/?(?:\\?.*)?");
@@ -42,8 +43,8 @@ final class ServedVersions {
     }
 
     /**
-     * Accepts requests at every version of the kinds while {@code writing} runs, discovery unchanged: the objects written
-     * at a version before it is served, as a real server holds them the moment it serves that version.
+     * Accepts requests at every version of the kinds while {@code writing} runs, discovery unchanged: the objects
+     * written at a version before it is served, as a real server holds them the moment it serves that version.
      */
     void acceptingEveryVersion(Runnable writing) {
         acceptingEvery = true;
@@ -56,7 +57,8 @@ final class ServedVersions {
 
     private static List<String> checked(List<String> versions) {
         if (versions.isEmpty() || !CAPI.containsAll(versions)) {
-            throw new IllegalArgumentException("Cluster API versions served must be some of " + CAPI + ", are " + versions);
+            throw new IllegalArgumentException("Cluster API versions served must be some of " + CAPI + ", are "
+                    + versions);
         }
         return CAPI.stream().filter(versions::contains).toList();
     }

@@ -67,8 +67,10 @@ class EmbeddedKubernetesTest {
     void clusterApiIsServedAtTheVersionsSetAndChangedWhileItRuns() {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0, List.of("v1beta1"))) {
             var client = kubernetes.client();
-            var atV1beta2 = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE, "v1beta2")).inNamespace("eksa-system");
-            var atV1beta1 = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE, "v1beta1")).inNamespace("eksa-system");
+            var atV1beta2 = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE, "v1beta2"))
+                    .inNamespace("eksa-system");
+            var atV1beta1 = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE, "v1beta1"))
+                    .inNamespace("eksa-system");
             assertEquals(List.of("v1beta1"), versionsOf(kubernetes, "cluster.x-k8s.io"));
             assertEquals(null, client.getApiResources("cluster.x-k8s.io/v1beta2"), "no discovery document: 404");
             assertEquals(404, assertThrows(KubernetesClientException.class, () -> atV1beta2.list()).getCode());
@@ -76,11 +78,15 @@ class EmbeddedKubernetesTest {
 
             kubernetes.serveCapiVersions(List.of("v1beta2", "v1beta1"));
             assertEquals(List.of("v1beta2", "v1beta1"), versionsOf(kubernetes, "cluster.x-k8s.io"));
-            assertEquals("cluster.x-k8s.io/v1beta2", client.getApiGroup("cluster.x-k8s.io").getPreferredVersion().getGroupVersion());
-            assertTrue(client.getApiResources("cluster.x-k8s.io/v1beta2").getResources().stream().anyMatch(r -> r.getName().equals("machines")));
-            assertEquals(List.of("v1beta1"), versionsOf(kubernetes, "etcdcluster.cluster.x-k8s.io"), "EtcdadmCluster has no v1beta2");
+            assertEquals("cluster.x-k8s.io/v1beta2",
+                    client.getApiGroup("cluster.x-k8s.io").getPreferredVersion().getGroupVersion());
+            assertTrue(client.getApiResources("cluster.x-k8s.io/v1beta2").getResources().stream()
+                    .anyMatch(r -> r.getName().equals("machines")));
+            assertEquals(List.of("v1beta1"), versionsOf(kubernetes, "etcdcluster.cluster.x-k8s.io"),
+                    "EtcdadmCluster has no v1beta2");
             assertEquals(List.of("v1beta2", "v1beta1"), client.apiextensions().v1().customResourceDefinitions()
-                    .withName("machines.cluster.x-k8s.io").get().getSpec().getVersions().stream().map(v -> v.getName()).toList());
+                    .withName("machines.cluster.x-k8s.io").get().getSpec().getVersions().stream()
+                    .map(v -> v.getName()).toList());
             atV1beta2.resource(client.getKubernetesSerialization().unmarshal("""
                     apiVersion: cluster.x-k8s.io/v1beta2
                     kind: Machine
@@ -89,7 +95,8 @@ class EmbeddedKubernetesTest {
                     """, GenericKubernetesResource.class)).create();
             atV1beta2.withName("m").subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), """
                     {"status": {"phase": "Running"}}""");
-            assertEquals(Map.of("phase", "Running"), atV1beta2.withName("m").get().getAdditionalProperties().get("status"),
+            assertEquals(Map.of("phase", "Running"),
+                    atV1beta2.withName("m").get().getAdditionalProperties().get("status"),
                     "the status subresource at a version that is not the first one served");
             assertEquals(List.of(), atV1beta1.list().getItems(), "the mock converts nothing");
 

@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.MixedOperation;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.Pipeline;
@@ -51,6 +54,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class CapiVersionSwitchTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The object-state keys of the KubeadmControlPlane and MachineDeployment of Fleet's cluster alpha. */
+    private static final String KCP = "alpha/KubeadmControlPlane.controlplane.cluster.x-k8s.io/" + CAPI + "/alpha";
+    private static final String MD = "alpha/MachineDeployment.cluster.x-k8s.io/" + CAPI + "/alpha-md-0";
     /** The kinds whose version follows the setting; EtcdadmCluster stays at v1beta1. */
     private static final List<ObjectKind> FOLLOWING = ObjectIngest.CAPI_KINDS.stream()
             .filter(kind -> kind.versions().contains("v1beta2")).toList();
@@ -61,15 +67,16 @@ class CapiVersionSwitchTest {
     @RegisterExtension
     final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
 
-    /** This run's settings, its ingest reading Cluster API at {@code setting}, asking discovery every {@code checkEvery}. */
-    private Pipeline.Settings settings(Setting setting, Duration checkEvery) {
+    /** This run's settings, ingest reading Cluster API at {@code setting}, discovery asked every {@code every}. */
+    private Pipeline.Settings settings(Setting setting, Duration every) {
         Pipeline.Settings s = pipelineRun.settings();
         ObjectIngest.Settings ingest = s.ingestSettings();
         return new Pipeline.Settings(s.kafka(), s.objectStatesTopic(), s.statusesTopic(), s.transitionsTopic(),
                 s.deadLettersTopic(), s.createTopics(), s.partitions(), s.replicationFactor(), s.groupId(), s.ingest(),
-                new ObjectIngest.Settings(ingest.capiNamespace(), ingest.clusterNamespaces(), ingest.relistStalledAfter(),
-                        ingest.reconcileEvery(), ingest.stuckSendAfter(), setting, checkEvery),
-                s.aggregatorSettings(), s.writerSettings(), s.cniSettings(), s.compatibilityConfigMap(), s.leadership());
+                new ObjectIngest.Settings(ingest.capiNamespace(), ingest.clusterNamespaces(),
+                        ingest.relistStalledAfter(), ingest.reconcileEvery(), ingest.stuckSendAfter(), setting, every),
+                s.aggregatorSettings(), s.writerSettings(), s.cniSettings(), s.compatibilityConfigMap(),
+                s.leadership());
     }
 
     @Test
@@ -81,16 +88,15 @@ class CapiVersionSwitchTest {
         await(DEADLINE, pipeline.aggregator()::settled, pipeline.aggregator()::progress);
         long writes = pipelineRun.writes();
         Object readySince = fleet.condition("default", "alpha", "Ready").get("lastTransitionTime");
-        assertEquals("controlplane.cluster.x-k8s.io/v1beta1", objectState("alpha/KubeadmControlPlane.controlplane.cluster.x-k8s.io/"
-                + CAPI + "/alpha").path("apiVersion").asText());
+        assertEquals("controlplane.cluster.x-k8s.io/v1beta1", apiVersion(KCP));
         List<ObjectStateRecord> before = objectStates();
 
         // CAPI v1.11: its objects at v1beta2 too (written here, see above), then served at both versions.
         pipelineRun.kubernetes().serveCapiVersions(List.of("v1beta2", "v1beta1"), () -> writeAtV1beta2("alpha"));
-        await(DEADLINE, () -> pipeline.capiVersions().equals(readingAll("v1beta2")), () -> "read at " + pipeline.capiVersions());
-        await(DEADLINE, () -> "controlplane.cluster.x-k8s.io/v1beta2".equals(apiVersion("alpha/KubeadmControlPlane.controlplane."
-                + "cluster.x-k8s.io/" + CAPI + "/alpha")) && "cluster.x-k8s.io/v1beta2".equals(apiVersion("alpha/MachineDeployment."
-                + "cluster.x-k8s.io/" + CAPI + "/alpha-md-0")), () -> "the records of alpha's CAPI objects at v1beta2");
+        await(DEADLINE, () -> pipeline.capiVersions().equals(readingAll("v1beta2")),
+                () -> "read at " + pipeline.capiVersions());
+        await(DEADLINE, () -> "controlplane.cluster.x-k8s.io/v1beta2".equals(apiVersion(KCP))
+                && "cluster.x-k8s.io/v1beta2".equals(apiVersion(MD)), () -> "alpha's CAPI objects' records at v1beta2");
         await(DEADLINE, pipeline.aggregator()::settled, pipeline.aggregator()::progress);
 
         List<ObjectStateRecord> after = objectStates();
@@ -102,10 +108,11 @@ class CapiVersionSwitchTest {
 
         // CAPI v1.16: v1beta2 only. Ingest already reads it; a watch at v1beta1 would now be answered 404.
         pipelineRun.kubernetes().serveCapiVersions(List.of("v1beta2"));
-        pipelineRun.kubernetes().restart(); // ends every open watch, as a real API server ends those of a version removed
+        pipelineRun.kubernetes().restart(); // ends the open watches, as a real server ends those of a version removed
         patchStatusAtV1beta2(ObjectKind.MACHINE_DEPLOYMENT, "alpha-md-0", """
                 {"status": {"readyReplicas": 0, "availableReplicas": 0}}""");
-        fleet.awaitCondition("alpha", "WorkersReady", "False", "ScalingUp", "Workers expected not ready yet, 1 replicas (actual 0)");
+        fleet.awaitCondition("alpha", "WorkersReady", "False", "ScalingUp",
+                "Workers expected not ready yet, 1 replicas (actual 0)");
         assertEquals(readingAll("v1beta2"), pipeline.capiVersions());
         assertEquals(Optional.empty(), pipeline.capiVersionProblem());
     }
@@ -121,9 +128,10 @@ class CapiVersionSwitchTest {
         // From CAPI v1.10 straight to v1.16: v1beta1 no longer served, the next check an hour away.
         pipelineRun.kubernetes().serveCapiVersions(List.of("v1beta2"), () -> writeAtV1beta2("alpha"));
         pipelineRun.kubernetes().restart(); // the watches at v1beta1 end and are answered 404 when made again
-        await(DEADLINE, () -> pipeline.capiVersions().equals(readingAll("v1beta2")), () -> "read at " + pipeline.capiVersions());
-        await(DEADLINE, () -> "cluster.x-k8s.io/v1beta2".equals(apiVersion("alpha/MachineDeployment.cluster.x-k8s.io/" + CAPI
-                + "/alpha-md-0")), () -> "the record of alpha's MachineDeployment at v1beta2");
+        await(DEADLINE, () -> pipeline.capiVersions().equals(readingAll("v1beta2")),
+                () -> "read at " + pipeline.capiVersions());
+        await(DEADLINE, () -> "cluster.x-k8s.io/v1beta2".equals(apiVersion(MD)),
+                () -> "the record of alpha's MachineDeployment at v1beta2");
         await(DEADLINE, pipeline.aggregator()::settled, pipeline.aggregator()::progress);
         assertEquals(writes, pipelineRun.writes(), "nothing written for the switch");
         assertEquals("True", fleet.condition("default", "alpha", "Ready").get("status"));
@@ -140,8 +148,9 @@ class CapiVersionSwitchTest {
         pipelineRun.kubernetes().serveCapiVersions(List.of("v1beta2"));
         await(DEADLINE, () -> pipeline.capiVersionProblem().isPresent(), () -> "no problem reported");
         assertEquals(readingAll("v1beta1"), pipeline.capiVersions(), "forced: never another version");
-        assertTrue(pipeline.capiVersionProblem().get().contains("aggregator.capi.api-version is v1beta1, but the API server "
-                + "serves machines.cluster.x-k8s.io at v1beta2 only"), pipeline.capiVersionProblem().get());
+        String problem = pipeline.capiVersionProblem().get();
+        assertTrue(problem.contains("aggregator.capi.api-version is v1beta1, but the API server "
+                + "serves machines.cluster.x-k8s.io at v1beta2 only"), problem);
 
         pipelineRun.kubernetes().serveCapiVersions(List.of("v1beta2", "v1beta1"));
         await(DEADLINE, () -> pipeline.capiVersionProblem().isEmpty(), () -> "still " + pipeline.capiVersionProblem());
@@ -168,7 +177,8 @@ class CapiVersionSwitchTest {
                  "conditions": [{"type": "Available", "status": "True", "reason": "Available", "message": "",
                    "lastTransitionTime": "2026-12-01T00:00:00Z", "observedGeneration": 1}],
                  "deprecated": {"v1beta1": {"readyReplicas": 1, "updatedReplicas": 1, "unavailableReplicas": 0,
-                   "conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": "2026-12-01T00:00:00Z"}]}}}}""");
+                   "conditions": [{"type": "Ready", "status": "True",
+                     "lastTransitionTime": "2026-12-01T00:00:00Z"}]}}}}""");
         atV1beta2(client, ObjectKind.MACHINE_DEPLOYMENT).inNamespace(CAPI).resource(object("""
                 apiVersion: cluster.x-k8s.io/v1beta2
                 kind: MachineDeployment
@@ -188,14 +198,14 @@ class CapiVersionSwitchTest {
                 .patch(PatchContext.of(PatchType.JSON_MERGE), json);
     }
 
-    private static io.fabric8.kubernetes.client.dsl.MixedOperation<GenericKubernetesResource,
-            io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-            io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> atV1beta2(KubernetesClient client, ObjectKind kind) {
+    private static MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList,
+            Resource<GenericKubernetesResource>> atV1beta2(KubernetesClient client, ObjectKind kind) {
         return client.genericKubernetesResources(KubernetesResources.of(kind, "v1beta2"));
     }
 
     private GenericKubernetesResource object(String yaml) {
-        return pipelineRun.kubernetes().client().getKubernetesSerialization().unmarshal(yaml, GenericKubernetesResource.class);
+        return pipelineRun.kubernetes().client().getKubernetesSerialization()
+                .unmarshal(yaml, GenericKubernetesResource.class);
     }
 
     /** One record of the object-state topic; {@code value} null for a tombstone. */
@@ -211,7 +221,8 @@ class CapiVersionSwitchTest {
         List<ObjectStateRecord> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(properties)) {
             List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).sorted((a, b) -> a.partition() - b.partition()).toList();
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .sorted((a, b) -> a.partition() - b.partition()).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
