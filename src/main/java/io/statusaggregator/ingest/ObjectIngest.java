@@ -51,10 +51,8 @@ public final class ObjectIngest implements AutoCloseable {
      *                       ingest) gets its tombstone within this time; checked after every relist too
      * @param stuckSendAfter how long an object's state may be refused by the broker or the producer before ingest is
      *                       stuck (readiness DOWN until it is sent)
-     */
-    /**
-     * @param capiVersion       the Cluster API version to read ({@code aggregator.capi.api-version}; see
-     *                          {@link ReadVersions})
+     * @param capiVersion    the Cluster API version to read ({@code aggregator.capi.api-version}; see
+     *                       {@link ReadVersions})
      * @param versionCheckEvery how often discovery is asked which Cluster API versions the API server serves
      */
     public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
