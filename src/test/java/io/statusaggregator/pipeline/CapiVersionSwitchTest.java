@@ -135,6 +135,14 @@ class CapiVersionSwitchTest {
         await(DEADLINE, pipeline.aggregator()::settled, pipeline.aggregator()::progress);
         assertEquals(writes, pipelineRun.writes(), "nothing written for the switch");
         assertEquals("True", fleet.condition("default", "alpha", "Ready").get("status"));
+
+        // A replica that starts now rebuilds alpha from the topic: its EKS-A Cluster at v1alpha1, its control plane and
+        // workers at v1beta2, and so computes what the Cluster shows, writing nothing.
+        pipelineRun.stop(pipeline);
+        Pipeline next = pipelineRun.start(settings(Setting.AUTO, Duration.ofHours(1)));
+        assertEquals(readingAll("v1beta2"), next.capiVersions(), "decided at start from discovery");
+        await(DEADLINE, () -> next.aggregator().live() && next.aggregator().settled(), next.aggregator()::progress);
+        assertEquals(writes, pipelineRun.writes(), "the rebuilt status is the one shown");
     }
 
     @Test
