@@ -56,7 +56,7 @@ final class ReadVersions implements AutoCloseable {
         return current;
     }
 
-    /** Why a kind cannot be read at the version it should be (a forced one not served); empty when every one can. */
+    /** Why a kind cannot be read (a forced version not served, or none read served); empty when every one can. */
     Optional<String> problem() {
         return problem;
     }
@@ -73,7 +73,7 @@ final class ReadVersions implements AutoCloseable {
     void follow(BiConsumer<ObjectKind, String> switchOver) {
         this.switchOver = switchOver;
         long every = checkEvery.toMillis();
-        thread.scheduleWithFixedDelay(() -> check(true), every, every, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::checkAgain, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** A list or watch of {@code kind} at the version read was answered 404: checks at once (once for many such). */
@@ -82,8 +82,18 @@ final class ReadVersions implements AutoCloseable {
             LOG.debugf("%s.%s is not served at %s; asking discovery", kind.plural(), kind.group(), of(kind));
             thread.execute(() -> {
                 checkQueued.set(false);
-                check(true);
+                checkAgain();
             });
+        }
+    }
+
+    /** A check while running; a failure is logged, and the next check comes as planned (a periodic task would end). */
+    private void checkAgain() {
+        try {
+            check(true);
+        } catch (RuntimeException e) {
+            LOG.warnf("checking which Cluster API versions are served failed, again in %s: %s", checkEvery,
+                    e.toString());
         }
     }
 
