@@ -48,9 +48,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * before it is served). A real API server also ends the open
  * watches of a version its CRD stops serving; the mock keeps them open, so the test restarts it to end them.
  *
- * <p>The v1beta2 objects written here also carry the v1beta1 names of the counters the rules read
- * ({@code updatedReplicas}), so that the decoder of v1beta1 fields reads them as the v1beta2 decoder does: the status
- * computed from them is the same either way, and a switch that only changes the version read must write nothing.
+ * <p>The v1beta2 objects are shaped as CAPI v1.13 writes them (the counters under their v1beta2 names, the v1beta1
+ * ones only in the deprecated block) and say what their v1beta1 forms say: the status computed from either reading is
+ * the same, and a switch that only changes the version read must write nothing.
  */
 class CapiVersionSwitchTest {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -181,7 +181,7 @@ class CapiVersionSwitchTest {
                 """.formatted(CAPI, name, name))).create();
         patchStatusAtV1beta2(ObjectKind.KUBEADM_CONTROL_PLANE, name, """
                 {"status": {"observedGeneration": 1, "initialization": {"controlPlaneInitialized": true}, "replicas": 1,
-                 "upToDateReplicas": 1, "updatedReplicas": 1, "readyReplicas": 1, "availableReplicas": 1,
+                 "upToDateReplicas": 1, "readyReplicas": 1, "availableReplicas": 1,
                  "conditions": [{"type": "Available", "status": "True", "reason": "Available", "message": "",
                    "lastTransitionTime": "2026-12-01T00:00:00Z", "observedGeneration": 1}],
                  "deprecated": {"v1beta1": {"readyReplicas": 1, "updatedReplicas": 1, "unavailableReplicas": 0,
@@ -194,8 +194,7 @@ class CapiVersionSwitchTest {
                 spec: {clusterName: %s, replicas: 1}
                 """.formatted(CAPI, name, name))).create();
         patchStatusAtV1beta2(ObjectKind.MACHINE_DEPLOYMENT, name + "-md-0", """
-                {"status": {"observedGeneration": 1, "replicas": 1, "upToDateReplicas": 1, "updatedReplicas": 1,
-                 "readyReplicas": 1, "availableReplicas": 1,
+                {"status": {"observedGeneration": 1, "replicas": 1, "upToDateReplicas": 1, "readyReplicas": 1, "availableReplicas": 1,
                  "conditions": [{"type": "Available", "status": "True", "reason": "Available", "message": "",
                    "lastTransitionTime": "2026-12-01T00:00:00Z", "observedGeneration": 1}],
                  "deprecated": {"v1beta1": {"readyReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1}}}}""");
