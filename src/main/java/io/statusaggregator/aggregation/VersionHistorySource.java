@@ -21,7 +21,8 @@ final class VersionHistorySource {
      * @param writing   the status this instance is writing to the Cluster, if any
      * @param published the cluster's last status on the status topic, as this instance knows it
      */
-    static ClusterStatus continued(ClusterStatus shown, Optional<ClusterStatus> writing, Optional<ClusterStatus> published) {
+    static ClusterStatus continued(ClusterStatus shown, Optional<ClusterStatus> writing,
+            Optional<ClusterStatus> published) {
         Versions versions = writing.map(ClusterStatus::versions)
                 .or(() -> published.map(ClusterStatus::versions).filter(v -> !v.equals(Versions.NONE)))
                 .orElse(shown.versions());

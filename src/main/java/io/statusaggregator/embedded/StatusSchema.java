@@ -86,8 +86,8 @@ final class StatusSchema {
                 invalid.add(path + ": Too long: may not be longer than " + schema.get("maxLength").asInt());
             }
             if (schema.has("minLength") && length < schema.get("minLength").asInt()) {
-                invalid.add(path + ": Invalid value: \"" + value.asText() + "\": " + path + " in body should be at least "
-                        + schema.get("minLength").asInt() + " chars long");
+                invalid.add(path + ": Invalid value: \"" + value.asText() + "\": " + path
+                        + " in body should be at least " + schema.get("minLength").asInt() + " chars long");
             }
         }
     }

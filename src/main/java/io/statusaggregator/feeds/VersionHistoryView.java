@@ -53,7 +53,8 @@ public final class VersionHistoryView implements AutoCloseable {
         props.remove(ConsumerConfig.GROUP_ID_CONFIG);
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the pipeline creates the topics
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-version-history-" + ProcessHandle.current().pid());
+        props.put(ConsumerConfig.CLIENT_ID_CONFIG,
+                "status-aggregator-version-history-" + ProcessHandle.current().pid());
         this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
         this.thread = DaemonThreads.named("version-history").newThread(this::run);
     }
@@ -109,7 +110,8 @@ public final class VersionHistoryView implements AutoCloseable {
                 try {
                     if (System.nanoTime() - nextCheck >= 0) {
                         assignNew(assigned);
-                        nextCheck = System.nanoTime() + (assigned.isEmpty() ? Duration.ofSeconds(1) : PARTITION_CHECK).toNanos();
+                        Duration next = assigned.isEmpty() ? Duration.ofSeconds(1) : PARTITION_CHECK;
+                        nextCheck = System.nanoTime() + next.toNanos();
                     }
                     if (assigned.isEmpty()) {
                         Thread.sleep(200); // the topic does not exist yet

@@ -54,7 +54,8 @@ public final class AdmissionWebhook {
     /** A cluster's history is not known yet: the status topic is still being read, and its old object shows none. */
     public static final class HistoryNotRead extends Exception {
         HistoryNotRead(ObjectKey cluster) {
-            super("the version history of " + cluster + " is still being read from the status topic; try again shortly");
+            super("the version history of " + cluster
+                    + " is still being read from the status topic; try again shortly");
         }
     }
 
@@ -126,7 +127,8 @@ public final class AdmissionWebhook {
      * What the stored Cluster {@code cluster} reached: {@code stored}, its old object's status, with the versions of
      * its durable history, where that has them.
      */
-    private static ClusterStatus reached(ObjectKey cluster, ClusterStatus stored, History history) throws HistoryNotRead {
+    private static ClusterStatus reached(ObjectKey cluster, ClusterStatus stored, History history)
+            throws HistoryNotRead {
         Optional<Versions> durable = history.versions().apply(cluster);
         if (durable.isPresent()) {
             return new ClusterStatus(stored.observedGeneration(), stored.failure(), stored.defaultCni(),

@@ -99,10 +99,11 @@ public class PreflightResource {
         if (review == null || !review.isObject()) {
             return error(400, "the body is not an AdmissionReview in JSON: not an object");
         }
-        VersionHistoryView history = pipeline.get().versionHistory();
+        VersionHistoryView view = pipeline.get().versionHistory();
+        AdmissionWebhook.History history = new AdmissionWebhook.History(view.caughtUp(), view::of);
         try {
             return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get(),
-                    pipeline.get().compatibility().get(), new AdmissionWebhook.History(history.caughtUp(), history::of))).build();
+                    pipeline.get().compatibility().get(), history)).build();
         } catch (AdmissionWebhook.HistoryNotRead e) {
             // An error, not a denial: the webhook's failurePolicy decides (Ignore, as shipped: admitted, and the
             // Cluster's status shows the failure once computed).

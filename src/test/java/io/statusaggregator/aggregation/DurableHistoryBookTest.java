@@ -32,7 +32,8 @@ class DurableHistoryBookTest extends BookTestBase {
 
         String upgraded = after.versions().current().orElseThrow();
         assertTrue(upgraded.startsWith("v0.16.4#"), upgraded);
-        assertEquals(Optional.of(reached), after.versions().last(), "the rollback target is the version reached before the restart");
+        assertEquals(Optional.of(reached), after.versions().last(),
+                "the rollback target is the version reached before the restart");
     }
 
     @Test
@@ -41,8 +42,8 @@ class DurableHistoryBookTest extends BookTestBase {
 
         ClusterStatus after = restartedAndComputed(before, "v0.18.0");
 
-        assertEquals(Optional.of(new Failure("EksaVersionInvalid",
-                "cannot upgrade to v0.18.0 from v0.16.3: EksaVersion upgrades must have a skew of 1 minor version")), after.failure());
+        assertEquals(Optional.of(new Failure("EksaVersionInvalid", "cannot upgrade to v0.18.0 from v0.16.3: "
+                + "EksaVersion upgrades must have a skew of 1 minor version")), after.failure());
         assertEquals(before.versions().current(), after.versions().current(), "not reached: current stays");
     }
 

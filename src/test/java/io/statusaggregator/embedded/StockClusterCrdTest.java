@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * and one over its limits is refused, as on a real API server (the Fabric8 mock server itself applies no schema).
  */
 class StockClusterCrdTest {
+    private static final PatchContext MERGE = PatchContext.of(PatchType.JSON_MERGE);
     private static final String STATUS = """
             {"status": {"observedGeneration": 1, "failureReason": "X", "failureMessage": "m",
               "defaultCNI": {"name": "cilium"}, "workerNodeGroups": [{"name": "md-0"}],
@@ -35,12 +36,12 @@ class StockClusterCrdTest {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
             kubernetes.serveClusterStatus(ClusterCrd.EKSA);
             Resource<GenericKubernetesResource> cluster = cluster(kubernetes);
-            cluster.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), STATUS.formatted("short"));
+            cluster.subresource("status").patch(MERGE, STATUS.formatted("short"));
 
             Map<String, Object> status = (Map<String, Object>) cluster.get().getAdditionalProperties().get("status");
             assertEquals(Map.of("observedGeneration", 1, "failureReason", "X", "failureMessage", "m", "conditions",
-                    List.of(Map.of("type", "Ready", "status", "False", "reason", "R", "message", "short", "severity", "Error",
-                            "lastTransitionTime", "2026-12-06T10:00:00Z"))), status);
+                    List.of(Map.of("type", "Ready", "status", "False", "reason", "R", "message", "short",
+                            "severity", "Error", "lastTransitionTime", "2026-12-06T10:00:00Z"))), status);
 
             GenericKubernetesResource replaced = kubernetes.client().getKubernetesSerialization()
                     .unmarshal(STATUS.formatted("again"), GenericKubernetesResource.class);
@@ -48,7 +49,8 @@ class StockClusterCrdTest {
             current.setAdditionalProperty("status", replaced.getAdditionalProperties().get("status"));
             kubernetes.client().resource(current).updateStatus();
             Map<String, Object> put = (Map<String, Object>) cluster.get().getAdditionalProperties().get("status");
-            assertFalse(put.containsKey("versions") || put.containsKey("defaultCNI") || put.containsKey("workerNodeGroups"), put.toString());
+            assertFalse(put.containsKey("versions") || put.containsKey("defaultCNI")
+                    || put.containsKey("workerNodeGroups"), put.toString());
         }
     }
 
@@ -57,10 +59,10 @@ class StockClusterCrdTest {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
             kubernetes.serveClusterStatus(ClusterCrd.EKSA);
             Resource<GenericKubernetesResource> cluster = cluster(kubernetes);
-            cluster.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), STATUS.formatted("m".repeat(10_240)));
+            cluster.subresource("status").patch(MERGE, STATUS.formatted("m".repeat(10_240)));
 
-            KubernetesClientException refused = assertThrows(KubernetesClientException.class, () -> cluster.subresource("status")
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), STATUS.formatted("é".repeat(10_241))));
+            KubernetesClientException refused = assertThrows(KubernetesClientException.class,
+                    () -> cluster.subresource("status").patch(MERGE, STATUS.formatted("é".repeat(10_241))));
             assertEquals(422, refused.getCode());
             assertEquals("Invalid", refused.getStatus().getReason());
             assertTrue(refused.getMessage().contains("Cluster.anywhere.eks.amazonaws.com \"c1\" is invalid: "
@@ -74,14 +76,15 @@ class StockClusterCrdTest {
         try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0)) {
             kubernetes.serveClusterStatus(ClusterCrd.FULL);
             Resource<GenericKubernetesResource> cluster = cluster(kubernetes);
-            cluster.subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), STATUS.formatted("m".repeat(10_241)));
+            cluster.subresource("status").patch(MERGE, STATUS.formatted("m".repeat(10_241)));
             Map<String, Object> status = (Map<String, Object>) cluster.get().getAdditionalProperties().get("status");
             assertEquals(Map.of("current", "v0.21.0#abc"), status.get("versions"));
         }
     }
 
     private static Resource<GenericKubernetesResource> cluster(EmbeddedKubernetes kubernetes) {
-        var clusters = kubernetes.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default");
+        var clusters = kubernetes.client().genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+                .inNamespace("default");
         clusters.resource(kubernetes.client().getKubernetesSerialization().unmarshal("""
                 apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                 kind: Cluster

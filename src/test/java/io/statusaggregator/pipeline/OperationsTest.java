@@ -104,8 +104,8 @@ class OperationsTest {
                 assertEquals(200, get(management, "/q/health/live").statusCode());
                 HttpResponse<String> starting = get(management, "/q/health/ready");
                 assertEquals(503, starting.statusCode(), starting.body());
-                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "version-history", "DOWN", "ingest", "DOWN",
-                        "ingest-sends", "DOWN"), checks(starting.body()));
+                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "version-history", "DOWN",
+                        "ingest", "DOWN", "ingest-sends", "DOWN"), checks(starting.body()));
                 assertEquals(Map.of("kafka", "DOWN"), checks(get(management, "/q/health/well").body()));
                 assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
                 HttpResponse<String> startup = get(management, "/q/health/started");
@@ -140,7 +140,8 @@ class OperationsTest {
 
                 // A request to the application's port, for the HTTP server series.
                 assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());
-                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "version-history", "UP", "ingest", "UP", "ingest-sends", "UP"),
+                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "version-history", "UP", "ingest", "UP",
+                        "ingest-sends", "UP"),
                         checks(get(management, "/q/health/ready").body()));
                 assertEquals(Map.of("kafka", "UP"), checks(get(management, "/q/health/well").body()));
                 assertEquals(200, get(management, "/q/health/started").statusCode());

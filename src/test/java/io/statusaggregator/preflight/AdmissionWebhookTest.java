@@ -60,7 +60,8 @@ class AdmissionWebhookTest {
         return answer(review, AdmissionWebhook.History.NONE);
     }
 
-    private static JsonNode answer(JsonNode review, AdmissionWebhook.History history) throws AdmissionWebhook.HistoryNotRead {
+    private static JsonNode answer(JsonNode review, AdmissionWebhook.History history)
+            throws AdmissionWebhook.HistoryNotRead {
         JsonNode answer = AdmissionWebhook.review(review, MANAGEMENT, COMPATIBILITY, history);
         assertEquals("admission.k8s.io/v1", answer.path("apiVersion").asText());
         assertEquals("AdmissionReview", answer.path("kind").asText());
@@ -138,7 +139,6 @@ class AdmissionWebhookTest {
                 response.toString());
     }
 
-    /** A refusal of a review the API server would never send: denied, as code 400, naming what is missing. */
     /** The old object as a stock EKS-A Cluster CRD stores it: no {@code status.versions} (pruned). */
     private static JsonNode pruned(JsonNode cluster) {
         JsonNode copy = cluster.deepCopy();
@@ -146,11 +146,18 @@ class AdmissionWebhookTest {
         return copy;
     }
 
+    /** An UPDATE from {@code from} to {@code to} (Kubernetes, EKS-A) of a Cluster that shows no versions. */
+    private static JsonNode prunedUpdate(String to, String toEksa, String from) throws Exception {
+        return review("UPDATE", pruned(cluster(to, toEksa, from)), pruned(cluster(from, "v0.21.7", from)));
+    }
+
     /** The status topic's history of default/w1: v0.21.7 reached, on Kubernetes {@code reached}. */
-    private static AdmissionWebhook.History recorded(boolean complete, String reached) {
+    private static AdmissionWebhook.History recorded(String reached) {
+        KubernetesVersions kubernetes = new KubernetesVersions(KubernetesVersion.parseSpec(reached),
+                List.of(new KubernetesVersions.Group("md-0", Optional.empty())));
         Versions versions = new Versions(Optional.empty(), Optional.of("v0.21.7#h"), Optional.of("v0.20.1#g"),
-                Optional.of(new KubernetesVersions(KubernetesVersion.parseSpec(reached), List.of(new KubernetesVersions.Group("md-0", Optional.empty())))));
-        return new AdmissionWebhook.History(complete, cluster -> cluster.equals(new ObjectKey("default", "w1"))
+                Optional.of(kubernetes));
+        return new AdmissionWebhook.History(true, cluster -> cluster.equals(new ObjectKey("default", "w1"))
                 ? Optional.of(versions) : Optional.empty());
     }
 
@@ -159,35 +166,38 @@ class AdmissionWebhookTest {
         ManagementCluster withNewer = new ManagementCluster(Optional.of(List.of(
                 new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()),
                 new EksaRelease("eksa-v0-23-0", Optional.of("v0.23.0"), Optional.empty()))), Map.of("mgmt", "v0.23.0"));
-        JsonNode skipped = AdmissionWebhook.review(review("UPDATE", pruned(cluster("1.28", "v0.23.0", "1.28")),
-                pruned(cluster("1.28", "v0.21.7", "1.28"))), withNewer, COMPATIBILITY, recorded(true, "1.28")).path("response");
+        JsonNode skipped = AdmissionWebhook.review(prunedUpdate("1.28", "v0.23.0", "1.28"), withNewer, COMPATIBILITY,
+                recorded("1.28")).path("response");
         assertFalse(skipped.path("allowed").asBoolean());
         assertEquals("cannot upgrade to v0.23.0 from v0.21.7: EksaVersion upgrades must have a skew of 1 minor version",
                 skipped.path("status").path("message").asText());
 
-        JsonNode downgrade = answer(review("UPDATE", pruned(cluster("1.27", "v0.21.7", "1.28")), pruned(cluster("1.28", "v0.21.7", "1.28"))),
-                recorded(true, "1.28"));
-        assertEquals("kubernetes version downgrade is not supported (1.28) -> (1.27)", downgrade.path("status").path("message").asText());
+        JsonNode downgrade = answer(prunedUpdate("1.27", "v0.21.7", "1.28"), recorded("1.28"));
+        assertEquals("kubernetes version downgrade is not supported (1.28) -> (1.27)",
+                downgrade.path("status").path("message").asText());
 
-        JsonNode unknown = answer(review("UPDATE", pruned(cluster("1.27", "v0.21.7", "1.28")), pruned(cluster("1.28", "v0.21.7", "1.28"))),
-                AdmissionWebhook.History.NONE);
+        JsonNode unknown = answer(prunedUpdate("1.27", "v0.21.7", "1.28"), AdmissionWebhook.History.NONE);
         assertTrue(unknown.path("allowed").asBoolean(), "no history anywhere: a first version, nothing to compare with");
     }
 
     @Test
     void whileTheHistoryIsStillReadAClusterThatShowsNoneIsNotJudged() throws Exception {
         AdmissionWebhook.History reading = new AdmissionWebhook.History(false, cluster -> Optional.empty());
-        JsonNode update = review("UPDATE", pruned(cluster("1.27", "v0.21.7", "1.28")), pruned(cluster("1.28", "v0.21.7", "1.28")));
-        AdmissionWebhook.HistoryNotRead notRead = assertThrows(AdmissionWebhook.HistoryNotRead.class, () -> answer(update, reading));
-        assertEquals("the version history of default/w1 is still being read from the status topic; try again shortly", notRead.getMessage());
+        JsonNode update = prunedUpdate("1.27", "v0.21.7", "1.28");
+        AdmissionWebhook.HistoryNotRead notRead = assertThrows(AdmissionWebhook.HistoryNotRead.class,
+                () -> answer(update, reading));
+        assertEquals("the version history of default/w1 is still being read from the status topic; try again shortly",
+                notRead.getMessage());
 
-        JsonNode shown = answer(review("UPDATE", cluster("1.27", "v0.21.7", "1.28"), cluster("1.28", "v0.21.7", "1.28")), reading);
-        assertEquals("kubernetes version downgrade is not supported (1.28) -> (1.27)", shown.path("status").path("message").asText(),
-                "a Cluster that shows its versions is judged from them meanwhile");
-        assertTrue(answer(review("CREATE", pruned(cluster("1.28", "v0.21.7", "1.28")), null), reading).path("allowed").asBoolean(),
-                "a create has no history to wait for");
+        JsonNode shown = answer(review("UPDATE", cluster("1.27", "v0.21.7", "1.28"), cluster("1.28", "v0.21.7", "1.28")),
+                reading);
+        assertEquals("kubernetes version downgrade is not supported (1.28) -> (1.27)",
+                shown.path("status").path("message").asText(), "a Cluster that shows its versions is judged from them");
+        JsonNode created = answer(review("CREATE", pruned(cluster("1.28", "v0.21.7", "1.28")), null), reading);
+        assertTrue(created.path("allowed").asBoolean(), "a create has no history to wait for");
     }
 
+    /** A refusal of a review the API server would never send: denied, as code 400, naming what is missing. */
     private static String unreadable(JsonNode review) throws AdmissionWebhook.HistoryNotRead {
         JsonNode response = answer(review);
         assertFalse(response.path("allowed").asBoolean(), response.toString());
