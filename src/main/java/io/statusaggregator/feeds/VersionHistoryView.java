@@ -28,8 +28,8 @@ import org.jboss.logging.Logger;
  * Every cluster's version history ({@code status.versions}) as the status topic holds it, for the admission webhook:
  * every replica serves the webhook, and a replica computes only the clusters of its partitions, while a Cluster CRD
  * without {@code status.versions} (EKS-A's own) shows the webhook none. The topic (compacted) is read from its
- * beginning, every partition, without a consumer group, and followed; only each cluster's versions are kept (about
- * 1 KB a cluster, measured in docs/versions.md). A tombstone forgets the cluster.
+ * beginning, every partition, without a consumer group, and followed; only each cluster's versions are kept (7.2 MB
+ * for 10,000 clusters with next, current, last and two groups: docs/versions.md). A tombstone forgets the cluster.
  */
 public final class VersionHistoryView implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(VersionHistoryView.class);
