@@ -59,8 +59,10 @@ public final class VersionHistoryView implements AutoCloseable {
         this.thread = DaemonThreads.named("version-history").newThread(this::run);
     }
 
-    public VersionHistoryView start() {
-        thread.start();
+    public synchronized VersionHistoryView start() {
+        if (running) {
+            thread.start();
+        }
         return this;
     }
 
@@ -159,7 +161,13 @@ public final class VersionHistoryView implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
+        synchronized (this) {
+            running = false;
+            if (!thread.isAlive()) {
+                consumer.close(Duration.ZERO); // never started: its loop does not close it
+                return;
+            }
+        }
         consumer.wakeup(); // out of poll or partitionsFor; an interrupt would leave the consumer unable to close
         try {
             thread.join(Duration.ofSeconds(3).toMillis());
