@@ -305,6 +305,14 @@ public interface AggregatorConfig {
         @WithDefault("0")
         int apiPort();
 
+        /**
+         * The status schema the embedded API serves EKS-A Clusters with: {@code eksa}, EKS Anywhere's own CRD (a stock
+         * management cluster: no defaultCNI, workerNodeGroups or versions kept), or {@code full}, every field kept.
+         */
+        @WithName("cluster-crd")
+        @WithDefault("eksa")
+        io.statusaggregator.embedded.EmbeddedKubernetes.ClusterCrd clusterCrd();
+
         /** Where the kubeconfig of the embedded API is written. */
         @WithDefault("${java.io.tmpdir}/status-aggregator/kubeconfig")
         String kubeconfig();

@@ -13,6 +13,7 @@ import io.statusaggregator.aggregation.ObjectStateConsumer;
 import io.statusaggregator.aggregation.RebuildRehearsal;
 import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.feeds.VersionHistoryView;
 import io.statusaggregator.feeds.TransitionFeed;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
@@ -121,6 +122,7 @@ public final class Pipeline implements AutoCloseable {
     private EventRecorder clusterEvents;
     private ManagementClusterView management;
     private CompatibilityConfigMap compatibilityData;
+    private VersionHistoryView versionHistory;
 
     public Pipeline(Settings settings, KubernetesClient client, Compatibility compatibility, Clock clock) {
         this.settings = settings;
@@ -141,6 +143,8 @@ public final class Pipeline implements AutoCloseable {
         started.add(() -> statuses.close(PRODUCER_CLOSE));
         kafkaClients.created(statuses);
         StatusFeed feed = new StatusFeed(statuses, settings.statusesTopic());
+        versionHistory = new VersionHistoryView(settings.kafka(), settings.statusesTopic()).start();
+        started.add(versionHistory);
         Map<String, Object> eventProducer = producerProperties("transitions", Optional.empty());
         eventProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
         KafkaProducer<String, CloudEvent> events = new KafkaProducer<>(eventProducer);
@@ -346,6 +350,11 @@ public final class Pipeline implements AutoCloseable {
     /** What this instance knows of the management cluster (releases, management Clusters), for the preflight checks. */
     public Supplier<ManagementCluster> management() {
         return management;
+    }
+
+    /** Every cluster's version history as the status topic holds it, for the admission webhook. */
+    public VersionHistoryView versionHistory() {
+        return versionHistory;
     }
 
     /** The compatibility data in force (the built-in document, or the ConfigMap's while it exists). */

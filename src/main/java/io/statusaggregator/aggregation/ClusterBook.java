@@ -358,7 +358,8 @@ final class ClusterBook {
         }
         Optional<ClusterStatus> writing = pending.pending(cluster);
         ClusterStatus shown = cluster.shown(writing.orElse(eksa.get().status()));
-        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow().showing(shown);
+        ClusterSnapshot snapshot = cluster.state.snapshot(computedWith, managementComputedWith).orElseThrow()
+                .showing(VersionHistorySource.continued(shown, writing, published.get(eksa.get().key())));
         ClusterStatus computed = rules.apply(snapshot, instant);
         computations++;
         show(cluster, eksa.get());

@@ -194,6 +194,7 @@ public class RunCommand implements Callable<Integer> {
             kafka.put("bootstrap.servers", broker.bootstrapServers());
             EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
             running.add(api);
+            api.serveClusterStatus(config.embedded().clusterCrd());
             client = api.newClient();
             running.add(client);
             checkpoint();

@@ -27,7 +27,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 
 /**
  * A Kubernetes API in this process: Fabric8's mock server in CRUD mode, with CRDs (status subresource included) for
@@ -140,13 +139,22 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         return dispatcher.dispatch(request);
     }
 
+    /** The status schema the Cluster kind is served with. */
+    public enum ClusterCrd {
+        /** EKS Anywhere's own CRD ({@code embedded/eksa-clusters-crd.yaml}), as on a stock management cluster. */
+        EKSA,
+        /** A status that keeps every field, as the CRD in {@code deploy/kubernetes/crds} has it. */
+        FULL
+    }
+
     /**
-     * Applies {@code schema} to every object a merge patch makes, before it is stored, as a CRD's structural schema
-     * prunes the fields it lacks; {@code null} stores patched objects whole again. For the tests of a Cluster CRD
-     * without some of the status's fields (EKS-A's own).
+     * Serves the EKS-A Cluster kind's status with {@code crd}'s schema from now on: with {@link ClusterCrd#EKSA}, every
+     * status written (merge patch or PUT of {@code /status}) loses the fields EKS-A's schema lacks ({@code defaultCNI},
+     * {@code workerNodeGroups}, {@code versions}) and one breaking its limits (a condition's message over 10240
+     * characters) is refused, 422 Invalid, as a real API server would. The schema is applied to the status only.
      */
-    public void pruneOnPatch(UnaryOperator<JsonNode> schema) {
-        dispatcher.schema = schema;
+    public void serveClusterStatus(ClusterCrd crd) {
+        dispatcher.clusterStatus = crd == ClusterCrd.EKSA ? StatusSchema.eksaCluster() : null;
     }
 
     /**

@@ -36,7 +36,6 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,8 +49,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** See {@link EmbeddedKubernetes#onRequest}. */
     volatile Consumer<RecordedRequest> listener;
-    /** See {@link EmbeddedKubernetes#pruneOnPatch}. */
-    volatile UnaryOperator<JsonNode> schema;
+    /** See {@link EmbeddedKubernetes#serveClusterStatus}; null: an EKS-A Cluster's status is kept whole. */
+    volatile StatusSchema clusterStatus;
 
     /** The versions each kind is served at (see {@link ServedVersions}). */
     final ServedVersions served;
@@ -412,11 +411,52 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     public JsonNode merge(JsonNode baseResource, String patch) throws KubernetesCrudDispatcherException {
         try {
             JsonNode merged = mergePatch(baseResource, JSON.readTree(patch));
-            UnaryOperator<JsonNode> pruning = schema;
-            return pruning == null ? merged : pruning.apply(merged);
+            return checkedClusterStatus(merged);
         } catch (JsonProcessingException e) {
             throw new KubernetesCrudDispatcherException("the patch is not JSON: " + UnreadableJson.problem(e), 422);
         }
+    }
+
+    /**
+     * An EKS-A Cluster with its status pruned and checked by {@link #clusterStatus}, as the API server does on every
+     * write; refused (422 Invalid) when the status breaks the schema.
+     */
+    private JsonNode checkedClusterStatus(JsonNode object) throws KubernetesCrudDispatcherException {
+        StatusSchema statusSchema = clusterStatus;
+        if (statusSchema == null || !(object instanceof ObjectNode cluster) || !isEksaCluster(cluster)) {
+            return object;
+        }
+        List<String> invalid = statusSchema.apply(cluster);
+        if (!invalid.isEmpty()) {
+            throw new KubernetesCrudDispatcherException("Cluster.anywhere.eks.amazonaws.com \""
+                    + cluster.path("metadata").path("name").asText() + "\" is invalid: "
+                    + (invalid.size() == 1 ? invalid.get(0) : invalid.toString()), 422);
+        }
+        return cluster;
+    }
+
+    private static boolean isEksaCluster(JsonNode object) {
+        return object.path("kind").asText().equals("Cluster")
+                && object.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/");
+    }
+
+    /** A status replaced whole (PUT {@code .../status}) is pruned and checked as a patched one is. */
+    @Override
+    public MockResponse handleUpdate(RecordedRequest request) {
+        if (clusterStatus == null || !request.getPath().startsWith("/apis/anywhere.eks.amazonaws.com/")
+                || !request.getPath().contains("/status")) {
+            return super.handleUpdate(request);
+        }
+        JsonNode checked;
+        try {
+            checked = checkedClusterStatus(JSON.readTree(request.getBody().getBytes()));
+        } catch (IOException e) {
+            return super.handleUpdate(request); // not JSON: Fabric8 answers it as it would
+        } catch (KubernetesCrudDispatcherException e) {
+            return answer(statusOf(e.getCode(), "Invalid", e.getMessage()));
+        }
+        return super.handleUpdate(new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                request.getHeaders(), new Buffer(checked.toString().getBytes(StandardCharsets.UTF_8))));
     }
 
     static JsonNode mergePatch(JsonNode target, JsonNode patch) {

@@ -16,7 +16,8 @@ import org.eclipse.microprofile.health.Startup;
 /**
  * Health on the management interface. Startup ({@code /q/health/started}): the pipeline has started, Kafka and the
  * API server answered. Readiness ({@code /q/health/ready}): DOWN until then, then one check per condition, in the
- * order they become true at start: the API server listed, the partitions rebuilt and, where this replica holds the
+ * order they become true at start: the API server listed, the partitions rebuilt, the status topic's version history
+ * read (for the admission webhook) and, where this replica holds the
  * ingest lease, its informers synced; and {@code ingest-sends}, DOWN with the reason while an object's state has been
  * refused by the broker or the producer for longer than {@code aggregator.ingest.stuck-send-after} (a record too
  * large for the topic, a topic this user may not write), UP again once it is sent.
@@ -56,6 +57,16 @@ public class PipelineHealth {
     @Readiness
     HealthCheck rebuild() {
         return check("rebuild", pipeline -> pipeline.aggregator().live());
+    }
+
+    /**
+     * The admission webhook judges a cluster whose Cluster shows no {@code status.versions} (EKS-A's own CRD) from the
+     * history on the status topic: a replica takes reviews once it has read it.
+     */
+    @Produces
+    @Readiness
+    HealthCheck versionHistory() {
+        return check("version-history", pipeline -> pipeline.versionHistory().caughtUp());
     }
 
     @Produces

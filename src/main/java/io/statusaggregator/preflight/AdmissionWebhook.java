@@ -5,10 +5,12 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Failure;
+import io.statusaggregator.model.ClusterStatus.Versions;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.ManagementCluster;
+import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
@@ -16,12 +18,14 @@ import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.VersionRules;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The validating admission webhook for EKS-A Clusters ({@code AdmissionReview} v1): a create or a spec change that the
  * version rules forbid is refused, with the message the status would show, so that a bad upgrade is never stored.
- * The rules compare with what the stored Cluster last reached, read from the old object's status, and with the
- * compatibility data in force (which Kubernetes versions each EKS-A release supports).
+ * The rules compare with what the stored Cluster last reached, its durable version history ({@link History}: the
+ * status topic's, as a Cluster CRD without {@code status.versions} shows none), else the old object's status, and
+ * with the compatibility data in force (which Kubernetes versions each EKS-A release supports).
  */
 public final class AdmissionWebhook {
     private AdmissionWebhook() {
@@ -37,10 +41,29 @@ public final class AdmissionWebhook {
         }
     }
 
+    /**
+     * Each cluster's version history as the status topic holds it (versions.md, 003), as far as it has been read.
+     *
+     * @param complete whether it has been read up to where the topic ended when reading began
+     */
+    public record History(boolean complete, Function<ObjectKey, Optional<Versions>> versions) {
+        /** None kept apart from the Clusters: the old object's status is the history (a CRD that keeps versions). */
+        public static final History NONE = new History(true, cluster -> Optional.empty());
+    }
+
+    /** A cluster's history is not known yet: the status topic is still being read, and its old object shows none. */
+    public static final class HistoryNotRead extends Exception {
+        HistoryNotRead(ObjectKey cluster) {
+            super("the version history of " + cluster
+                    + " is still being read from the status topic; try again shortly");
+        }
+    }
+
     /** The review's answer for {@code review}, an {@code AdmissionReview} request. */
-    public static ObjectNode review(JsonNode review, ManagementCluster management, Compatibility compatibility) {
+    public static ObjectNode review(JsonNode review, ManagementCluster management, Compatibility compatibility,
+            History history) throws HistoryNotRead {
         JsonNode request = review.path("request");
-        Optional<Refusal> refusal = request.isObject() ? refusal(request, management, compatibility)
+        Optional<Refusal> refusal = request.isObject() ? refusal(request, management, compatibility, history)
                 : Optional.of(Refusal.unreadable("not an AdmissionReview request"));
         ObjectNode answer = JsonNodeFactory.instance.objectNode();
         answer.put("apiVersion", "admission.k8s.io/v1");
@@ -58,7 +81,7 @@ public final class AdmissionWebhook {
      * an error would admit it anyway, but an answer that denies it does not.
      */
     private static Optional<Refusal> refusal(JsonNode request, ManagementCluster management,
-            Compatibility compatibility) {
+            Compatibility compatibility, History history) throws HistoryNotRead {
         JsonNode operationNode = request.path("operation");
         if (!operationNode.isTextual() || operationNode.asText().isEmpty()) {
             return Optional.of(Refusal.unreadable("the review names no operation (CREATE, UPDATE, DELETE or CONNECT)"));
@@ -93,11 +116,28 @@ public final class AdmissionWebhook {
             if (old.isPresent() && old.get().specHash().equals(cluster.get().specHash())) {
                 return Optional.empty(); // no spec change (metadata, say): a cluster already failing can still be edited
             }
-            stored = old.map(EksaCluster::status).orElse(ClusterStatus.NONE);
+            stored = reached(cluster.get().key(), old.map(EksaCluster::status).orElse(ClusterStatus.NONE), history);
         }
         return VersionRules.check(cluster.get().withStatus(stored), management,
                         VersionRules.supportedBy(cluster.get().spec(), compatibility))
                 .map(Failure::message).map(AdmissionWebhook::invalid);
+    }
+
+    /**
+     * What the stored Cluster {@code cluster} reached: {@code stored}, its old object's status, with the versions of
+     * its durable history, where that has them.
+     */
+    private static ClusterStatus reached(ObjectKey cluster, ClusterStatus stored, History history)
+            throws HistoryNotRead {
+        Optional<Versions> durable = history.versions().apply(cluster);
+        if (durable.isPresent()) {
+            return new ClusterStatus(stored.observedGeneration(), stored.failure(), stored.defaultCni(),
+                    stored.conditions(), stored.workerNodeGroups(), durable.get());
+        }
+        if (!history.complete() && stored.versions().current().isEmpty()) {
+            throw new HistoryNotRead(cluster); // judged now, a skipped minor would pass for a first version
+        }
+        return stored;
     }
 
     private static Refusal invalid(String message) {

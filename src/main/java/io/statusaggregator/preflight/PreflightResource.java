@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
+import io.statusaggregator.feeds.VersionHistoryView;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
@@ -98,8 +99,16 @@ public class PreflightResource {
         if (review == null || !review.isObject()) {
             return error(400, "the body is not an AdmissionReview in JSON: not an object");
         }
-        return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get(),
-                pipeline.get().compatibility().get())).build();
+        VersionHistoryView view = pipeline.get().versionHistory();
+        AdmissionWebhook.History history = new AdmissionWebhook.History(view.caughtUp(), view::of);
+        try {
+            return Response.ok(AdmissionWebhook.review(review, pipeline.get().management().get(),
+                    pipeline.get().compatibility().get(), history)).build();
+        } catch (AdmissionWebhook.HistoryNotRead e) {
+            // An error, not a denial: the webhook's failurePolicy decides (Ignore, as shipped: admitted, and the
+            // Cluster's status shows the failure once computed).
+            return Response.fromResponse(error(503, e.getMessage())).header("Retry-After", "5").build();
+        }
     }
 
     /**

@@ -322,7 +322,7 @@ public final class StatusWriter implements AutoCloseable {
         if (prunedTold.addAll(dropped)) {
             LOG.warnf("the API server did not keep status.%s of cluster %s as written: the Cluster CRD's status schema lacks "
                     + "them (see docs/deploy.md). They are not written again while the Cluster shows the rest; kubectl does not "
-                    + "show them, and the version history lives only in this replica's memory", String.join(", status.", dropped), cluster);
+                    + "show them; the version history is kept on the status topic", String.join(", status.", dropped), cluster);
         }
     }
 

@@ -105,8 +105,8 @@ class OperationsTest {
                 assertEquals(200, get(management, "/q/health/live").statusCode());
                 HttpResponse<String> starting = get(management, "/q/health/ready");
                 assertEquals(503, starting.statusCode(), starting.body());
-                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "ingest", "DOWN",
-                        "ingest-sends", "DOWN", "capi-versions", "DOWN"), checks(starting.body()));
+                assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "version-history", "DOWN",
+                        "ingest", "DOWN", "ingest-sends", "DOWN", "capi-versions", "DOWN"), checks(starting.body()));
                 assertEquals(Map.of("kafka", "DOWN"), checks(get(management, "/q/health/well").body()));
                 assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
                 HttpResponse<String> startup = get(management, "/q/health/started");
@@ -142,8 +142,8 @@ class OperationsTest {
                 // A request to the application's port, for the HTTP server series.
                 assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());
                 String ready = get(management, "/q/health/ready").body();
-                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "ingest", "UP", "ingest-sends", "UP",
-                        "capi-versions", "UP"), checks(ready));
+                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "version-history", "UP", "ingest", "UP",
+                        "ingest-sends", "UP", "capi-versions", "UP"), checks(ready));
                 JsonNode versionsRead = JSON.missingNode();
                 for (JsonNode check : JSON.readTree(ready).path("checks")) {
                     if (check.path("name").asText().equals("capi-versions")) {

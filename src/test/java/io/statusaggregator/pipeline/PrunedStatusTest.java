@@ -5,9 +5,9 @@ import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
+import io.statusaggregator.embedded.EmbeddedKubernetes.ClusterCrd;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.model.ObjectKind;
 import java.util.List;
@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A Cluster CRD whose status schema lacks {@code defaultCNI}, {@code workerNodeGroups} and {@code versions}, as
- * EKS-A's own does: the API server prunes them from every status written. The Cluster then never shows the whole
+ * EKS-A's own Cluster CRD, whose status schema lacks {@code defaultCNI}, {@code workerNodeGroups} and
+ * {@code versions}: the API server prunes them from every status written. The Cluster then never shows the whole
  * status; the aggregator takes what the server kept as the echo of its write, and writes again only when the status
  * changes, not at every computation nor at every echo timeout.
  */
@@ -34,13 +34,7 @@ class PrunedStatusTest {
 
     @Test
     void aStatusTheApiServerKeepsOnlyPartOfIsWrittenOnlyWhenItChanges() throws Exception {
-        pipelineRun.kubernetes().pruneOnPatch(object -> {
-            if (object.path("kind").asText().equals("Cluster") && object.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/")
-                    && object.path("status").isObject()) {
-                ((ObjectNode) object.get("status")).remove(NOT_IN_THE_SCHEMA);
-            }
-            return object;
-        });
+        pipelineRun.kubernetes().serveClusterStatus(ClusterCrd.EKSA);
         Pipeline pipeline = pipelineRun.start();
         Fleet fleet = pipelineRun.fleet();
         fleet.createReady("alpha");

@@ -2,12 +2,17 @@ package io.statusaggregator.preflight;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.statusaggregator.model.ClusterStatus.Versions;
 import io.statusaggregator.model.EksaRelease;
+import io.statusaggregator.model.KubernetesVersion;
+import io.statusaggregator.model.KubernetesVersions;
+import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.json.CompatibilityReader;
@@ -51,8 +56,13 @@ class AdmissionWebhookTest {
         return review;
     }
 
-    private static JsonNode answer(JsonNode review) {
-        JsonNode answer = AdmissionWebhook.review(review, MANAGEMENT, COMPATIBILITY);
+    private static JsonNode answer(JsonNode review) throws AdmissionWebhook.HistoryNotRead {
+        return answer(review, AdmissionWebhook.History.NONE);
+    }
+
+    private static JsonNode answer(JsonNode review, AdmissionWebhook.History history)
+            throws AdmissionWebhook.HistoryNotRead {
+        JsonNode answer = AdmissionWebhook.review(review, MANAGEMENT, COMPATIBILITY, history);
         assertEquals("admission.k8s.io/v1", answer.path("apiVersion").asText());
         assertEquals("AdmissionReview", answer.path("kind").asText());
         assertEquals(review.path("request").path("uid").asText(""), answer.path("response").path("uid").asText());
@@ -105,7 +115,7 @@ class AdmissionWebhookTest {
                 new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()),
                 new EksaRelease("eksa-v0-22-0", Optional.of("v0.22.0"), Optional.empty()))), Map.of("mgmt", "v0.21.7"));
         JsonNode response = AdmissionWebhook.review(review("UPDATE", cluster("1.28", "v0.22.0", "1.28"),
-                        cluster("1.28", "v0.21.7", "1.28")), newer, COMPATIBILITY)
+                        cluster("1.28", "v0.21.7", "1.28")), newer, COMPATIBILITY, AdmissionWebhook.History.NONE)
                 .path("response");
         assertEquals("cannot upgrade workload cluster to v0.22.0 while management cluster is an older version: v0.21.7",
                 response.path("status").path("message").asText());
@@ -129,8 +139,66 @@ class AdmissionWebhookTest {
                 response.toString());
     }
 
+    /** The old object as a stock EKS-A Cluster CRD stores it: no {@code status.versions} (pruned). */
+    private static JsonNode pruned(JsonNode cluster) {
+        JsonNode copy = cluster.deepCopy();
+        ((ObjectNode) copy.path("status")).remove("versions");
+        return copy;
+    }
+
+    /** An UPDATE from {@code from} to {@code to} (Kubernetes, EKS-A) of a Cluster that shows no versions. */
+    private static JsonNode prunedUpdate(String to, String toEksa, String from) throws Exception {
+        return review("UPDATE", pruned(cluster(to, toEksa, from)), pruned(cluster(from, "v0.21.7", from)));
+    }
+
+    /** The status topic's history of default/w1: v0.21.7 reached, on Kubernetes {@code reached}. */
+    private static AdmissionWebhook.History recorded(String reached) {
+        KubernetesVersions kubernetes = new KubernetesVersions(KubernetesVersion.parseSpec(reached),
+                List.of(new KubernetesVersions.Group("md-0", Optional.empty())));
+        Versions versions = new Versions(Optional.empty(), Optional.of("v0.21.7#h"), Optional.of("v0.20.1#g"),
+                Optional.of(kubernetes));
+        return new AdmissionWebhook.History(true, cluster -> cluster.equals(new ObjectKey("default", "w1"))
+                ? Optional.of(versions) : Optional.empty());
+    }
+
+    @Test
+    void onAStockCrdASkippedMinorAndADowngradeAreJudgedFromTheDurableHistory() throws Exception {
+        ManagementCluster withNewer = new ManagementCluster(Optional.of(List.of(
+                new EksaRelease("eksa-v0-21-7", Optional.of("v0.21.7"), Optional.empty()),
+                new EksaRelease("eksa-v0-23-0", Optional.of("v0.23.0"), Optional.empty()))), Map.of("mgmt", "v0.23.0"));
+        JsonNode skipped = AdmissionWebhook.review(prunedUpdate("1.28", "v0.23.0", "1.28"), withNewer, COMPATIBILITY,
+                recorded("1.28")).path("response");
+        assertFalse(skipped.path("allowed").asBoolean());
+        assertEquals("cannot upgrade to v0.23.0 from v0.21.7: EksaVersion upgrades must have a skew of 1 minor version",
+                skipped.path("status").path("message").asText());
+
+        JsonNode downgrade = answer(prunedUpdate("1.27", "v0.21.7", "1.28"), recorded("1.28"));
+        assertEquals("kubernetes version downgrade is not supported (1.28) -> (1.27)",
+                downgrade.path("status").path("message").asText());
+
+        JsonNode unknown = answer(prunedUpdate("1.27", "v0.21.7", "1.28"), AdmissionWebhook.History.NONE);
+        assertTrue(unknown.path("allowed").asBoolean(), "no history anywhere: a first version, nothing to compare with");
+    }
+
+    @Test
+    void whileTheHistoryIsStillReadAClusterThatShowsNoneIsNotJudged() throws Exception {
+        AdmissionWebhook.History reading = new AdmissionWebhook.History(false, cluster -> Optional.empty());
+        JsonNode update = prunedUpdate("1.27", "v0.21.7", "1.28");
+        AdmissionWebhook.HistoryNotRead notRead = assertThrows(AdmissionWebhook.HistoryNotRead.class,
+                () -> answer(update, reading));
+        assertEquals("the version history of default/w1 is still being read from the status topic; try again shortly",
+                notRead.getMessage());
+
+        JsonNode shown = answer(review("UPDATE", cluster("1.27", "v0.21.7", "1.28"), cluster("1.28", "v0.21.7", "1.28")),
+                reading);
+        assertEquals("kubernetes version downgrade is not supported (1.28) -> (1.27)",
+                shown.path("status").path("message").asText(), "a Cluster that shows its versions is judged from them");
+        JsonNode created = answer(review("CREATE", pruned(cluster("1.28", "v0.21.7", "1.28")), null), reading);
+        assertTrue(created.path("allowed").asBoolean(), "a create has no history to wait for");
+    }
+
     /** A refusal of a review the API server would never send: denied, as code 400, naming what is missing. */
-    private static String unreadable(JsonNode review) {
+    private static String unreadable(JsonNode review) throws AdmissionWebhook.HistoryNotRead {
         JsonNode response = answer(review);
         assertFalse(response.path("allowed").asBoolean(), response.toString());
         assertEquals(400, response.path("status").path("code").asInt(), response.toString());
@@ -171,7 +239,8 @@ class AdmissionWebhookTest {
         assertTrue(answer(review("CREATE", configMap, null)).path("allowed").asBoolean());
         assertTrue(answer(review("DELETE", cluster("1.40", "v0.21.7", "1.27"), null)).path("allowed").asBoolean());
         assertTrue(answer(review("CONNECT", YAML.createObjectNode(), null)).path("allowed").asBoolean());
-        JsonNode notAReview = AdmissionWebhook.review(YAML.readTree("{kind: Something}"), MANAGEMENT, COMPATIBILITY).path("response");
+        JsonNode notAReview = AdmissionWebhook.review(YAML.readTree("{kind: Something}"), MANAGEMENT, COMPATIBILITY,
+                AdmissionWebhook.History.NONE).path("response");
         assertFalse(notAReview.path("allowed").asBoolean());
         assertEquals("not an AdmissionReview request", notAReview.path("status").path("message").asText());
     }
