@@ -60,6 +60,8 @@ public interface AggregatorConfig {
 
     Topics topics();
 
+    Capi capi();
+
     Ingest ingest();
 
     Write write();
@@ -163,6 +165,22 @@ public interface AggregatorConfig {
         @WithName("replication-factor")
         @WithDefault("1")
         short replicationFactor();
+    }
+
+    /** Which Cluster API version ingest reads (docs/how-it-works.md#ingest). */
+    interface Capi {
+        /**
+         * {@code auto}: {@code v1beta2} where the API server serves it, else {@code v1beta1}, decided again while
+         * running; {@code v1beta2} or {@code v1beta1}: that one only (EtcdadmCluster is read at {@code v1beta1} always).
+         */
+        @WithName("api-version")
+        @WithDefault("auto")
+        String apiVersion();
+
+        /** How often discovery is asked which Cluster API versions the API server serves, while ingest runs. */
+        @WithName("version-check-every")
+        @WithDefault("60s")
+        Duration versionCheckEvery();
     }
 
     interface Ingest {

@@ -286,16 +286,22 @@ public final class Pipeline implements AutoCloseable {
     }
 
     /**
-     * The API resources a pipeline reads: the EKS-A Clusters and releases (the management view, write-back), and the
-     * CAPI kinds where {@code ingest} runs ({@link io.statusaggregator.kubernetes.ServedResources} asks for them at start).
+     * The API resources a pipeline reads at one version: the EKS-A Clusters and releases (the management view,
+     * write-back). Where ingest runs, the CAPI kinds too, each at a version decided from what the API server serves
+     * ({@link io.statusaggregator.kubernetes.ServedResources} asks for them all at start).
      */
-    public static List<ResourceDefinitionContext> resourcesRead(boolean ingest) {
-        List<ResourceDefinitionContext> read = new ArrayList<>(List.of(KubernetesResources.of(ObjectKind.EKSA_CLUSTER),
-                ManagementClusterView.RELEASES));
-        if (ingest) {
-            ObjectIngest.CAPI_KINDS.forEach(kind -> read.add(KubernetesResources.of(kind)));
-        }
-        return read;
+    public static List<ResourceDefinitionContext> resourcesRead() {
+        return List.of(KubernetesResources.of(ObjectKind.EKSA_CLUSTER), ManagementClusterView.RELEASES);
+    }
+
+    /** The API version each Cluster API kind is read at by this replica's ingest; empty where it runs no ingest. */
+    public Map<ObjectKind, String> capiVersions() {
+        return ingest == null ? Map.of() : ingest.readVersions();
+    }
+
+    /** Why ingest cannot read a Cluster API kind at the version it should (a forced one not served); else empty. */
+    public Optional<String> capiVersionProblem() {
+        return ingest == null ? Optional.empty() : ingest.versionProblem();
     }
 
     /** The API server this pipeline reads and writes. */

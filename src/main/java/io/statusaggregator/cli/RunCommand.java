@@ -23,6 +23,7 @@ import io.statusaggregator.http.HttpEdge;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.kubernetes.ApiVersionChoice;
 import io.statusaggregator.kubernetes.ServedResources;
 import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.operations.ClusterMetrics;
@@ -169,6 +170,11 @@ public class RunCommand implements Callable<Integer> {
             LOG.errorf("aggregator.access.token-reviews-per-second must be at least 1, is %d", config.access().tokenReviewsPerSecond());
             return 2;
         }
+        Optional<ApiVersionChoice.Setting> capiVersion = ApiVersionChoice.Setting.parse(config.capi().apiVersion());
+        if (capiVersion.isEmpty()) {
+            LOG.errorf("aggregator.capi.api-version must be auto, v1beta2 or v1beta1, is %s", config.capi().apiVersion());
+            return 2;
+        }
         boolean embedded = !kafka.containsKey("bootstrap.servers");
         httpEdge.serve(embedded);
         KubernetesClient client;
@@ -243,11 +249,17 @@ public class RunCommand implements Callable<Integer> {
         running.add(pipeline);
         // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
         logListeners();
-        List<String> notServed = ServedResources.missing(client, Pipeline.resourcesRead(config.ingest().enabled()));
-        if (!notServed.isEmpty()) {
+        ServedResources.Answer served = ServedResources.check(client, Pipeline.resourcesRead(),
+                config.ingest().enabled() ? ObjectIngest.CAPI_KINDS : List.of(), capiVersion.get());
+        if (!served.missing().isEmpty()) {
             LOG.errorf("the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management "
-                    + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta1); check the "
-                    + "kubeconfig's context", client.getConfiguration().getMasterUrl(), String.join(", ", notServed));
+                    + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta2 or v1beta1); "
+                    + "check the kubeconfig's context", client.getConfiguration().getMasterUrl(), String.join(", ", served.missing()));
+            return 1;
+        }
+        if (!served.forced().isEmpty()) {
+            LOG.errorf("%s at %s: set it to auto, or to a version served", String.join("; ", served.forced()),
+                    client.getConfiguration().getMasterUrl());
             return 1;
         }
         checkpoint();
@@ -356,7 +368,8 @@ public class RunCommand implements Callable<Integer> {
                 config.groupId(),
                 config.ingest().enabled(),
                 new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter(),
-                        config.ingest().reconcileEvery(), config.ingest().stuckSendAfter()),
+                        config.ingest().reconcileEvery(), config.ingest().stuckSendAfter(),
+                        ApiVersionChoice.Setting.parse(config.capi().apiVersion()).orElseThrow(), config.capi().versionCheckEvery()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
                         config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace()),
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff(),

@@ -5,12 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.ObjectKind;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * The API discovery documents of the embedded API ({@code /api}, {@code /apis}, {@code /apis/GROUP/VERSION}) for
@@ -33,7 +32,7 @@ final class Discovery {
     private Discovery() {
     }
 
-    static Optional<String> answer(String path) {
+    static Optional<String> answer(String path, ServedVersions served) {
         if (path.equals("/api")) {
             ObjectNode versions = JSON.createObjectNode().put("kind", "APIVersions");
             versions.putArray("versions").add("v1");
@@ -49,58 +48,68 @@ final class Discovery {
             list.withArray("resources").add(events());
             return Optional.of(list.toString());
         }
-        Map<String, String> groups = groups();
+        Map<String, List<String>> groups = groups(served);
         if (path.equals("/apis")) {
             ObjectNode list = JSON.createObjectNode().put("kind", "APIGroupList").put("apiVersion", "v1");
             ArrayNode items = list.putArray("groups");
-            groups.forEach((group, version) -> {
+            groups.forEach((group, versions) -> {
                 ObjectNode g = items.addObject().put("name", group);
-                ObjectNode groupVersion = JSON.createObjectNode().put("groupVersion", group + "/" + version).put("version", version);
-                g.putArray("versions").add(groupVersion);
-                g.set("preferredVersion", groupVersion);
+                ArrayNode listed = g.putArray("versions");
+                for (String version : versions) {
+                    listed.addObject().put("groupVersion", group + "/" + version).put("version", version);
+                }
+                g.set("preferredVersion", listed.get(0).deepCopy()); // the newest, as a CRD's highest version is
             });
             return Optional.of(list.toString());
         }
-        for (Map.Entry<String, String> group : groups.entrySet()) {
-            String groupVersion = group.getKey() + "/" + group.getValue();
-            if (path.equals("/apis/" + groupVersion)) {
-                ObjectNode list = resourceList(groupVersion);
-                ArrayNode resources = list.withArray("resources");
-                if (group.getKey().equals(EVENTS)) {
-                    resources.add(events());
+        for (Map.Entry<String, List<String>> group : groups.entrySet()) {
+            for (String version : group.getValue()) {
+                String groupVersion = group.getKey() + "/" + version;
+                if (path.equals("/apis/" + groupVersion)) {
+                    return Optional.of(resources(group.getKey(), version, served).toString());
                 }
-                if (group.getKey().equals(APIEXTENSIONS)) {
-                    resources.addObject().put("name", "customresourcedefinitions").put("singularName", "customresourcedefinition")
-                            .put("namespaced", false).put("kind", "CustomResourceDefinition").set("verbs", verbs());
-                }
-                served().filter(k -> k.group().equals(group.getKey())).forEach(kind -> {
-                    ObjectNode resource = resources.addObject().put("name", kind.plural()).put("singularName", kind.kind().toLowerCase())
-                            .put("namespaced", true).put("kind", kind.kind());
-                    resource.set("verbs", verbs());
-                    Optional.ofNullable(SHORT_NAMES.get(kind)).ifPresent(s -> resource.putArray("shortNames").add(s));
-                    resources.addObject().put("name", kind.plural() + "/status").put("singularName", "")
-                            .put("namespaced", true).put("kind", kind.kind()).set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
-                });
-                var release = ManagementClusterView.RELEASES;
-                if (group.getKey().equals(release.getGroup())) {
-                    resources.addObject().put("name", release.getPlural()).put("singularName", release.getKind().toLowerCase())
-                            .put("namespaced", true).put("kind", release.getKind()).set("verbs", verbs());
-                }
-                return Optional.of(list.toString());
             }
         }
         return Optional.empty();
     }
 
-    private static Stream<ObjectKind> served() {
-        return Arrays.stream(ObjectKind.values()).filter(k -> k != ObjectKind.CNI_OBSERVATION);
+    /** The resources {@code group} serves at {@code version}. */
+    private static ObjectNode resources(String group, String version, ServedVersions served) {
+        String groupVersion = group + "/" + version;
+        ObjectNode list = resourceList(groupVersion);
+        ArrayNode resources = list.withArray("resources");
+        if (group.equals(EVENTS)) {
+            resources.add(events());
+        }
+        if (group.equals(APIEXTENSIONS)) {
+            resources.addObject().put("name", "customresourcedefinitions").put("singularName", "customresourcedefinition")
+                    .put("namespaced", false).put("kind", "CustomResourceDefinition").set("verbs", verbs());
+        }
+        ServedVersions.kinds().stream().filter(k -> k.group().equals(group) && served.of(k).contains(version)).forEach(kind -> {
+            ObjectNode resource = resources.addObject().put("name", kind.plural()).put("singularName", kind.kind().toLowerCase())
+                    .put("namespaced", true).put("kind", kind.kind());
+            resource.set("verbs", verbs());
+            Optional.ofNullable(SHORT_NAMES.get(kind)).ifPresent(s -> resource.putArray("shortNames").add(s));
+            resources.addObject().put("name", kind.plural() + "/status").put("singularName", "")
+                    .put("namespaced", true).put("kind", kind.kind()).set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
+        });
+        var release = ManagementClusterView.RELEASES;
+        if (group.equals(release.getGroup()) && version.equals(release.getVersion())) {
+            resources.addObject().put("name", release.getPlural()).put("singularName", release.getKind().toLowerCase())
+                    .put("namespaced", true).put("kind", release.getKind()).set("verbs", verbs());
+        }
+        return list;
     }
 
-    private static Map<String, String> groups() {
-        Map<String, String> groups = new LinkedHashMap<>();
-        served().forEach(k -> groups.put(k.group(), k.version()));
-        groups.put(APIEXTENSIONS, "v1");
-        groups.put(EVENTS, "v1");
+    /** Each group served and its versions, newest first. */
+    private static Map<String, List<String>> groups(ServedVersions served) {
+        Map<String, List<String>> groups = new LinkedHashMap<>();
+        for (ObjectKind kind : ServedVersions.kinds()) {
+            List<String> versions = groups.computeIfAbsent(kind.group(), g -> new ArrayList<>());
+            served.of(kind).stream().filter(v -> !versions.contains(v)).forEach(versions::add);
+        }
+        groups.put(APIEXTENSIONS, List.of("v1"));
+        groups.put(EVENTS, List.of("v1"));
         return groups;
     }
 

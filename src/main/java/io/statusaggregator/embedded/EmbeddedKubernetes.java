@@ -3,6 +3,7 @@ package io.statusaggregator.embedded;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersionBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaPropsBuilder;
@@ -21,7 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -51,21 +54,45 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         }
     }
 
-    /** @param port the port to listen on (loopback only), 0 for any free one */
+    /**
+     * Serving the Cluster API kinds at the versions the demo fleet's simulator writes them at.
+     *
+     * @param port the port to listen on (loopback only), 0 for any free one
+     */
     public static EmbeddedKubernetes start(int port) {
-        MergePatchingDispatcher dispatcher = new MergePatchingDispatcher();
+        return start(port, ServedVersions.SIMULATED);
+    }
+
+    /**
+     * @param capiVersions the versions the Cluster API kinds are served at: {@code v1beta1}, {@code v1beta2} or both,
+     *                     newest first (see {@link #serveCapiVersions})
+     */
+    public static EmbeddedKubernetes start(int port, List<String> capiVersions) {
+        MergePatchingDispatcher dispatcher = new MergePatchingDispatcher(new ServedVersions(capiVersions));
         KubernetesMockServer server = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), port);
         EmbeddedKubernetes kubernetes = new EmbeddedKubernetes(server, dispatcher);
-        for (ObjectKind kind : ObjectKind.values()) {
-            if (kind != ObjectKind.CNI_OBSERVATION) {
-                kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(crd(kind)).create();
-            }
+        for (ObjectKind kind : ServedVersions.kinds()) {
+            kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(kubernetes.crd(kind)).create();
         }
         var release = ManagementClusterView.RELEASES;
         kubernetes.client.apiextensions().v1().customResourceDefinitions()
                 .resource(crd(release.getGroup(), release.getVersion(), release.getKind(), release.getPlural(), false)).create();
         return kubernetes;
+    }
+
+    /**
+     * Serves the Cluster API kinds at {@code versions} from now on (their CRDs, discovery, and a 404 to any request at
+     * another version), as a Cluster API upgrade does: for the tests of ingest following it. The objects stay where
+     * they were written: this mock server converts nothing between versions (see {@link ServedVersions}).
+     */
+    public void serveCapiVersions(List<String> versions) {
+        dispatcher.served.serveCapi(versions);
+        for (ObjectKind kind : ServedVersions.kinds()) {
+            if (kind.versions().size() > 1) {
+                client.apiextensions().v1().customResourceDefinitions().resource(crd(kind)).update();
+            }
+        }
     }
 
     /** A client of this server; the caller closes it. */
@@ -174,16 +201,39 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 """.formatted(cluster, user, context, server);
     }
 
-    static CustomResourceDefinition crd(ObjectKind kind) {
-        return crd(kind.group(), kind.version(), kind.kind(), kind.plural(), kind == ObjectKind.EKSA_CLUSTER);
+    /** The CRD of {@code kind} at the versions served now, the newest stored. */
+    private CustomResourceDefinition crd(ObjectKind kind) {
+        return crd(kind.group(), dispatcher.served.of(kind), kind.kind(), kind.plural(), kind == ObjectKind.EKSA_CLUSTER);
     }
 
     static CustomResourceDefinition crd(String group, String versionName, String kind, String plural, boolean readyColumns) {
+        return crd(group, List.of(versionName), kind, plural, readyColumns);
+    }
+
+    static CustomResourceDefinition crd(String group, List<String> versionNames, String kind, String plural,
+            boolean readyColumns) {
+        List<CustomResourceDefinitionVersion> versions = new ArrayList<>();
+        for (String versionName : versionNames) {
+            versions.add(crdVersion(versionName, versionName.equals(versionNames.get(0)), readyColumns));
+        }
+        return new CustomResourceDefinitionBuilder()
+                .withNewMetadata().withName(plural + "." + group).endMetadata()
+                .withNewSpec()
+                .withGroup(group)
+                .withScope("Namespaced")
+                .withNewNames().withKind(kind).withPlural(plural)
+                .withSingular(kind.toLowerCase()).endNames()
+                .withVersions(versions)
+                .endSpec()
+                .build();
+    }
+
+    private static CustomResourceDefinitionVersion crdVersion(String versionName, boolean storage, boolean readyColumns) {
         JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
         var version = new CustomResourceDefinitionVersionBuilder()
                 .withName(versionName)
                 .withServed(true)
-                .withStorage(true)
+                .withStorage(storage)
                 .withNewSchema().withOpenAPIV3Schema(anything).endSchema()
                 .withNewSubresources().withNewStatus().endStatus().endSubresources();
         if (readyColumns) {
@@ -194,16 +244,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                     .addNewAdditionalPrinterColumn().withName("Age").withType("date")
                     .withJsonPath(".metadata.creationTimestamp").endAdditionalPrinterColumn();
         }
-        return new CustomResourceDefinitionBuilder()
-                .withNewMetadata().withName(plural + "." + group).endMetadata()
-                .withNewSpec()
-                .withGroup(group)
-                .withScope("Namespaced")
-                .withNewNames().withKind(kind).withPlural(plural)
-                .withSingular(kind.toLowerCase()).endNames()
-                .withVersions(version.build())
-                .endSpec()
-                .build();
+        return version.build();
     }
 
     @Override

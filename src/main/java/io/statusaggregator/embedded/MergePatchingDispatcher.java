@@ -53,8 +53,16 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     /** See {@link EmbeddedKubernetes#pruneOnPatch}. */
     volatile UnaryOperator<JsonNode> schema;
 
+    /** The versions each kind is served at (see {@link ServedVersions}). */
+    final ServedVersions served;
+
     MergePatchingDispatcher() {
-        super(List.of());
+        this(new ServedVersions(ServedVersions.SIMULATED));
+    }
+
+    MergePatchingDispatcher(ServedVersions served) {
+        super(ServedVersions.contexts());
+        this.served = served;
         NamedObjects indexed = new NamedObjects();
         try {
             // Fabric8 keeps the store in a final field it fills itself; every change goes through put, remove and clear.
@@ -217,6 +225,9 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         }
         Function<RecordedRequest, MockResponse> injected = fault;
         MockResponse instead = injected == null ? null : injected.apply(request);
+        if (instead == null && served.refuses(request.getPath())) {
+            instead = answer(statusOf(404, "NotFound", "the server could not find the requested resource"));
+        }
         return instead != null ? instead : super.dispatch(request);
     }
 
@@ -304,7 +315,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     @Override
     public MockResponse handleGet(String path) {
         String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
-        MockResponse answer = Discovery.answer(bare)
+        MockResponse answer = Discovery.answer(bare, served)
                 .map(body -> new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body))
                 .or(() -> CoreEvents.answer(path, super::handleGet))
                 .or(() -> bare.equals(path) ? named(path) : Optional.empty())

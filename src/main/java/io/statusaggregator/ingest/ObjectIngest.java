@@ -3,7 +3,10 @@ package io.statusaggregator.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.statusaggregator.kubernetes.ApiVersionChoice;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.threads.DaemonThreads;
@@ -15,6 +18,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -48,10 +52,15 @@ public final class ObjectIngest implements AutoCloseable {
      * @param stuckSendAfter how long an object's state may be refused by the broker or the producer before ingest is
      *                       stuck (readiness DOWN until it is sent)
      */
+    /**
+     * @param capiVersion       the Cluster API version to read ({@code aggregator.capi.api-version}; see {@link ReadVersions})
+     * @param versionCheckEvery how often discovery is asked which Cluster API versions the API server serves
+     */
     public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
-            Duration reconcileEvery, Duration stuckSendAfter) {
+            Duration reconcileEvery, Duration stuckSendAfter, ApiVersionChoice.Setting capiVersion, Duration versionCheckEvery) {
         public static final Duration RECONCILE_EVERY = Duration.ofMinutes(5);
         public static final Duration STUCK_SEND_AFTER = Duration.ofMinutes(1);
+        public static final Duration VERSION_CHECK_EVERY = Duration.ofMinutes(1);
 
         public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
             this(capiNamespace, clusterNamespaces, relistStalledAfter, RECONCILE_EVERY);
@@ -60,6 +69,12 @@ public final class ObjectIngest implements AutoCloseable {
         public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
                 Duration reconcileEvery) {
             this(capiNamespace, clusterNamespaces, relistStalledAfter, reconcileEvery, STUCK_SEND_AFTER);
+        }
+
+        public Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
+                Duration reconcileEvery, Duration stuckSendAfter) {
+            this(capiNamespace, clusterNamespaces, relistStalledAfter, reconcileEvery, stuckSendAfter,
+                    ApiVersionChoice.Setting.AUTO, VERSION_CHECK_EVERY);
         }
     }
 
@@ -70,6 +85,7 @@ public final class ObjectIngest implements AutoCloseable {
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
     private final StalledWatchGuard guard;
+    private final ReadVersions versions;
     /** How long after an informer's relist the topic is checked, so that others relisting with it are included. */
     static final Duration RELIST_GATHERING = Duration.ofSeconds(2);
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
@@ -112,6 +128,17 @@ public final class ObjectIngest implements AutoCloseable {
         this.publisher = publishers.create(failed::add);
         // On ingest's own thread: a tombstone's send may wait for the broker, which must not hold the client's event loop.
         this.guard = new StalledWatchGuard(settings.relistStalledAfter(), resender);
+        this.versions = new ReadVersions(client, settings.capiVersion(), settings.versionCheckEvery(), CAPI_KINDS);
+    }
+
+    /** The API version each Cluster API kind is read at now. */
+    public Map<ObjectKind, String> readVersions() {
+        return versions.current();
+    }
+
+    /** Why a Cluster API kind cannot be read at the version it should be; empty while every one can. */
+    public Optional<String> versionProblem() {
+        return versions.problem();
     }
 
     public void addListener(Listener listener) {
@@ -240,6 +267,7 @@ public final class ObjectIngest implements AutoCloseable {
 
     /** Starts the informers; the future completes when every one has listed its objects. */
     public CompletableFuture<Void> start() {
+        versions.decide();
         List<String> clusterNamespaces = settings.clusterNamespaces().isEmpty() ? Collections.singletonList(null)
                 : settings.clusterNamespaces();
         for (String namespace : clusterNamespaces) {
@@ -248,6 +276,9 @@ public final class ObjectIngest implements AutoCloseable {
         for (ObjectKind kind : CAPI_KINDS) {
             informers.add(watch(kind, settings.capiNamespace()));
         }
+        // A kind read at another version from now on: its informer lists at that one, then replaces the one before.
+        versions.follow((kind, version) -> informers.stream().filter(w -> w.kind() == kind)
+                .forEach(w -> w.informer().switchOver()));
         resender.scheduleWithFixedDelay(this::resendFailed, 1, 1, TimeUnit.SECONDS);
         resender.scheduleWithFixedDelay(this::forgetOldChanges, 10, 10, TimeUnit.SECONDS);
         startedAt = System.nanoTime();
@@ -331,10 +362,19 @@ public final class ObjectIngest implements AutoCloseable {
     }
 
     private Watched watch(ObjectKind kind, String namespace) {
-        var resources = client.genericKubernetesResources(KubernetesResources.of(kind));
-        var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-        return new Watched(kind, guard.guard(kind.plural() + "." + kind.group(),
-                () -> scope.withLimit(KubernetesResources.LIST_PAGE).runnableInformer(0).itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization())),
+        return new Watched(kind, guard.guard(kind.plural() + "." + kind.group(), () -> {
+            // At the version read when made: a switch over makes a fresh one.
+            var resources = client.genericKubernetesResources(KubernetesResources.of(kind, versions.of(kind)));
+            var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
+            return scope.withLimit(KubernetesResources.LIST_PAGE).runnableInformer(0)
+                    .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()))
+                    .exceptionHandler((isStarted, failure) -> {
+                        if (notFound(failure)) {
+                            versions.notServed(kind); // Cluster API upgraded: the CRD no longer serves this version
+                        }
+                        return isStarted && !(failure instanceof WatcherException); // as Fabric8 does without a handler
+                    });
+        },
                 new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource object) {
@@ -353,6 +393,15 @@ public final class ObjectIngest implements AutoCloseable {
                         seen(kind, object, true);
                     }
                 }));
+    }
+
+    private static boolean notFound(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof KubernetesClientException refused && refused.getCode() == 404) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void changed(ObjectKind kind, JsonNode object) {
@@ -390,6 +439,7 @@ public final class ObjectIngest implements AutoCloseable {
     @Override
     public void close() {
         resender.shutdownNow();
+        versions.close();
         informers.forEach(w -> w.informer().close());
         LOG.debug("ingest stopped");
     }

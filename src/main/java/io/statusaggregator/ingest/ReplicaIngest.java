@@ -1,6 +1,7 @@
 package io.statusaggregator.ingest;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.threads.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,7 +45,7 @@ public final class ReplicaIngest implements AutoCloseable {
     /** The informers while this replica sends what they see; else null. */
     private volatile ObjectIngest ingest;
     /** The informers, standing by or leading, and their producer, in the order they stop; guarded by this. */
-    private ObjectIngest informers;
+    private volatile ObjectIngest informers;
     private List<AutoCloseable> informerParts = List.of();
     private CompletableFuture<Void> informersListed;
     /** The CNI observer, while this replica leads. */
@@ -95,6 +96,18 @@ public final class ReplicaIngest implements AutoCloseable {
     /** Why this replica's ingest is stuck: an object's state refused for too long; empty when it is not. */
     public Optional<String> stuck() {
         return Optional.ofNullable(ingest).flatMap(objects -> objects.publisher().stuck());
+    }
+
+    /** The API version each Cluster API kind is read at; empty while no informers run. */
+    public Map<ObjectKind, String> readVersions() {
+        ObjectIngest running = informers;
+        return running == null ? Map.of() : running.readVersions();
+    }
+
+    /** Why a Cluster API kind cannot be read at the version it should be; empty while every one can. */
+    public Optional<String> versionProblem() {
+        ObjectIngest running = informers;
+        return running == null ? Optional.empty() : running.versionProblem();
     }
 
     /** Whether this replica feeds the object-state topic now. */

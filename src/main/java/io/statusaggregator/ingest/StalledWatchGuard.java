@@ -74,6 +74,10 @@ public final class StalledWatchGuard {
         private final Supplier<SharedIndexInformer<T>> factory;
         private final ResourceEventHandler<T> handler;
         private volatile SharedIndexInformer<T> current;
+        /** The informer whose events are handled: the current one, or the one a switch over is listing. */
+        private volatile SharedIndexInformer<T> delivering;
+        /** The fresh informer of a {@link #switchOver} while it lists; null otherwise. */
+        private SharedIndexInformer<T> pending;
         /** The current informer's start: failed when its first list did. */
         private CompletableFuture<Void> started = new CompletableFuture<>();
         /** What the last informer that listed knew: deletions are found against it, past fresh ones whose list failed. */
@@ -89,10 +93,70 @@ public final class StalledWatchGuard {
             this.current = make();
         }
 
+        /** Made by the factory; its events go to the handler while it is {@link #delivering}. */
         private SharedIndexInformer<T> make() {
             SharedIndexInformer<T> informer = factory.get();
-            informer.addEventHandler(handler);
+            delivering = informer;
+            informer.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(T object) {
+                    if (delivering == informer) {
+                        handler.onAdd(object);
+                    }
+                }
+
+                @Override
+                public void onUpdate(T before, T after) {
+                    if (delivering == informer) {
+                        handler.onUpdate(before, after);
+                    }
+                }
+
+                @Override
+                public void onDelete(T object, boolean finalStateUnknown) {
+                    if (delivering == informer) {
+                        handler.onDelete(object, finalStateUnknown);
+                    }
+                }
+            });
             return informer;
+        }
+
+        /**
+         * Replaces the informer by a fresh one from the factory, which may make it differently now (another API
+         * version of the same objects). Until the fresh one has listed, the one before stays {@link #current()} to be
+         * read, its events no longer handled: nothing it holds looks deleted meanwhile. Then what it held and the fresh
+         * one does not find goes to {@code onDelete}, as after a relist. The objects themselves, found again, go to
+         * {@code onAdd}.
+         */
+        public synchronized void switchOver() {
+            if (closed) {
+                return;
+            }
+            SharedIndexInformer<T> before = current;
+            List<T> known = before.hasSynced() ? before.getStore().list() : lastKnown;
+            if (pending != null) {
+                pending.stop();
+            }
+            SharedIndexInformer<T> fresh = make();
+            pending = fresh;
+            fresh.start().toCompletableFuture().whenCompleteAsync((listed, failure) -> {
+                synchronized (this) {
+                    if (closed || pending != fresh) {
+                        return; // closed, or switched over again meanwhile
+                    }
+                    pending = null;
+                    current = fresh;
+                    started = failure == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(failure);
+                    notWatchingSince = null;
+                    before.stop();
+                    if (failure != null) {
+                        lastKnown = known; // the guard lists again, and finds the deletions then
+                        return;
+                    }
+                }
+                reportVanished(fresh, known);
+            }, thread);
         }
 
         public SharedIndexInformer<T> current() {
@@ -107,6 +171,9 @@ public final class StalledWatchGuard {
 
         private synchronized void relistIfStalled(long now) {
             SharedIndexInformer<T> stalled = current;
+            if (pending != null) {
+                return; // a switch over lists; it replaces this one
+            }
             if (closed || !(started.isCompletedExceptionally() || stalled.hasSynced() && !stalled.isWatching())) {
                 if (notWatchingSince != null && !closed && stalled.isWatching()) {
                     relisted.accept(what);
@@ -154,6 +221,10 @@ public final class StalledWatchGuard {
             closed = true;
             guarded.remove(this);
             current.close();
+            if (pending != null) {
+                pending.close();
+                pending = null;
+            }
         }
     }
 }

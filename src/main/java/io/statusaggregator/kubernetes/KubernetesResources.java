@@ -17,11 +17,16 @@ public final class KubernetesResources {
      */
     public static final long LIST_PAGE = 500;
 
-    /** The resource of {@code kind}: its group, version, kind and plural; every one is namespaced. */
+    /** The resource of {@code kind} at {@link ObjectKind#version()}: its group, version, kind and plural; every one is namespaced. */
     public static ResourceDefinitionContext of(ObjectKind kind) {
+        return of(kind, kind.version());
+    }
+
+    /** The resource of {@code kind} at {@code version}, one of {@link ObjectKind#versions()}. */
+    public static ResourceDefinitionContext of(ObjectKind kind, String version) {
         return new ResourceDefinitionContext.Builder()
                 .withGroup(kind.group())
-                .withVersion(kind.version())
+                .withVersion(version)
                 .withKind(kind.kind())
                 .withPlural(kind.plural())
                 .withNamespaced(true)

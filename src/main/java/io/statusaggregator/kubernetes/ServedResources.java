@@ -4,9 +4,12 @@ import io.fabric8.kubernetes.api.model.APIResource;
 import io.fabric8.kubernetes.api.model.APIResourceList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.statusaggregator.model.ObjectKind;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,9 +18,9 @@ import java.util.stream.Collectors;
 
 /**
  * Whether the API server serves the resources this application reads, asked through discovery at start: pointed at a
- * cluster without EKS Anywhere or Cluster API (the wrong kubeconfig context, a CAPI version that no longer serves
- * {@code v1beta1}), its informers would wait for lists that never come, and the start would time out saying only that
- * the API server did not answer.
+ * cluster without EKS Anywhere or Cluster API (the wrong kubeconfig context), its informers would wait for lists that
+ * never come, and the start would time out saying only that the API server did not answer. Also which versions of the
+ * Cluster API kinds it serves ({@link #versions}), asked at start and again while ingest runs.
  */
 public final class ServedResources {
     private ServedResources() {
@@ -41,6 +44,48 @@ public final class ServedResources {
             }
         }
         return missing;
+    }
+
+    /**
+     * What the start checks: {@code missing}, the resources of {@code resources} not served (as in {@link #missing}) and
+     * the Cluster API kinds served at no version read ({@code plural.group/v1beta2 or v1beta1}); {@code forced}, the
+     * kinds that {@code setting} forces to a version not served, each said in one line. Both empty when discovery
+     * cannot tell.
+     */
+    public record Answer(List<String> missing, List<String> forced) {
+    }
+
+    public static Answer check(KubernetesClient client, Collection<ResourceDefinitionContext> resources,
+            Collection<ObjectKind> capiKinds, ApiVersionChoice.Setting setting) {
+        List<String> missing = new ArrayList<>(missing(client, resources));
+        List<String> forced = new ArrayList<>();
+        versions(client, capiKinds).ifPresent(served -> ApiVersionChoice.decide(served, setting).values().forEach(choice ->
+                choice.problem().ifPresent(problem -> (choice.forced() ? forced : missing).add(problem))));
+        return new Answer(missing, forced);
+    }
+
+    /**
+     * For each of {@code kinds}, those of its {@link ObjectKind#versions()} at which the API server lists its resource;
+     * empty when discovery cannot tell (the API server does not answer). Discovery needs no grant: the default
+     * ClusterRole {@code system:discovery} lets every authenticated user read it.
+     */
+    public static Optional<Map<ObjectKind, Set<String>>> versions(KubernetesClient client, Collection<ObjectKind> kinds) {
+        Map<String, Optional<Set<String>>> served = new HashMap<>();
+        Map<ObjectKind, Set<String>> versions = new LinkedHashMap<>();
+        for (ObjectKind kind : kinds) {
+            Set<String> at = new LinkedHashSet<>();
+            for (String version : kind.versions()) {
+                Optional<Set<String>> plurals = served.computeIfAbsent(kind.apiVersion(version), gv -> plurals(client, gv));
+                if (plurals.isEmpty()) {
+                    return Optional.empty();
+                }
+                if (plurals.get().contains(kind.plural())) {
+                    at.add(version);
+                }
+            }
+            versions.put(kind, at);
+        }
+        return Optional.of(versions);
     }
 
     /** The resources {@code groupVersion} serves (none when it is not served), or empty when discovery did not answer. */

@@ -77,6 +77,24 @@ public class PipelineHealth {
         };
     }
 
+    /**
+     * The API version ingest reads each Cluster API kind at (data, {@code Kind.group}: version); DOWN with the reason
+     * while a kind is served at no version ingest reads, or not at the one {@code aggregator.capi.api-version} forces.
+     */
+    @Produces
+    @Readiness
+    HealthCheck capiVersions() {
+        return () -> {
+            Optional<Pipeline> pipeline = running.get().filter(started -> started.aggregator() != null);
+            Optional<String> problem = pipeline.flatMap(Pipeline::capiVersionProblem);
+            HealthCheckResponseBuilder response = HealthCheckResponse.named("capi-versions")
+                    .status(pipeline.isPresent() && problem.isEmpty());
+            pipeline.ifPresent(p -> p.capiVersions().forEach((kind, version) -> response.withData(kind.qualifiedName(), version)));
+            problem.ifPresent(reason -> response.withData("reason", reason));
+            return response.build();
+        };
+    }
+
     private HealthCheck check(String name, Predicate<Pipeline> up) {
         return () -> HealthCheckResponse.named(name)
                 .status(running.get().filter(pipeline -> pipeline.aggregator() != null && up.test(pipeline)).isPresent())

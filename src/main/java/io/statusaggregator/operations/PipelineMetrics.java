@@ -2,6 +2,8 @@ package io.statusaggregator.operations;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.statusaggregator.ingest.ObjectIngest;
+import io.statusaggregator.model.ObjectKind;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.statusaggregator.Pipeline;
@@ -56,6 +58,13 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("Dead letters that could not be sent (logged with their partition and offset)").register(registry);
         Gauge.builder("aggregator_ingesting", pipeline, p -> p.ingesting() ? 1 : 0)
                 .description("1 when this instance holds the ingest lease and feeds the topic").register(registry);
+        for (ObjectKind kind : ObjectIngest.CAPI_KINDS) {
+            for (String version : kind.versions()) {
+                Gauge.builder("aggregator_capi_api_version_info", pipeline, p -> version.equals(p.capiVersions().get(kind)) ? 1 : 0)
+                        .description("1 for the API version ingest reads each Cluster API kind at, 0 for the others")
+                        .tag("kind", kind.kind()).tag("version", version).register(registry);
+            }
+        }
     }
 
     /** {@code aggregator_status_writes_seconds{outcome}}: its count is the number of writes by outcome. */
