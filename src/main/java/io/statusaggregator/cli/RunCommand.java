@@ -180,8 +180,8 @@ public class RunCommand implements Callable<Integer> {
         KubernetesClient client;
         FleetSimulator simulator = null;
         if (embedded) {
-            Optional<CapiApiVersion> capiVersion = CapiApiVersion.of(config.embedded().capiApiVersion());
-            if (capiVersion.isEmpty() || config.embedded().capiApiVersion().contains("/")) {
+            Optional<CapiApiVersion> simulated = CapiApiVersion.of(config.embedded().capiApiVersion());
+            if (simulated.isEmpty() || config.embedded().capiApiVersion().contains("/")) {
                 LOG.errorf("aggregator.embedded.capi-api-version must be v1beta2 or v1beta1, is %s",
                         config.embedded().capiApiVersion());
                 return 2;
@@ -199,13 +199,13 @@ public class RunCommand implements Callable<Integer> {
             checkpoint();
             kafka.put("bootstrap.servers", broker.bootstrapServers());
             EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort(),
-                    FleetSimulator.capiVersionsServed(capiVersion.get()));
+                    FleetSimulator.capiVersionsServed(simulated.get()));
             running.add(api);
             client = api.newClient();
             running.add(client);
             checkpoint();
             if (config.embedded().simulate()) {
-                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(), capiVersion.get());
+                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(), simulated.get());
                 running.add(simulator);
                 // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
                 // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.

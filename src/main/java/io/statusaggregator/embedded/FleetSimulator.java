@@ -31,6 +31,10 @@ import org.jboss.logging.Logger;
  * specs and statuses of the CAPI objects (as EKS-A and CAPI would); it never writes an EKS-A Cluster's status, which
  * is the aggregator's job.
  *
+ * <p>The management cluster is a Cluster API v1.13 one by default: the CAPI objects at {@code v1beta2}, as CAPI
+ * writes them there, the deprecated {@code v1beta1} fields and conditions under {@code status.deprecated.v1beta1}
+ * included; or, set so, a CAPI v1.10 one, the objects at {@code v1beta1} ({@link CapiShapes}).
+ *
  * <p>Each workload cluster is an API server of its own in this process ({@link WorkloadCluster}), started when the
  * cluster is created and stopped when it is deleted. When the cluster's control plane is initialized, the simulator
  * does what CAPI and the CNI installation do: the management API gets the secret {@code C-kubeconfig} in the CAPI
@@ -60,7 +64,9 @@ import org.jboss.logging.Logger;
  * <p>Deviations from a real management cluster, to keep it small: no infrastructure objects (DockerMachine, …), no
  * owner references (the API server here has no garbage collector, so deletion deletes every object itself), no
  * Nodes; a workload cluster's API holds nothing but the Cilium DaemonSet and its namespace, and its kubeconfig
- * points at plain HTTP with a token nobody checks. A spec change made in one tick is first observed by the CAPI
+ * points at plain HTTP with a token nobody checks. The embedded API server of a v1.13 management cluster serves
+ * {@code v1beta1} beside {@code v1beta2} but converts nothing between them (no conversion webhook): the objects are
+ * only found at {@code v1beta2}. A spec change made in one tick is first observed by the CAPI
  * controllers the tick after, so the objects briefly show a stale {@code observedGeneration}, as on a real server.
  */
 public final class FleetSimulator implements AutoCloseable {

@@ -102,11 +102,8 @@ final class ManagementClusterApi {
 
     /** The resource of {@code kind} at {@code capiVersion} where it has that version, else at its one version. */
     static ResourceDefinitionContext resource(ObjectKind kind, CapiApiVersion capiVersion) {
-        if (!kind.versions().contains(capiVersion.version())) {
-            return KubernetesResources.of(kind);
-        }
-        return new ResourceDefinitionContext.Builder().withGroup(kind.group()).withVersion(capiVersion.version())
-                .withKind(kind.kind()).withPlural(kind.plural()).withNamespaced(true).build();
+        return kind.versions().contains(capiVersion.version())
+                ? KubernetesResources.of(kind, capiVersion.version()) : KubernetesResources.of(kind);
     }
 
     void create(ObjectKind kind, Map<String, Object> object) {
