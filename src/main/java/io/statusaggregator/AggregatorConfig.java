@@ -171,7 +171,8 @@ public interface AggregatorConfig {
     interface Capi {
         /**
          * {@code auto}: {@code v1beta2} where the API server serves it, else {@code v1beta1}, decided again while
-         * running; {@code v1beta2} or {@code v1beta1}: that one only (EtcdadmCluster is read at {@code v1beta1} always).
+         * running; {@code v1beta2} or {@code v1beta1}: that one only (EtcdadmCluster is read at {@code v1beta1}
+         * always).
          */
         @WithName("api-version")
         @WithDefault("auto")

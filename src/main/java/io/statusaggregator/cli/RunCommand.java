@@ -172,7 +172,8 @@ public class RunCommand implements Callable<Integer> {
         }
         Optional<ApiVersionChoice.Setting> capiVersion = ApiVersionChoice.Setting.parse(config.capi().apiVersion());
         if (capiVersion.isEmpty()) {
-            LOG.errorf("aggregator.capi.api-version must be auto, v1beta2 or v1beta1, is %s", config.capi().apiVersion());
+            LOG.errorf("aggregator.capi.api-version must be auto, v1beta2 or v1beta1, is %s",
+                    config.capi().apiVersion());
             return 2;
         }
         boolean embedded = !kafka.containsKey("bootstrap.servers");
@@ -253,8 +254,9 @@ public class RunCommand implements Callable<Integer> {
                 config.ingest().enabled() ? ObjectIngest.CAPI_KINDS : List.of(), capiVersion.get());
         if (!served.missing().isEmpty()) {
             LOG.errorf("the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management "
-                    + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta2 or v1beta1); "
-                    + "check the kubeconfig's context", client.getConfiguration().getMasterUrl(), String.join(", ", served.missing()));
+                    + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta2 or "
+                    + "v1beta1); check the kubeconfig's context", client.getConfiguration().getMasterUrl(),
+                    String.join(", ", served.missing()));
             return 1;
         }
         if (!served.forced().isEmpty()) {
@@ -369,7 +371,8 @@ public class RunCommand implements Callable<Integer> {
                 config.ingest().enabled(),
                 new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter(),
                         config.ingest().reconcileEvery(), config.ingest().stuckSendAfter(),
-                        ApiVersionChoice.Setting.parse(config.capi().apiVersion()).orElseThrow(), config.capi().versionCheckEvery()),
+                        ApiVersionChoice.Setting.parse(config.capi().apiVersion()).orElseThrow(),
+                        config.capi().versionCheckEvery()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
                         config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace()),
                 new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff(),

@@ -12,9 +12,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The API discovery documents of the embedded API ({@code /api}, {@code /apis}, {@code /apis/GROUP/VERSION}) for
- * the kinds it serves, as a real API server lists them, so that {@code kubectl get}, {@code kubectl wait},
- * {@code kubectl describe} and {@code kubectl events} work.
+ * The API discovery documents of the embedded API ({@code /api}, {@code /apis}, {@code /apis/GROUP},
+ * {@code /apis/GROUP/VERSION}) for the kinds it serves, at the versions it serves them ({@link ServedVersions}), as a
+ * real API server lists them, so that {@code kubectl get}, {@code kubectl wait}, {@code kubectl describe} and
+ * {@code kubectl events} work, and ingest finds which Cluster API versions are served.
  */
 final class Discovery {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -52,17 +53,14 @@ final class Discovery {
         if (path.equals("/apis")) {
             ObjectNode list = JSON.createObjectNode().put("kind", "APIGroupList").put("apiVersion", "v1");
             ArrayNode items = list.putArray("groups");
-            groups.forEach((group, versions) -> {
-                ObjectNode g = items.addObject().put("name", group);
-                ArrayNode listed = g.putArray("versions");
-                for (String version : versions) {
-                    listed.addObject().put("groupVersion", group + "/" + version).put("version", version);
-                }
-                g.set("preferredVersion", listed.get(0).deepCopy()); // the newest, as a CRD's highest version is
-            });
+            groups.forEach((group, versions) -> items.add(group(group, versions)));
             return Optional.of(list.toString());
         }
         for (Map.Entry<String, List<String>> group : groups.entrySet()) {
+            if (path.equals("/apis/" + group.getKey())) {
+                ObjectNode document = group(group.getKey(), group.getValue());
+                return Optional.of(document.put("kind", "APIGroup").put("apiVersion", "v1").toString());
+            }
             for (String version : group.getValue()) {
                 String groupVersion = group.getKey() + "/" + version;
                 if (path.equals("/apis/" + groupVersion)) {
@@ -71,6 +69,17 @@ final class Discovery {
             }
         }
         return Optional.empty();
+    }
+
+    /** A group and the versions it is served at; the newest preferred, as a CRD's highest version is. */
+    private static ObjectNode group(String group, List<String> versions) {
+        ObjectNode g = JSON.createObjectNode().put("name", group);
+        ArrayNode listed = g.putArray("versions");
+        for (String version : versions) {
+            listed.addObject().put("groupVersion", group + "/" + version).put("version", version);
+        }
+        g.set("preferredVersion", listed.get(0).deepCopy());
+        return g;
     }
 
     /** The resources {@code group} serves at {@code version}. */
@@ -82,17 +91,23 @@ final class Discovery {
             resources.add(events());
         }
         if (group.equals(APIEXTENSIONS)) {
-            resources.addObject().put("name", "customresourcedefinitions").put("singularName", "customresourcedefinition")
+            resources.addObject().put("name", "customresourcedefinitions")
+                    .put("singularName", "customresourcedefinition")
                     .put("namespaced", false).put("kind", "CustomResourceDefinition").set("verbs", verbs());
         }
-        ServedVersions.kinds().stream().filter(k -> k.group().equals(group) && served.of(k).contains(version)).forEach(kind -> {
-            ObjectNode resource = resources.addObject().put("name", kind.plural()).put("singularName", kind.kind().toLowerCase())
+        for (ObjectKind kind : ServedVersions.kinds()) {
+            if (!kind.group().equals(group) || !served.of(kind).contains(version)) {
+                continue;
+            }
+            ObjectNode resource = resources.addObject().put("name", kind.plural())
+                    .put("singularName", kind.kind().toLowerCase())
                     .put("namespaced", true).put("kind", kind.kind());
             resource.set("verbs", verbs());
             Optional.ofNullable(SHORT_NAMES.get(kind)).ifPresent(s -> resource.putArray("shortNames").add(s));
             resources.addObject().put("name", kind.plural() + "/status").put("singularName", "")
-                    .put("namespaced", true).put("kind", kind.kind()).set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
-        });
+                    .put("namespaced", true).put("kind", kind.kind())
+                    .set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
+        }
         var release = ManagementClusterView.RELEASES;
         if (group.equals(release.getGroup()) && version.equals(release.getVersion())) {
             resources.addObject().put("name", release.getPlural()).put("singularName", release.getKind().toLowerCase())

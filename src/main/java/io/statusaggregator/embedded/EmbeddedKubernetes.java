@@ -87,6 +87,16 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      * they were written: this mock server converts nothing between versions (see {@link ServedVersions}).
      */
     public void serveCapiVersions(List<String> versions) {
+        serveCapiVersions(versions, () -> { });
+    }
+
+    /**
+     * As above, after {@code convert} has run with requests at any Cluster API version accepted (what discovery says
+     * unchanged): where the test writes the objects at the versions about to be served, as a real server, which
+     * converts, holds them the moment it serves them.
+     */
+    public void serveCapiVersions(List<String> versions, Runnable convert) {
+        dispatcher.served.acceptingEveryVersion(convert);
         dispatcher.served.serveCapi(versions);
         for (ObjectKind kind : ServedVersions.kinds()) {
             if (kind.versions().size() > 1) {
@@ -203,7 +213,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
 
     /** The CRD of {@code kind} at the versions served now, the newest stored. */
     private CustomResourceDefinition crd(ObjectKind kind) {
-        return crd(kind.group(), dispatcher.served.of(kind), kind.kind(), kind.plural(), kind == ObjectKind.EKSA_CLUSTER);
+        return crd(kind.group(), dispatcher.served.of(kind), kind.kind(), kind.plural(),
+                kind == ObjectKind.EKSA_CLUSTER);
     }
 
     static CustomResourceDefinition crd(String group, String versionName, String kind, String plural, boolean readyColumns) {
@@ -228,7 +239,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 .build();
     }
 
-    private static CustomResourceDefinitionVersion crdVersion(String versionName, boolean storage, boolean readyColumns) {
+    private static CustomResourceDefinitionVersion crdVersion(String versionName, boolean storage,
+            boolean readyColumns) {
         JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
         var version = new CustomResourceDefinitionVersionBuilder()
                 .withName(versionName)

@@ -24,12 +24,14 @@ final class ServedVersions {
     static final List<String> SIMULATED = List.of("v1beta1");
     private static final List<String> CAPI = List.of("v1beta2", "v1beta1");
     /** {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL...}. */
-    private static final Pattern RESOURCE_PATH = Pattern.compile("/apis/([^/]+)/([^/]+)(?:/namespaces/[^/]+)?/([^/?]+).*");
+    private static final Pattern RESOURCE_PATH =
+            Pattern.compile("/apis/([^/]+)/([^/]+)(?:/namespaces/[^/]+)?/([^/?]+).*");
 
     /** {@code /apis/GROUP/VERSION}, a group's discovery document at one version. */
     private static final Pattern GROUP_VERSION = Pattern.compile("/apis/([^/]+)/([^/?]+)/?(?:\\?.*)?");
 
     private volatile List<String> capi;
+    private volatile boolean acceptingEvery;
 
     ServedVersions(List<String> capi) {
         this.capi = checked(capi);
@@ -40,9 +42,23 @@ final class ServedVersions {
         capi = checked(versions);
     }
 
+    /**
+     * Accepts requests at every version of the kinds while {@code writing} runs, discovery unchanged: the objects
+     * written at a version before it is served, as a real server holds them the moment it serves that version.
+     */
+    void acceptingEveryVersion(Runnable writing) {
+        acceptingEvery = true;
+        try {
+            writing.run();
+        } finally {
+            acceptingEvery = false;
+        }
+    }
+
     private static List<String> checked(List<String> versions) {
         if (versions.isEmpty() || !CAPI.containsAll(versions)) {
-            throw new IllegalArgumentException("Cluster API versions served must be some of " + CAPI + ", are " + versions);
+            throw new IllegalArgumentException("Cluster API versions served must be some of " + CAPI + ", are "
+                    + versions);
         }
         return CAPI.stream().filter(versions::contains).toList();
     }
@@ -62,6 +78,9 @@ final class ServedVersions {
      * group at a version at which it serves none of them.
      */
     boolean refuses(String path) {
+        if (acceptingEvery) {
+            return false;
+        }
         Matcher groupVersion = GROUP_VERSION.matcher(path);
         if (groupVersion.matches()) {
             List<ObjectKind> ofGroup = kinds().stream().filter(kind -> kind.group().equals(groupVersion.group(1))

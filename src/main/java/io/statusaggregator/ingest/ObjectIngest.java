@@ -53,11 +53,13 @@ public final class ObjectIngest implements AutoCloseable {
      *                       stuck (readiness DOWN until it is sent)
      */
     /**
-     * @param capiVersion       the Cluster API version to read ({@code aggregator.capi.api-version}; see {@link ReadVersions})
+     * @param capiVersion       the Cluster API version to read ({@code aggregator.capi.api-version}; see
+     *                          {@link ReadVersions})
      * @param versionCheckEvery how often discovery is asked which Cluster API versions the API server serves
      */
     public record Settings(String capiNamespace, List<String> clusterNamespaces, Duration relistStalledAfter,
-            Duration reconcileEvery, Duration stuckSendAfter, ApiVersionChoice.Setting capiVersion, Duration versionCheckEvery) {
+            Duration reconcileEvery, Duration stuckSendAfter, ApiVersionChoice.Setting capiVersion,
+            Duration versionCheckEvery) {
         public static final Duration RECONCILE_EVERY = Duration.ofMinutes(5);
         public static final Duration STUCK_SEND_AFTER = Duration.ofMinutes(1);
         public static final Duration VERSION_CHECK_EVERY = Duration.ofMinutes(1);

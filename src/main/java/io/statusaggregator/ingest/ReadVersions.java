@@ -30,14 +30,16 @@ final class ReadVersions implements AutoCloseable {
     private final ApiVersionChoice.Setting setting;
     private final Duration checkEvery;
     private final List<ObjectKind> kinds;
-    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-versions"));
+    private final ScheduledExecutorService thread =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-versions"));
     private final AtomicBoolean checkQueued = new AtomicBoolean();
     private static final String SETTING = "aggregator.capi.api-version";
     private volatile Map<ObjectKind, String> current;
     private volatile Optional<String> problem = Optional.empty();
     private volatile BiConsumer<ObjectKind, String> switchOver = (kind, version) -> { };
 
-    ReadVersions(KubernetesClient client, ApiVersionChoice.Setting setting, Duration checkEvery, List<ObjectKind> kinds) {
+    ReadVersions(KubernetesClient client, ApiVersionChoice.Setting setting, Duration checkEvery,
+            List<ObjectKind> kinds) {
         this.client = client;
         this.setting = setting;
         this.checkEvery = checkEvery;
@@ -59,15 +61,19 @@ final class ReadVersions implements AutoCloseable {
         return problem;
     }
 
-    /** Decides before the informers are made, on the caller's thread; where discovery does not answer, they keep the versions they have. */
+    /**
+     * Decides before the informers are made, on the caller's thread; where discovery does not answer, each kind is
+     * read at its oldest version (or the forced one) until a check finds otherwise.
+     */
     void decide() {
         check(false);
     }
 
-    /** From now on checks every {@code checkEvery}, and tells {@code switchOver} of each kind to read at another version. */
+    /** From now on checks every {@code checkEvery}, and tells {@code switchOver} of each kind to read elsewhere. */
     void follow(BiConsumer<ObjectKind, String> switchOver) {
         this.switchOver = switchOver;
-        thread.scheduleWithFixedDelay(() -> check(true), checkEvery.toMillis(), checkEvery.toMillis(), TimeUnit.MILLISECONDS);
+        long every = checkEvery.toMillis();
+        thread.scheduleWithFixedDelay(() -> check(true), every, every, TimeUnit.MILLISECONDS);
     }
 
     /** A list or watch of {@code kind} at the version read was answered 404: checks at once (once for many such). */
@@ -88,9 +94,9 @@ final class ReadVersions implements AutoCloseable {
         }
         Map<ObjectKind, ApiVersionChoice.Choice> choices = ApiVersionChoice.decide(served.get(), setting);
         List<String> problems = new ArrayList<>();
-        choices.values().forEach(choice -> choice.problem().ifPresent(problems::add));
-        Optional<String> now = problems.isEmpty() ? Optional.empty()
-                : Optional.of("the API server does not serve " + String.join("; ", problems));
+        choices.values().forEach(choice -> choice.problem().ifPresent(problem ->
+                problems.add(choice.forced() ? problem : "the API server does not serve " + problem)));
+        Optional<String> now = problems.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", problems));
         if (!now.equals(problem)) {
             now.ifPresentOrElse(p -> LOG.errorf("%s: ingest cannot read these objects until it does", p),
                     () -> LOG.info("every Cluster API kind is served at the version read again"));
@@ -108,8 +114,8 @@ final class ReadVersions implements AutoCloseable {
         next.forEach((kind, version) -> {
             String was = before.get(kind);
             if (!version.equals(was)) {
-                LOG.infof("reading %s.%s at %s instead of %s: the API server serves %s (%s=%s)", kind.plural(), kind.group(),
-                        version, was, String.join(", ", served.get().get(kind)), SETTING, setting);
+                LOG.infof("reading %s.%s at %s instead of %s: the API server serves %s (%s=%s)", kind.plural(),
+                        kind.group(), version, was, String.join(", ", served.get().get(kind)), SETTING, setting);
                 switchOver.accept(kind, version);
             }
         });

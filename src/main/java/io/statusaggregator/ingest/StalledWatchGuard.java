@@ -147,7 +147,8 @@ public final class StalledWatchGuard {
                     }
                     pending = null;
                     current = fresh;
-                    started = failure == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(failure);
+                    started = failure == null ? CompletableFuture.completedFuture(null)
+                            : CompletableFuture.failedFuture(failure);
                     notWatchingSince = null;
                     before.stop();
                     if (failure != null) {

@@ -62,8 +62,9 @@ public final class ApiVersionChoice {
 
     /**
      * The version to read {@code kind} at. {@link Setting#AUTO}: the newest of {@link ObjectKind#versions()} that
-     * {@code served} holds. A forced version: that one, for the kinds it is a version of (a Cluster API kind that serves
-     * {@code v1beta2} beside {@code v1beta1}); any other kind (EtcdadmCluster, {@code v1beta1} only) as in auto.
+     * {@code served} holds. A forced version: that one, for the kinds it is a version of (a Cluster API kind that
+     * serves {@code v1beta2} beside {@code v1beta1}); any other kind (EtcdadmCluster, {@code v1beta1} only) as in
+     * auto.
      *
      * @param served the versions of {@code kind}'s group at which the API server lists {@code kind}'s resource
      */
@@ -74,9 +75,10 @@ public final class ApiVersionChoice {
                 return new Choice(kind, Optional.of(setting.text()), Optional.empty());
             }
             List<String> readable = kind.versions().stream().filter(served::contains).toList();
-            return new Choice(kind, Optional.empty(), Optional.of("%s is %s, but the API server serves %s %s".formatted(
-                    SETTING, setting.text(), name, readable.isEmpty() ? "at none of " + String.join(", ", kind.versions())
-                            : "at " + String.join(" and ", readable) + " only")));
+            String where = readable.isEmpty() ? "at none of " + String.join(", ", kind.versions())
+                    : "at " + String.join(" and ", readable) + " only";
+            return new Choice(kind, Optional.empty(), Optional.of("%s is %s, but the API server serves %s %s"
+                    .formatted(SETTING, setting.text(), name, where)));
         }
         for (String version : kind.versions()) {
             if (served.contains(version)) {
@@ -105,7 +107,10 @@ public final class ApiVersionChoice {
         return next;
     }
 
-    /** The version each kind is read at before anything is known: the oldest, which every CAPI release up to v1.15 serves. */
+    /**
+     * The version each kind is read at before anything is known: the forced one, else the oldest, which every Cluster
+     * API release up to v1.15 serves.
+     */
     public static Map<ObjectKind, String> initial(Collection<ObjectKind> kinds, Setting setting) {
         Map<ObjectKind, String> initial = new LinkedHashMap<>();
         for (ObjectKind kind : kinds) {

@@ -17,7 +17,10 @@ public final class KubernetesResources {
      */
     public static final long LIST_PAGE = 500;
 
-    /** The resource of {@code kind} at {@link ObjectKind#version()}: its group, version, kind and plural; every one is namespaced. */
+    /**
+     * The resource of {@code kind} at {@link ObjectKind#version()}: its group, version, kind and plural; every one is
+     * namespaced.
+     */
     public static ResourceDefinitionContext of(ObjectKind kind) {
         return of(kind, kind.version());
     }

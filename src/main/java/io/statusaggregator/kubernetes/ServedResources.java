@@ -47,10 +47,10 @@ public final class ServedResources {
     }
 
     /**
-     * What the start checks: {@code missing}, the resources of {@code resources} not served (as in {@link #missing}) and
-     * the Cluster API kinds served at no version read ({@code plural.group/v1beta2 or v1beta1}); {@code forced}, the
-     * kinds that {@code setting} forces to a version not served, each said in one line. Both empty when discovery
-     * cannot tell.
+     * What the start checks: {@code missing}, the resources of {@code resources} not served (as in {@link #missing})
+     * and the Cluster API kinds served at no version read ({@code plural.group/v1beta2 or v1beta1}); {@code forced},
+     * the kinds that {@code setting} forces to a version not served, each said in one line. Both empty when
+     * discovery cannot tell.
      */
     public record Answer(List<String> missing, List<String> forced) {
     }
@@ -59,8 +59,11 @@ public final class ServedResources {
             Collection<ObjectKind> capiKinds, ApiVersionChoice.Setting setting) {
         List<String> missing = new ArrayList<>(missing(client, resources));
         List<String> forced = new ArrayList<>();
-        versions(client, capiKinds).ifPresent(served -> ApiVersionChoice.decide(served, setting).values().forEach(choice ->
-                choice.problem().ifPresent(problem -> (choice.forced() ? forced : missing).add(problem))));
+        versions(client, capiKinds).ifPresent(served -> {
+            for (ApiVersionChoice.Choice choice : ApiVersionChoice.decide(served, setting).values()) {
+                choice.problem().ifPresent(problem -> (choice.forced() ? forced : missing).add(problem));
+            }
+        });
         return new Answer(missing, forced);
     }
 
@@ -69,13 +72,15 @@ public final class ServedResources {
      * empty when discovery cannot tell (the API server does not answer). Discovery needs no grant: the default
      * ClusterRole {@code system:discovery} lets every authenticated user read it.
      */
-    public static Optional<Map<ObjectKind, Set<String>>> versions(KubernetesClient client, Collection<ObjectKind> kinds) {
+    public static Optional<Map<ObjectKind, Set<String>>> versions(KubernetesClient client,
+            Collection<ObjectKind> kinds) {
         Map<String, Optional<Set<String>>> served = new HashMap<>();
         Map<ObjectKind, Set<String>> versions = new LinkedHashMap<>();
         for (ObjectKind kind : kinds) {
             Set<String> at = new LinkedHashSet<>();
             for (String version : kind.versions()) {
-                Optional<Set<String>> plurals = served.computeIfAbsent(kind.apiVersion(version), gv -> plurals(client, gv));
+                Optional<Set<String>> plurals =
+                        served.computeIfAbsent(kind.apiVersion(version), groupVersion -> plurals(client, groupVersion));
                 if (plurals.isEmpty()) {
                     return Optional.empty();
                 }

@@ -89,7 +89,8 @@ public class PipelineHealth {
             Optional<String> problem = pipeline.flatMap(Pipeline::capiVersionProblem);
             HealthCheckResponseBuilder response = HealthCheckResponse.named("capi-versions")
                     .status(pipeline.isPresent() && problem.isEmpty());
-            pipeline.ifPresent(p -> p.capiVersions().forEach((kind, version) -> response.withData(kind.qualifiedName(), version)));
+            pipeline.ifPresent(p -> p.capiVersions()
+                    .forEach((kind, version) -> response.withData(kind.qualifiedName(), version)));
             problem.ifPresent(reason -> response.withData("reason", reason));
             return response.build();
         };

@@ -60,7 +60,8 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("1 when this instance holds the ingest lease and feeds the topic").register(registry);
         for (ObjectKind kind : ObjectIngest.CAPI_KINDS) {
             for (String version : kind.versions()) {
-                Gauge.builder("aggregator_capi_api_version_info", pipeline, p -> version.equals(p.capiVersions().get(kind)) ? 1 : 0)
+                Gauge.builder("aggregator_capi_api_version_info", pipeline,
+                                p -> version.equals(p.capiVersions().get(kind)) ? 1 : 0)
                         .description("1 for the API version ingest reads each Cluster API kind at, 0 for the others")
                         .tag("kind", kind.kind()).tag("version", version).register(registry);
             }

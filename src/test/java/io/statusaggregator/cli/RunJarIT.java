@@ -47,10 +47,30 @@ class RunJarIT {
 
             assertEquals(1, run.exitCode(), run.err());
             assertTrue(run.err().contains("does not serve clusters.anywhere.eks.amazonaws.com/v1alpha1, "
-                    + "eksareleases.anywhere.eks.amazonaws.com/v1alpha1, clusters.cluster.x-k8s.io/v1beta1"), run.err());
+                    + "eksareleases.anywhere.eks.amazonaws.com/v1alpha1, clusters.cluster.x-k8s.io/v1beta2 or v1beta1"),
+                    run.err());
             assertTrue(run.err().contains("check the kubeconfig's context"), run.err());
         } finally {
             api.destroy();
+        }
+    }
+
+    /**
+     * A Cluster API version forced ({@code aggregator.capi.api-version}) that the management cluster does not serve:
+     * one line per kind says which version it serves, at once.
+     */
+    @Test
+    void aForcedClusterApiVersionNotServedIsOneClearErrorAtOnce() throws Exception {
+        try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0, List.of("v1beta1"))) {
+            Path kubeconfig = api.writeKubeconfig(Files.createTempDirectory("capi-v1beta1").resolve("kubeconfig"));
+            JarProcess.Finished run = JarProcess.run(List.of(), Map.of("KUBECONFIG", kubeconfig.toString(),
+                    "KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9", "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                    "AGGREGATOR_CAPI_API_VERSION", "v1beta2"), new byte[0], "run");
+
+            assertEquals(1, run.exitCode(), run.err());
+            assertTrue(run.err().contains("aggregator.capi.api-version is v1beta2, but the API server serves "
+                    + "machines.cluster.x-k8s.io at v1beta1 only"), run.err());
+            assertTrue(run.err().contains("set it to auto, or to a version served"), run.err());
         }
     }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.model.ObjectKind;
@@ -55,6 +56,60 @@ class EmbeddedKubernetesTest {
             assertTrue(kcp.getVerbs().containsAll(List.of("get", "list", "watch")), kcp.getVerbs().toString());
             assertTrue(resources.stream().anyMatch(r -> r.getName().equals("kubeadmcontrolplanes/status")));
         }
+    }
+
+    /**
+     * Cluster API served at v1beta1 only (up to CAPI v1.10), then both (v1.11 to v1.15), then v1beta2 only (v1.16 on),
+     * as discovery, the CRDs and the answers to requests show it. Unlike a real API server, which converts between the
+     * versions, the mock keeps an object at the version it was written at.
+     */
+    @Test
+    void clusterApiIsServedAtTheVersionsSetAndChangedWhileItRuns() {
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0, List.of("v1beta1"))) {
+            var client = kubernetes.client();
+            var atV1beta2 = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE, "v1beta2"))
+                    .inNamespace("eksa-system");
+            var atV1beta1 = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.MACHINE, "v1beta1"))
+                    .inNamespace("eksa-system");
+            assertEquals(List.of("v1beta1"), versionsOf(kubernetes, "cluster.x-k8s.io"));
+            assertEquals(null, client.getApiResources("cluster.x-k8s.io/v1beta2"), "no discovery document: 404");
+            assertEquals(404, assertThrows(KubernetesClientException.class, () -> atV1beta2.list()).getCode());
+            assertEquals(List.of(), atV1beta1.list().getItems());
+
+            kubernetes.serveCapiVersions(List.of("v1beta2", "v1beta1"));
+            assertEquals(List.of("v1beta2", "v1beta1"), versionsOf(kubernetes, "cluster.x-k8s.io"));
+            assertEquals("cluster.x-k8s.io/v1beta2",
+                    client.getApiGroup("cluster.x-k8s.io").getPreferredVersion().getGroupVersion());
+            assertTrue(client.getApiResources("cluster.x-k8s.io/v1beta2").getResources().stream()
+                    .anyMatch(r -> r.getName().equals("machines")));
+            assertEquals(List.of("v1beta1"), versionsOf(kubernetes, "etcdcluster.cluster.x-k8s.io"),
+                    "EtcdadmCluster has no v1beta2");
+            assertEquals(List.of("v1beta2", "v1beta1"), client.apiextensions().v1().customResourceDefinitions()
+                    .withName("machines.cluster.x-k8s.io").get().getSpec().getVersions().stream()
+                    .map(v -> v.getName()).toList());
+            atV1beta2.resource(client.getKubernetesSerialization().unmarshal("""
+                    apiVersion: cluster.x-k8s.io/v1beta2
+                    kind: Machine
+                    metadata: {namespace: eksa-system, name: m}
+                    spec: {clusterName: c}
+                    """, GenericKubernetesResource.class)).create();
+            atV1beta2.withName("m").subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE), """
+                    {"status": {"phase": "Running"}}""");
+            assertEquals(Map.of("phase", "Running"),
+                    atV1beta2.withName("m").get().getAdditionalProperties().get("status"),
+                    "the status subresource at a version that is not the first one served");
+            assertEquals(List.of(), atV1beta1.list().getItems(), "the mock converts nothing");
+
+            kubernetes.serveCapiVersions(List.of("v1beta2"));
+            assertEquals(List.of("v1beta2"), versionsOf(kubernetes, "cluster.x-k8s.io"));
+            assertEquals(404, assertThrows(KubernetesClientException.class, () -> atV1beta1.list()).getCode());
+            assertEquals(1, atV1beta2.list().getItems().size());
+            assertThrows(IllegalArgumentException.class, () -> kubernetes.serveCapiVersions(List.of("v1alpha4")));
+        }
+    }
+
+    private static List<String> versionsOf(EmbeddedKubernetes kubernetes, String group) {
+        return kubernetes.client().getApiGroup(group).getVersions().stream().map(v -> v.getVersion()).toList();
     }
 
     /** The embedded API finds objects by name through an index of its own; it must answer as a real API server does. */

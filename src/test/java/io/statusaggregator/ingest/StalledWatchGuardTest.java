@@ -1,6 +1,7 @@
 package io.statusaggregator.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
@@ -8,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.statusaggregator.threads.DaemonThreads;
@@ -15,12 +17,17 @@ import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.pipeline.Waiting;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,16 +47,24 @@ class StalledWatchGuardTest {
     private final class Followed {
         final Set<String> present = ConcurrentHashMap.newKeySet();
         final AtomicInteger made = new AtomicInteger();
+        /** How many times each ConfigMap was handed to onAdd. */
+        final Map<String, Integer> added = new ConcurrentHashMap<>();
         final StalledWatchGuard.GuardedInformer<ConfigMap> informer;
 
         Followed(String namespace) {
-            informer = guard.guard("configmaps in " + namespace, () -> {
+            this(() -> client.configMaps().inNamespace(namespace));
+        }
+
+        /** Following the ConfigMaps {@code selected} selects when an informer is made. */
+        Followed(Supplier<FilterWatchListDeletable<ConfigMap, ?, ?>> selected) {
+            informer = guard.guard("configmaps", () -> {
                 made.incrementAndGet();
-                return client.configMaps().inNamespace(namespace).runnableInformer(0);
+                return selected.get().runnableInformer(0);
             }, new ResourceEventHandler<>() {
                 @Override
                 public void onAdd(ConfigMap map) {
                     present.add(map.getMetadata().getName());
+                    added.merge(map.getMetadata().getName(), 1, Integer::sum);
                 }
 
                 @Override
@@ -155,6 +170,64 @@ class StalledWatchGuardTest {
         kubernetes.answerInstead(null);
         Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
                 () -> "the informer follows the ConfigMaps once the API answers again: " + followed.present);
+    }
+
+    /**
+     * A switch over, as ingest makes one when it reads a kind at another API version: here the informer made after
+     * it selects another label, which "kept" carries too and "deleted" does not, as an object is found again at the
+     * other version under the same key. While the fresh informer lists (held by the server here), the one before is
+     * still read and nothing looks deleted; then "deleted" alone is reported gone, and "kept" is found again.
+     */
+    @Test
+    void aSwitchOverKeepsTheOneBeforeReadableUntilTheFreshOneHasListed() throws Exception {
+        labelled("kept", "before", "after");
+        labelled("deleted", "before");
+        labelled("created", "after");
+        AtomicReference<String> label = new AtomicReference<>("before");
+        Followed followed = new Followed(() -> client.configMaps().inNamespace("one").withLabel(label.get()));
+        followed.informer.start().get(10, TimeUnit.SECONDS);
+        Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "deleted")),
+                () -> "listed: " + followed.present);
+
+        CountDownLatch listing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        kubernetes.answerInstead(request -> {
+            String path = request.getPath();
+            if (path.startsWith("/api/v1/namespaces/one/configmaps") && path.contains("labelSelector=after")
+                    && !path.contains("watch=true")) {
+                listing.countDown();
+                try {
+                    release.await(DEADLINE.toSeconds(), TimeUnit.SECONDS); // holds the fresh informer's list
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        label.set("after");
+        followed.informer.switchOver();
+        assertTrue(listing.await(DEADLINE.toSeconds(), TimeUnit.SECONDS), "the fresh informer never listed");
+        assertEquals(Set.of("kept", "deleted"), followed.informer.current().getStore().list().stream()
+                .map(map -> map.getMetadata().getName()).collect(Collectors.toSet()),
+                "the one before is read meanwhile");
+        assertEquals(Set.of("kept", "deleted"), followed.present, "nothing reported deleted while the fresh one lists");
+        release.countDown();
+        kubernetes.answerInstead(null);
+
+        Waiting.until(DEADLINE, () -> followed.present.equals(Set.of("kept", "created")),
+                () -> "after: " + followed.present);
+        Waiting.until(DEADLINE, () -> followed.added.getOrDefault("kept", 0) == 2,
+                () -> "kept found again: " + followed.added);
+        assertEquals(2, followed.made.get());
+    }
+
+    private void labelled(String name, String... labels) {
+        ConfigMapBuilder map = new ConfigMapBuilder().withNewMetadata().withName(name).withNamespace("one")
+                .endMetadata();
+        for (String label : labels) {
+            map.editMetadata().addToLabels(label, "yes").endMetadata();
+        }
+        kubernetes.client().configMaps().inNamespace("one").resource(map.build()).create();
     }
 
     @Test

@@ -25,7 +25,8 @@ class ServedResourcesTest {
     @Test
     void aManagementClusterServesEverythingAtEitherClusterApiVersion() throws Exception {
         for (List<String> capi : List.of(List.of("v1beta1"), List.of("v1beta2", "v1beta1"), List.of("v1beta2"))) {
-            try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0, capi); KubernetesClient client = api.newClient()) {
+            try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0, capi);
+                    KubernetesClient client = api.newClient()) {
                 assertEquals(new ServedResources.Answer(List.of(), List.of()),
                         ServedResources.check(client, Pipeline.resourcesRead(), CAPI, Setting.AUTO), "serving " + capi);
                 Map<ObjectKind, Set<String>> versions = ServedResources.versions(client, CAPI).orElseThrow();
@@ -37,15 +38,20 @@ class ServedResourcesTest {
 
     @Test
     void aVersionForcedThatIsNotServedIsSaidInOneLinePerKind() throws Exception {
-        try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0, List.of("v1beta1")); KubernetesClient client = api.newClient()) {
-            ServedResources.Answer answer = ServedResources.check(client, Pipeline.resourcesRead(), CAPI, Setting.V1BETA2);
+        try (EmbeddedKubernetes api = EmbeddedKubernetes.start(0, List.of("v1beta1"));
+                KubernetesClient client = api.newClient()) {
+            ServedResources.Answer answer =
+                    ServedResources.check(client, Pipeline.resourcesRead(), CAPI, Setting.V1BETA2);
             assertEquals(List.of(), answer.missing());
             assertEquals(List.of(
-                    "aggregator.capi.api-version is v1beta2, but the API server serves clusters.cluster.x-k8s.io at v1beta1 only",
+                    "aggregator.capi.api-version is v1beta2, but the API server serves "
+                            + "clusters.cluster.x-k8s.io at v1beta1 only",
                     "aggregator.capi.api-version is v1beta2, but the API server serves "
                             + "kubeadmcontrolplanes.controlplane.cluster.x-k8s.io at v1beta1 only",
-                    "aggregator.capi.api-version is v1beta2, but the API server serves machinedeployments.cluster.x-k8s.io at v1beta1 only",
-                    "aggregator.capi.api-version is v1beta2, but the API server serves machines.cluster.x-k8s.io at v1beta1 only"),
+                    "aggregator.capi.api-version is v1beta2, but the API server serves "
+                            + "machinedeployments.cluster.x-k8s.io at v1beta1 only",
+                    "aggregator.capi.api-version is v1beta2, but the API server serves "
+                            + "machines.cluster.x-k8s.io at v1beta1 only"),
                     answer.forced(), "EtcdadmCluster has no v1beta2: read at v1beta1 whatever the setting");
             assertEquals(new ServedResources.Answer(List.of(), List.of()),
                     ServedResources.check(client, Pipeline.resourcesRead(), CAPI, Setting.V1BETA1));
@@ -57,7 +63,8 @@ class ServedResourcesTest {
         KubernetesMockServer server = new KubernetesMockServer(false); // expectations: anything else is 404
         server.init();
         try (KubernetesClient client = server.createClient()) {
-            // A Cluster API that serves v1beta2 only (v1beta1 removed) and of it only machines, its control plane group not at all.
+            // A Cluster API that serves v1beta2 only (v1beta1 removed) and of it only machines, its control plane
+            // group not at all.
             server.expect().get().withPath("/apis/cluster.x-k8s.io/v1beta2").andReturn(200, new APIResourceListBuilder()
                     .withGroupVersion("cluster.x-k8s.io/v1beta2").addNewResource().withName("machines").withKind("Machine")
                     .withNamespaced(true).endResource().build()).always();
@@ -82,7 +89,8 @@ class ServedResourcesTest {
                 .withConnectionTimeout(2_000).withRequestRetryBackoffLimit(0).build();
         try (KubernetesClient client = new KubernetesClientBuilder().withConfig(unreachable).build()) {
             assertEquals(new ServedResources.Answer(List.of(), List.of()),
-                    ServedResources.check(client, Pipeline.resourcesRead(), CAPI, Setting.V1BETA2), "the start's own timeout says so");
+                    ServedResources.check(client, Pipeline.resourcesRead(), CAPI, Setting.V1BETA2),
+                    "the start's own timeout says so");
         }
     }
 }

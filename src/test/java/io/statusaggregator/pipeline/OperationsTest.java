@@ -5,6 +5,7 @@ import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
@@ -105,7 +106,7 @@ class OperationsTest {
                 HttpResponse<String> starting = get(management, "/q/health/ready");
                 assertEquals(503, starting.statusCode(), starting.body());
                 assertEquals(Map.of("kubernetes-api", "DOWN", "rebuild", "DOWN", "ingest", "DOWN",
-                        "ingest-sends", "DOWN"), checks(starting.body()));
+                        "ingest-sends", "DOWN", "capi-versions", "DOWN"), checks(starting.body()));
                 assertEquals(Map.of("kafka", "DOWN"), checks(get(management, "/q/health/well").body()));
                 assertEquals(404, get(application, "/q/health/ready").statusCode(), "health is on the management interface only");
                 HttpResponse<String> startup = get(management, "/q/health/started");
@@ -140,8 +141,19 @@ class OperationsTest {
 
                 // A request to the application's port, for the HTTP server series.
                 assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());
-                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "ingest", "UP", "ingest-sends", "UP"),
-                        checks(get(management, "/q/health/ready").body()));
+                String ready = get(management, "/q/health/ready").body();
+                assertEquals(Map.of("kubernetes-api", "UP", "rebuild", "UP", "ingest", "UP", "ingest-sends", "UP",
+                        "capi-versions", "UP"), checks(ready));
+                JsonNode versionsRead = JSON.missingNode();
+                for (JsonNode check : JSON.readTree(ready).path("checks")) {
+                    if (check.path("name").asText().equals("capi-versions")) {
+                        versionsRead = check.path("data");
+                    }
+                }
+                assertEquals("v1beta1", versionsRead.path("Machine.cluster.x-k8s.io").asText(),
+                        "which version each kind is read at: " + ready);
+                assertEquals("v1beta1",
+                        versionsRead.path("KubeadmControlPlane.controlplane.cluster.x-k8s.io").asText());
                 assertEquals(Map.of("kafka", "UP"), checks(get(management, "/q/health/well").body()));
                 assertEquals(200, get(management, "/q/health/started").statusCode());
 
@@ -169,6 +181,11 @@ class OperationsTest {
                 assertEquals(0.2, sample(text, "aggregator_coalescing_window_seconds"), 1e-9, "coalescing window");
                 assertEquals(1, sample(text, "aggregator_clusters_tracked"));
                 assertEquals(1, sample(text, "aggregator_ingesting"));
+                // The embedded API serves Cluster API at v1beta1 only, as CAPI up to v1.10 does.
+                assertEquals(1, sample(text, "aggregator_capi_api_version_info{kind=\"Machine\",version=\"v1beta1\"}"));
+                assertEquals(0, sample(text, "aggregator_capi_api_version_info{kind=\"Machine\",version=\"v1beta2\"}"));
+                assertEquals(1, sample(text,
+                        "aggregator_capi_api_version_info{kind=\"EtcdadmCluster\",version=\"v1beta1\"}"));
                 assertTrue(text.contains("aggregator_status_writes_seconds_count{outcome=\"written\"}"), text);
                 assertTrue(sample(text, "aggregator_status_writes_seconds_count") >= 2, "writes counted");
                 assertTrue(sample(text, "aggregator_status_writes_seconds_max") > 0, "write latency");
