@@ -152,7 +152,9 @@ final class FleetOnApiServer implements AutoCloseable {
         List<JsonNode> objects = new ArrayList<>();
         for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
                 ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
-            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(FleetWorkload.resource(kind)).inAnyNamespace().list().getItems()) {
+            for (GenericKubernetesResource r
+                    : kubernetes.client().genericKubernetesResources(FleetWorkload.resource(kind)).inAnyNamespace()
+                    .list().getItems()) {
                 objects.add(JSON.valueToTree(r));
             }
         }

@@ -44,7 +44,8 @@ final class FleetWorkload {
     private static final String BOOTSTRAP = "bootstrap.cluster.x-k8s.io";
     /** The v1beta2 conditions that are False on a Ready object, with their reasons. */
     private static final List<String> QUIET = List.of("RollingOut", "NotRollingOut", "ScalingUp", "NotScalingUp",
-            "ScalingDown", "NotScalingDown", "Remediating", "NotRemediating", "Deleting", "NotDeleting", "Paused", "NotPaused");
+            "ScalingDown", "NotScalingDown", "Remediating", "NotRemediating", "Deleting", "NotDeleting",
+            "Paused", "NotPaused");
 
     enum Op { CREATE, SPEC, STATUS, DELETE }
 
@@ -123,7 +124,8 @@ final class FleetWorkload {
 
     /** The resource of {@code kind} at the version this fleet's objects are written at. */
     static ResourceDefinitionContext resource(ObjectKind kind) {
-        return kind.versions().contains(CAPI_VERSION) ? KubernetesResources.of(kind, CAPI_VERSION) : KubernetesResources.of(kind);
+        return kind.versions().contains(CAPI_VERSION) ? KubernetesResources.of(kind, CAPI_VERSION)
+                : KubernetesResources.of(kind);
     }
 
     private String uid() {
@@ -262,48 +264,55 @@ final class FleetWorkload {
             spec.putObject("controlPlaneEndpoint").put("host", "10.0.0.10").put("port", 6443);
             spec.putObject("controlPlaneRef").put("apiGroup", ObjectKind.KUBEADM_CONTROL_PLANE.group())
                     .put("kind", "KubeadmControlPlane").put("name", name);
-            spec.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereCluster").put("name", name);
+            spec.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereCluster")
+                    .put("name", name);
             ObjectNode status = o.putObject("status");
             status.put("phase", "Provisioned").put("observedGeneration", 1);
-            status.putObject("initialization").put("infrastructureProvisioned", true).put("controlPlaneInitialized", true);
-            conditions(status, 1, "Available", "InfrastructureReady", "ControlPlaneInitialized", "ControlPlaneAvailable",
-                    "WorkersAvailable", "RemoteConnectionProbe", "ControlPlaneMachinesReady", "WorkerMachinesReady",
-                    "ControlPlaneMachinesUpToDate", "WorkerMachinesUpToDate");
-            v1beta1Conditions(deprecated(status), "Ready", "ControlPlaneInitialized", "ControlPlaneReady", "InfrastructureReady");
+            status.putObject("initialization").put("infrastructureProvisioned", true)
+                    .put("controlPlaneInitialized", true);
+            conditions(status, 1, "Available", "InfrastructureReady", "ControlPlaneInitialized",
+                    "ControlPlaneAvailable", "WorkersAvailable", "RemoteConnectionProbe", "ControlPlaneMachinesReady",
+                    "WorkerMachinesReady", "ControlPlaneMachinesUpToDate", "WorkerMachinesUpToDate");
+            v1beta1Conditions(deprecated(status), "Ready", "ControlPlaneInitialized", "ControlPlaneReady",
+                    "InfrastructureReady");
             return o;
         }
 
         ObjectNode kcp() {
-            ObjectNode o = object(ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(CAPI_VERSION), "KubeadmControlPlane", CAPI, name,
-                    kcpGeneration, null);
+            ObjectNode o = object(ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(CAPI_VERSION), "KubeadmControlPlane",
+                    CAPI, name, kcpGeneration, null);
             labelCluster(o);
             ObjectNode spec = o.putObject("spec");
             spec.put("replicas", controlPlane).put("version", machineVersion());
-            spec.putObject("machineTemplate").putObject("spec").putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE)
-                    .put("kind", "VSphereMachineTemplate").put("name", name + "-control-plane-template-r" + templateRevision);
+            spec.putObject("machineTemplate").putObject("spec").putObject("infrastructureRef")
+                    .put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereMachineTemplate")
+                    .put("name", name + "-control-plane-template-r" + templateRevision);
             ObjectNode kubeadm = spec.putObject("kubeadmConfigSpec");
             kubeadm.putObject("clusterConfiguration").put("imageRepository", "public.ecr.aws/eks-distro/kubernetes")
                     .putObject("etcd").putObject("local").put("imageRepository", "public.ecr.aws/eks-distro/etcd-io");
             kubeadm.putArray("preKubeadmCommands").add("hostname \"{{ ds.meta_data.hostname }}\"");
             kubeadm.putObject("initConfiguration").putObject("nodeRegistration").put("name", "{{ ds.meta_data.hostname }}");
-            spec.putObject("rollout").putObject("strategy").put("type", "RollingUpdate").putObject("rollingUpdate").put("maxSurge", 1);
+            spec.putObject("rollout").putObject("strategy").put("type", "RollingUpdate").putObject("rollingUpdate")
+                    .put("maxSurge", 1);
             ObjectNode status = o.putObject("status");
-            status.put("observedGeneration", kcpObserved).put("replicas", kcpReplicas).put("upToDateReplicas", kcpUpdated)
-                    .put("readyReplicas", kcpReplicas).put("availableReplicas", kcpReplicas)
+            status.put("observedGeneration", kcpObserved).put("replicas", kcpReplicas)
+                    .put("upToDateReplicas", kcpUpdated).put("readyReplicas", kcpReplicas)
+                    .put("availableReplicas", kcpReplicas)
                     .put("version", machineVersion()).put("selector", "cluster.x-k8s.io/cluster-name=" + name);
             status.putObject("initialization").put("controlPlaneInitialized", true);
-            conditions(status, kcpObserved, "Available", "Initialized", "CertificatesAvailable", "ControlPlaneComponentsHealthy",
-                    "EtcdClusterHealthy", "MachinesReady", "MachinesUpToDate");
+            conditions(status, kcpObserved, "Available", "Initialized", "CertificatesAvailable",
+                    "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "MachinesReady", "MachinesUpToDate");
             ObjectNode deprecated = deprecated(status);
-            deprecated.put("readyReplicas", kcpReplicas).put("updatedReplicas", kcpUpdated).put("unavailableReplicas", 0);
-            v1beta1Conditions(deprecated, "Ready", "Available", "CertificatesAvailable", "ControlPlaneComponentsHealthy",
-                    "EtcdClusterHealthy", "MachinesReady", "Resized");
+            deprecated.put("readyReplicas", kcpReplicas).put("updatedReplicas", kcpUpdated)
+                    .put("unavailableReplicas", 0);
+            v1beta1Conditions(deprecated, "Ready", "Available", "CertificatesAvailable",
+                    "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "MachinesReady", "Resized");
             return o;
         }
 
         ObjectNode md() {
-            ObjectNode o = object(ObjectKind.MACHINE_DEPLOYMENT.apiVersion(CAPI_VERSION), "MachineDeployment", CAPI, name + "-md-0",
-                    mdGeneration, null);
+            ObjectNode o = object(ObjectKind.MACHINE_DEPLOYMENT.apiVersion(CAPI_VERSION), "MachineDeployment", CAPI,
+                    name + "-md-0", mdGeneration, null);
             labelCluster(o);
             ObjectNode spec = o.putObject("spec");
             spec.put("clusterName", name).put("replicas", workers);
@@ -322,8 +331,8 @@ final class FleetWorkload {
                     .put("phase", "Running").put("selector", "cluster.x-k8s.io/cluster-name=" + name);
             conditions(status, mdObserved, "Available", "MachinesReady", "MachinesUpToDate");
             ObjectNode deprecated = deprecated(status);
-            deprecated.put("updatedReplicas", mdUpdated).put("readyReplicas", mdReplicas).put("availableReplicas", mdReplicas)
-                    .put("unavailableReplicas", 0);
+            deprecated.put("updatedReplicas", mdUpdated).put("readyReplicas", mdReplicas)
+                    .put("availableReplicas", mdReplicas).put("unavailableReplicas", 0);
             v1beta1Conditions(deprecated, "Ready", "Available", "MachineSetReady");
             return o;
         }
@@ -336,8 +345,8 @@ final class FleetWorkload {
             ObjectNode owner = ((ObjectNode) o.get("metadata")).putArray("ownerReferences").addObject();
             if (controlPlaneMachine) {
                 labels.put("cluster.x-k8s.io/control-plane", "").put("cluster.x-k8s.io/control-plane-name", name);
-                owner.put("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(CAPI_VERSION)).put("kind", "KubeadmControlPlane")
-                        .put("name", name);
+                owner.put("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(CAPI_VERSION))
+                        .put("kind", "KubeadmControlPlane").put("name", name);
             } else {
                 labels.put(ObjectDecoder.DEPLOYMENT_NAME_LABEL, name + "-md-0")
                         .put("cluster.x-k8s.io/set-name", name + "-md-0-r" + templateRevision)
@@ -351,9 +360,11 @@ final class FleetWorkload {
             spec.put("clusterName", name).put("version", machineVersion());
             spec.putObject("deletion").put("nodeDeletionTimeoutSeconds", 10);
             ObjectNode bootstrap = spec.putObject("bootstrap");
-            bootstrap.putObject("configRef").put("apiGroup", BOOTSTRAP).put("kind", "KubeadmConfig").put("name", machineName);
+            bootstrap.putObject("configRef").put("apiGroup", BOOTSTRAP).put("kind", "KubeadmConfig")
+                    .put("name", machineName);
             bootstrap.put("dataSecretName", machineName);
-            spec.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereMachine").put("name", machineName);
+            spec.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereMachine")
+                    .put("name", machineName);
             // v1beta2 references carry no uid; the draws v1beta1's took are made all the same, so that a seed gives the
             // clusters, steps and addresses it gave before.
             uid();
@@ -361,7 +372,8 @@ final class FleetWorkload {
             spec.put("providerID", "vsphere://" + uid());
             ObjectNode status = o.putObject("status");
             status.put("phase", "Running").put("observedGeneration", 1).put("lastUpdated", timestamp());
-            status.putObject("initialization").put("bootstrapDataSecretCreated", true).put("infrastructureProvisioned", true);
+            status.putObject("initialization").put("bootstrapDataSecretCreated", true)
+                    .put("infrastructureProvisioned", true);
             status.putObject("nodeRef").put("name", machineName);
             uid();
             ArrayNode addresses = status.putArray("addresses");
@@ -373,8 +385,8 @@ final class FleetWorkload {
                     .put("kernelVersion", "6.1.109").put("kubeProxyVersion", machineVersion()).put("kubeletVersion", machineVersion())
                     .put("machineID", uid().replace("-", "")).put("operatingSystem", "linux").put("osImage", "Bottlerocket OS 1.26.1 (vmware-k8s-1.%d)".formatted(minor))
                     .put("systemUUID", uid());
-            conditions(status, 1, "Available", "Ready", "UpToDate", "BootstrapConfigReady", "InfrastructureReady", "NodeReady",
-                    "NodeHealthy");
+            conditions(status, 1, "Available", "Ready", "UpToDate", "BootstrapConfigReady", "InfrastructureReady",
+                    "NodeReady", "NodeHealthy");
             v1beta1Conditions(deprecated(status), "Ready", "BootstrapReady", "InfrastructureReady", "NodeHealthy",
                     "HealthCheckSucceeded");
             (controlPlaneMachine ? controlPlaneMachines : workerMachines).addLast(o);
@@ -402,13 +414,15 @@ final class FleetWorkload {
             ArrayNode conditions = status.putArray("conditions");
             String time = timestamp();
             for (String type : types) {
-                conditions.addObject().put("type", type).put("status", "True").put("observedGeneration", observedGeneration)
-                        .put("lastTransitionTime", time).put("reason", type.replaceFirst("^.*(Ready|Available|UpToDate|Initialized|Healthy)$", "$1"))
-                        .put("message", "");
+                String reason = type.replaceFirst("^.*(Ready|Available|UpToDate|Initialized|Healthy)$", "$1");
+                conditions.addObject().put("type", type).put("status", "True")
+                        .put("observedGeneration", observedGeneration).put("lastTransitionTime", time)
+                        .put("reason", reason).put("message", "");
             }
             for (int i = 0; i < QUIET.size(); i += 2) {
-                conditions.addObject().put("type", QUIET.get(i)).put("status", "False").put("observedGeneration", observedGeneration)
-                        .put("lastTransitionTime", time).put("reason", QUIET.get(i + 1)).put("message", "");
+                conditions.addObject().put("type", QUIET.get(i)).put("status", "False")
+                        .put("observedGeneration", observedGeneration).put("lastTransitionTime", time)
+                        .put("reason", QUIET.get(i + 1)).put("message", "");
             }
         }
 

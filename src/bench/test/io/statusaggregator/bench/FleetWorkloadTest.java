@@ -38,12 +38,14 @@ class FleetWorkloadTest {
                 assertFalse(condition.path("reason").asText().isEmpty(), what + " " + condition);
                 assertFalse(condition.has("severity"), what + " " + condition);
             }
-            for (String v1beta1Only : List.of("updatedReplicas", "unavailableReplicas", "initialized", "bootstrapReady")) {
+            for (String v1beta1Only : List.of("updatedReplicas", "unavailableReplicas", "initialized",
+                    "bootstrapReady")) {
                 assertFalse(status.has(v1beta1Only), what + ": " + v1beta1Only);
             }
         }
         FleetWorkload.Cluster cluster = workload.clusters().get(0);
-        assertEquals("controlplane.cluster.x-k8s.io", cluster.capiCluster().path("spec").path("controlPlaneRef").path("apiGroup").asText());
+        assertEquals("controlplane.cluster.x-k8s.io", cluster.capiCluster().path("spec").path("controlPlaneRef")
+                .path("apiGroup").asText());
         assertTrue(cluster.kcp().path("status").path("initialization").path("controlPlaneInitialized").asBoolean());
     }
 

@@ -206,7 +206,8 @@ public class RunCommand implements Callable<Integer> {
             running.add(client);
             checkpoint();
             if (config.embedded().simulate()) {
-                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(), simulated.get());
+                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(),
+                        simulated.get());
                 running.add(simulator);
                 // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
                 // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.

@@ -135,7 +135,8 @@ final class CapiObjects {
 
     /** The labels of a MachineDeployment's machines, its selector. */
     static Map<String, Object> deploymentLabels(MachineSet set) {
-        return map(ObjectDecoder.CLUSTER_NAME_LABEL, set.clusterName, ObjectDecoder.DEPLOYMENT_NAME_LABEL, set.objectName);
+        return map(ObjectDecoder.CLUSTER_NAME_LABEL, set.clusterName, ObjectDecoder.DEPLOYMENT_NAME_LABEL,
+                set.objectName);
     }
 
     /** A MachineDeployment's {@code status.phase}. */

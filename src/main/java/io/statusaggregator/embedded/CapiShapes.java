@@ -41,7 +41,7 @@ interface CapiShapes {
     static String selector(MachineSet set) {
         return set.controlPlane
                 ? ObjectDecoder.CLUSTER_NAME_LABEL + "=" + set.clusterName + "," + FleetSimulator.CONTROL_PLANE_LABEL
-                : ObjectDecoder.CLUSTER_NAME_LABEL + "=" + set.clusterName + "," + ObjectDecoder.DEPLOYMENT_NAME_LABEL + "="
-                        + set.objectName;
+                : ObjectDecoder.CLUSTER_NAME_LABEL + "=" + set.clusterName + ","
+                        + ObjectDecoder.DEPLOYMENT_NAME_LABEL + "=" + set.objectName;
     }
 }

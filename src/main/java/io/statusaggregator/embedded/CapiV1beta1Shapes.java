@@ -34,7 +34,8 @@ final class CapiV1beta1Shapes implements CapiShapes {
         return map(
                 "clusterNetwork", CapiObjects.clusterNetwork(),
                 "controlPlaneRef", map("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(),
-                        "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(), "namespace", capiNamespace, "name", cluster.name),
+                        "kind", ObjectKind.KUBEADM_CONTROL_PLANE.kind(), "namespace", capiNamespace,
+                        "name", cluster.name),
                 "infrastructureRef", map("apiVersion", INFRASTRUCTURE,
                         "kind", "DockerCluster", "namespace", capiNamespace, "name", cluster.name));
     }
@@ -63,7 +64,8 @@ final class CapiV1beta1Shapes implements CapiShapes {
                         "spec", map(
                                 "clusterName", cluster.name,
                                 "version", set.version,
-                                "bootstrap", map("configRef", map("kind", "KubeadmConfigTemplate", "name", set.objectName)),
+                                "bootstrap", map("configRef",
+                                        map("kind", "KubeadmConfigTemplate", "name", set.objectName)),
                                 "infrastructureRef", map("kind", "DockerMachineTemplate", "name", set.objectName))));
     }
 
@@ -92,7 +94,8 @@ final class CapiV1beta1Shapes implements CapiShapes {
                 "unavailableReplicas", replicas - ready,
                 "initialized", cluster.initialized(),
                 "ready", ready > 0);
-        set.machines.stream().map(m -> m.version).min(Comparator.naturalOrder()).ifPresent(v -> status.put("version", v));
+        set.machines.stream().map(m -> m.version).min(Comparator.naturalOrder())
+                .ifPresent(v -> status.put("version", v));
         status.put("conditions", List.of(
                 condition("Available", cluster.initialized(), "WaitingForKubeadmInit", "Info", ""),
                 condition("ControlPlaneComponentsHealthy", replicas > 0 && ready == replicas, "PodProvisioning", "Info",
@@ -145,8 +148,9 @@ final class CapiV1beta1Shapes implements CapiShapes {
                 "infrastructureReady", true,
                 "controlPlaneReady", cluster.initialized(),
                 "conditions", List.of(
-                        condition("ControlPlaneInitialized", cluster.initialized(), "WaitingForControlPlaneProviderInitialized",
-                                "Info", "Waiting for control plane provider to indicate the control plane has been initialized"),
+                        condition("ControlPlaneInitialized", cluster.initialized(),
+                                "WaitingForControlPlaneProviderInitialized", "Info", "Waiting for control plane "
+                                        + "provider to indicate the control plane has been initialized"),
                         condition("InfrastructureReady", true, "", "", "")));
     }
 

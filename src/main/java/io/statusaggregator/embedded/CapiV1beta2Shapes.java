@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The Cluster API objects at {@code v1beta2}, as CAPI v1.13 writes them (see {@link CapiShapes}): references
@@ -97,13 +98,15 @@ final class CapiV1beta2Shapes implements CapiShapes {
                 "readyReplicas", ready,
                 "availableReplicas", ready,
                 "upToDateReplicas", set.updated());
-        set.machines.stream().map(m -> m.version).min(Comparator.naturalOrder()).ifPresent(v -> status.put("version", v));
+        set.machines.stream().map(m -> m.version).min(Comparator.naturalOrder())
+                .ifPresent(v -> status.put("version", v));
         if (initialized) {
             status.put("initialization", map("controlPlaneInitialized", true));
         }
         Conditions conditions = new Conditions(observedGeneration);
         conditions.add("Available", initialized, "Available", "NotAvailable", "Control plane not yet initialized");
-        conditions.add("Initialized", initialized, "Initialized", "NotInitialized", "Control plane not yet initialized");
+        conditions.add("Initialized", initialized, "Initialized", "NotInitialized",
+                "Control plane not yet initialized");
         conditions.add("CertificatesAvailable", true, "Available", "", "");
         boolean healthy = replicas > 0 && ready == replicas;
         conditions.add("EtcdClusterHealthy", healthy, "Healthy", "NotHealthy",
@@ -154,7 +157,8 @@ final class CapiV1beta2Shapes implements CapiShapes {
         }
         // A Machine's spec is never changed here (a rollout replaces Machines): its generation stays 1.
         Conditions conditions = new Conditions(1);
-        String waiting = "* NodeHealthy: Waiting for a Node with spec.providerID docker:////" + machine.name + " to exist";
+        String waiting = "* NodeHealthy: Waiting for a Node with spec.providerID docker:////" + machine.name
+                + " to exist";
         conditions.add("Available", ready, "Available", "NotReady", waiting);
         conditions.add("Ready", ready, "Ready", "NotReady", waiting);
         conditions.add("UpToDate", machine.version.equals(set.version), "UpToDate", "NotUpToDate",
@@ -176,7 +180,8 @@ final class CapiV1beta2Shapes implements CapiShapes {
             status.put("nodeRef", map("name", machine.name));
         }
         status.put("conditions", conditions.list);
-        status.put("deprecated", map("v1beta1", map("conditions", v1beta1.machineStatus(machine, set).get("conditions"))));
+        Object deprecated = v1beta1.machineStatus(machine, set).get("conditions");
+        status.put("deprecated", map("v1beta1", map("conditions", deprecated)));
         return status;
     }
 
@@ -200,7 +205,7 @@ final class CapiV1beta2Shapes implements CapiShapes {
             unavailable.add("* ControlPlaneAvailable: Control plane not yet initialized");
         }
         if (!unavailableWorkers.isEmpty()) {
-            unavailable.add("* WorkersAvailable: " + String.join("\n  ", unavailableWorkers));
+            unavailable.add("* WorkersAvailable:\n  " + String.join("\n  ", unavailableWorkers));
         }
         if (!initialized) {
             unavailable.add("* RemoteConnectionProbe: Remote connection not established yet");
@@ -218,11 +223,11 @@ final class CapiV1beta2Shapes implements CapiShapes {
         List<MachineSet> sets = new ArrayList<>(List.of(cluster.controlPlane));
         sets.addAll(workers);
         conditions.add("RollingOut", sets.stream().anyMatch(MachineSet::hasOutdated), "RollingOut", "NotRollingOut",
-                "", true);
+                perSet(sets, MachineSet::hasOutdated, "Rolling out not up-to-date replicas"), true);
         conditions.add("ScalingUp", sets.stream().anyMatch(s -> s.machines.size() < s.replicas), "ScalingUp",
-                "NotScalingUp", "", true);
+                "NotScalingUp", perSet(sets, s -> s.machines.size() < s.replicas, "Scaling up"), true);
         conditions.add("ScalingDown", sets.stream().anyMatch(s -> s.machines.size() > s.replicas), "ScalingDown",
-                "NotScalingDown", "", true);
+                "NotScalingDown", perSet(sets, s -> s.machines.size() > s.replicas, "Scaling down"), true);
         conditions.add("Remediating", false, "", "NotRemediating", "");
         conditions.add("Deleting", false, "", "NotDeleting", "");
         conditions.add("Paused", false, "", "NotPaused", "");
@@ -243,14 +248,16 @@ final class CapiV1beta2Shapes implements CapiShapes {
     /** MachinesReady, MachinesUpToDate, RollingOut, ScalingUp, ScalingDown, Remediating, Deleting, Paused. */
     private static void machineSetConditions(Conditions conditions, MachineSet set) {
         int replicas = set.machines.size();
-        List<String> outdated = set.machines.stream().filter(m -> !m.version.equals(set.version)).map(m -> m.name).toList();
+        List<String> outdated = set.machines.stream().filter(m -> !m.version.equals(set.version)).map(m -> m.name)
+                .toList();
         String noReplicas = replicas == 0 ? "NoReplicas" : null;
         conditions.add("MachinesReady", set.ready() == replicas, noReplicas != null ? noReplicas : "Ready", "NotReady",
                 perMachine(set, "Ready: NodeHealthy: Waiting for a Node to exist"));
-        conditions.add("MachinesUpToDate", outdated.isEmpty(), noReplicas != null ? noReplicas : "UpToDate", "NotUpToDate",
-                "* Machines " + String.join(", ", outdated) + ": Version " + set.version + " required");
+        conditions.add("MachinesUpToDate", outdated.isEmpty(), noReplicas != null ? noReplicas : "UpToDate",
+                "NotUpToDate", "* Machines " + String.join(", ", outdated) + ": Version " + set.version + " required");
         conditions.add("RollingOut", !outdated.isEmpty(), "RollingOut", "NotRollingOut",
-                "Rolling out " + outdated.size() + " not up-to-date replicas\n* Version " + set.version + " required", true);
+                "Rolling out " + outdated.size() + " not up-to-date replicas\n* Version " + set.version
+                        + " required", true);
         conditions.add("ScalingUp", replicas < set.replicas, "ScalingUp", "NotScalingUp",
                 "Scaling up from " + replicas + " to " + set.replicas + " replicas", true);
         conditions.add("ScalingDown", replicas > set.replicas, "ScalingDown", "NotScalingDown",
@@ -281,6 +288,18 @@ final class CapiV1beta2Shapes implements CapiShapes {
         return lines.isEmpty() ? "No Machines reporting yet" : String.join("\n", lines);
     }
 
+    /** One {@code * Kind NAME: what} line per machine set that {@code matches}, as a CAPI Cluster sums them up. */
+    private static String perSet(List<MachineSet> sets, Predicate<MachineSet> matches, String what) {
+        List<String> lines = new ArrayList<>();
+        for (MachineSet set : sets) {
+            if (matches.test(set)) {
+                lines.add("* " + (set.controlPlane ? "KubeadmControlPlane " : "MachineDeployment ") + set.objectName + ": "
+                        + what);
+            }
+        }
+        return String.join("\n", lines);
+    }
+
     /** {@code status.controlPlane} or {@code status.workers} of a CAPI Cluster: counters summed over machine sets. */
     private static Map<String, Object> counters(int desired, List<MachineSet> sets) {
         int ready = sets.stream().mapToInt(MachineSet::ready).sum();
@@ -292,7 +311,7 @@ final class CapiV1beta2Shapes implements CapiShapes {
                 "availableReplicas", ready);
     }
 
-    /** A {@code metav1.Condition} list; {@code lastTransitionTime} is stamped when written ({@link ManagementClusterApi}). */
+    /** {@code metav1.Condition}s; {@code lastTransitionTime} is stamped on writing ({@link ManagementClusterApi}). */
     private static final class Conditions {
         final List<Map<String, Object>> list = new ArrayList<>();
         private final long observedGeneration;
@@ -309,7 +328,8 @@ final class CapiV1beta2Shapes implements CapiShapes {
         /**
          * @param messageWhenTrue the message goes with True (RollingOut, ScalingUp: True is the news), else with False
          */
-        void add(String type, boolean ok, String trueReason, String falseReason, String message, boolean messageWhenTrue) {
+        void add(String type, boolean ok, String trueReason, String falseReason, String message,
+                boolean messageWhenTrue) {
             list.add(map(
                     "type", type,
                     "status", ok ? "True" : "False",

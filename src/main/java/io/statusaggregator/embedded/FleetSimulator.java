@@ -111,7 +111,8 @@ public final class FleetSimulator implements AutoCloseable {
         this(client, capiNamespace, tick, capiVersion, Clock.systemUTC());
     }
 
-    FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, CapiApiVersion capiVersion, Clock clock) {
+    FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, CapiApiVersion capiVersion,
+            Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.capiNamespace = Objects.requireNonNull(capiNamespace, "capiNamespace");
         this.objects = new CapiObjects(capiNamespace, capiVersion);
@@ -330,7 +331,8 @@ public final class FleetSimulator implements AutoCloseable {
             MachineSet machines = group.machines;
             if (machines.replicas != group.count) {
                 machines.replicas = group.count;
-                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, objects.machineDeploymentSpec(cluster, group));
+                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName,
+                        objects.machineDeploymentSpec(cluster, group));
                 LOG.infof("tick %d: cluster %s: MachineDeployment %s scaled to %d replicas", now, cluster.name,
                         machines.objectName, machines.replicas);
             }
@@ -338,7 +340,8 @@ public final class FleetSimulator implements AutoCloseable {
             // Workers are upgraded once the control plane runs the new version: never ahead of it.
             if (!machines.version.equals(wanted) && controlPlane.done()) {
                 machines.version = wanted;
-                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, objects.machineDeploymentSpec(cluster, group));
+                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName,
+                        objects.machineDeploymentSpec(cluster, group));
                 LOG.infof("tick %d: cluster %s: MachineDeployment %s rolling to %s", now, cluster.name,
                         machines.objectName, wanted);
             }

@@ -206,7 +206,8 @@ public final class LiveTable implements AutoCloseable {
                 List<GenericKubernetesResource> items = namespace == null
                         ? resources.inAnyNamespace().list().getItems()
                         : resources.inNamespace(namespace).list().getItems();
-                return items.stream().map(item -> client.getKubernetesSerialization().convertValue(item, JsonNode.class)).toList();
+                var serialization = client.getKubernetesSerialization();
+                return items.stream().map(item -> serialization.convertValue(item, JsonNode.class)).toList();
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 404 || i == versions.size() - 1) {
                     throw e;

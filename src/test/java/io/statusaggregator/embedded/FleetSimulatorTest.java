@@ -81,7 +81,8 @@ class FleetSimulatorTest {
         JsonNode bravoReady = fleet.get(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
         assertEquals(3, bravoReady.path("status").path("readyReplicas").asInt());
         assertEquals("True", condition(bravoReady, "Available").path("status").asText());
-        assertEquals("True", condition(fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0"), "Available").path("status").asText());
+        assertEquals("True", condition(fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0"), "Available")
+                .path("status").asText());
         assertEquals("Provisioned", fleet.get(ObjectKind.CAPI_CLUSTER, CAPI, "bravo").path("status").path("phase").asText());
         assertEquals("bravo", fleet.get(ObjectKind.CAPI_CLUSTER, CAPI, "bravo").path("spec").path("controlPlaneRef").path("name").asText());
     }

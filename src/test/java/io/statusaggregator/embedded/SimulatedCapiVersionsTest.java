@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
  */
 class SimulatedCapiVersionsTest {
     private static final Instant NOW = Instant.parse("2026-05-04T10:00:00Z");
-    private static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
-            ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE);
+    private static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER,
+            ObjectKind.KUBEADM_CONTROL_PLANE, ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE);
 
     @Test
     void theDefaultWritesV1beta2ObjectsAsCapiV113Does() {
@@ -70,7 +70,8 @@ class SimulatedCapiVersionsTest {
             assertEquals("RollingUpdate", kcp.path("spec").path("rollout").path("strategy").path("type").asText());
             assertFalse(kcp.path("spec").has("rolloutStrategy"));
             assertEquals("infrastructure.cluster.x-k8s.io",
-                    kcp.path("spec").path("machineTemplate").path("spec").path("infrastructureRef").path("apiGroup").asText());
+                    kcp.path("spec").path("machineTemplate").path("spec").path("infrastructureRef").path("apiGroup")
+                            .asText());
 
             JsonNode cluster = fleet.get(ObjectKind.CAPI_CLUSTER, CAPI, "bravo");
             JsonNode controlPlaneRef = cluster.path("spec").path("controlPlaneRef");
@@ -82,22 +83,29 @@ class SimulatedCapiVersionsTest {
             for (String type : List.of("ControlPlaneInitialized", "RemoteConnectionProbe", "InfrastructureReady")) {
                 assertEquals("True", condition(cluster.path("status"), type).path("status").asText(), type);
             }
-            assertEquals("ProbeSucceeded", condition(cluster.path("status"), "RemoteConnectionProbe").path("reason").asText());
+            assertEquals("ProbeSucceeded", condition(cluster.path("status"), "RemoteConnectionProbe").path("reason")
+                    .asText());
             assertEquals(4, cluster.path("status").path("controlPlane").path("replicas").asInt());
-            assertTrue(condition(cluster.path("status").path("deprecated").path("v1beta1"), "ControlPlaneInitialized").isObject());
+            assertTrue(condition(cluster.path("status").path("deprecated").path("v1beta1"), "ControlPlaneInitialized")
+                    .isObject());
 
             JsonNode md = fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "delta-md-0");
             assertEquals("True", condition(md.path("status"), "Available").path("status").asText());
-            assertTrue(condition(md.path("status"), "Ready").isMissingNode(), "v1beta2 has no Ready on a MachineDeployment");
-            assertEquals("True", condition(md.path("status").path("deprecated").path("v1beta1"), "Ready").path("status").asText());
+            assertTrue(condition(md.path("status"), "Ready").isMissingNode(),
+                    "v1beta2 has no Ready on a MachineDeployment");
+            assertEquals("True", condition(md.path("status").path("deprecated").path("v1beta1"), "Ready").path("status")
+                    .asText());
             assertEquals(3, md.path("status").path("upToDateReplicas").asInt());
             assertEquals(3, md.path("status").path("deprecated").path("v1beta1").path("availableReplicas").asInt());
-            assertEquals(0, md.path("spec").path("rollout").path("strategy").path("rollingUpdate").path("maxUnavailable").asInt(-1));
+            assertEquals(0, md.path("spec").path("rollout").path("strategy").path("rollingUpdate")
+                    .path("maxUnavailable").asInt(-1));
 
             JsonNode machine = fleet.list(ObjectKind.MACHINE).stream()
                     .filter(m -> m.path("metadata").path("name").asText().startsWith("bravo-cp-"))
-                    .filter(m -> m.path("spec").path("version").asText().startsWith("v1.31.")).findFirst().orElseThrow();
-            assertEquals("False", condition(machine.path("status"), "UpToDate").path("status").asText(), "an old machine");
+                    .filter(m -> m.path("spec").path("version").asText().startsWith("v1.31."))
+                    .findFirst().orElseThrow();
+            assertEquals("False", condition(machine.path("status"), "UpToDate").path("status").asText(),
+                    "an old machine");
             assertEquals("True", condition(machine.path("status"), "Ready").path("status").asText());
             assertEquals(Set.of("name"), names(machine.path("status").path("nodeRef")));
             assertTrue(machine.path("status").path("deprecated").path("v1beta1").path("conditions").isArray());
@@ -120,6 +128,12 @@ class SimulatedCapiVersionsTest {
             assertEquals("Remote connection not established yet",
                     condition(cluster, "RemoteConnectionProbe").path("message").asText());
             assertEquals("NotInitialized", condition(cluster, "ControlPlaneInitialized").path("reason").asText());
+            List<String> why = List.of(condition(cluster, "Available").path("message").asText().split("\n"));
+            assertEquals("* ControlPlaneAvailable: Control plane not yet initialized", why.get(0), why.toString());
+            assertEquals("* WorkersAvailable:", why.get(1), why.toString());
+            assertTrue(why.get(2).startsWith("  * MachineDeployment bravo-md-0: 0 available replicas, at least 2 required"),
+                    why.toString());
+            assertEquals("* RemoteConnectionProbe: Remote connection not established yet", why.get(why.size() - 1));
         }
     }
 
@@ -135,19 +149,22 @@ class SimulatedCapiVersionsTest {
                 assertEquals(statuses(v1beta1), atV1beta2, "tick " + tick);
                 atV1beta2.forEach((cluster, status) -> status.path("conditions").forEach(c -> reasonsSeen
                         .computeIfAbsent(cluster + " " + c.path("type").asText(), k -> new TreeSet<>())
-                        .add(c.path("status").asText() + (c.hasNonNull("reason") ? " " + c.path("reason").asText() : ""))));
+                        .add(c.path("status").asText() + " " + c.path("reason").asText(""))));
             }
             Map<String, JsonNode> settled = statuses(v1beta2);
             assertEquals(LIVE.size(), settled.size());
             for (String cluster : LIVE) {
                 for (String type : List.of("ControlPlaneInitialized", "ControlPlaneReady", "WorkersReady")) {
-                    assertEquals("True", condition(settled.get(cluster), type).path("status").asText(), cluster + " " + type);
+                    assertEquals("True", condition(settled.get(cluster), type).path("status").asText(),
+                            cluster + " " + type);
                 }
             }
         }
         // The script's events, as the rules read them off the v1beta2 objects.
-        assertTrue(reasonsSeen.get("bravo ControlPlaneReady").contains("False RollingUpgradeInProgress"), reasonsSeen.toString());
-        assertTrue(reasonsSeen.get("bravo WorkersReady").contains("False RollingUpgradeInProgress"), reasonsSeen.toString());
+        assertTrue(reasonsSeen.get("bravo ControlPlaneReady").contains("False RollingUpgradeInProgress"),
+                reasonsSeen.toString());
+        assertTrue(reasonsSeen.get("bravo WorkersReady").contains("False RollingUpgradeInProgress"),
+                reasonsSeen.toString());
         assertTrue(reasonsSeen.get("delta WorkersReady").contains("False ScalingUp"), reasonsSeen.toString());
         assertTrue(reasonsSeen.get("alpha ControlPlaneInitialized").contains("False WaitingForControlPlaneInitialized"),
                 reasonsSeen.toString());
@@ -168,13 +185,15 @@ class SimulatedCapiVersionsTest {
             assertTrue(kcp.path("initialized").asBoolean());
             assertEquals(3, kcp.path("updatedReplicas").asInt());
             assertFalse(kcp.has("upToDateReplicas"));
-            assertEquals("True", condition(fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0").path("status"), "Ready")
+            JsonNode md = fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0");
+            assertEquals("True", condition(md.path("status"), "Ready")
                     .path("status").asText());
             JsonNode ref = fleet.get(ObjectKind.CAPI_CLUSTER, CAPI, "bravo").path("spec").path("controlPlaneRef");
             assertEquals("controlplane.cluster.x-k8s.io/v1beta1", ref.path("apiVersion").asText());
             KubernetesClientException notServed = assertThrows(KubernetesClientException.class,
                     () -> fleet.kubernetes().client().genericKubernetesResources(
-                            KubernetesResources.of(ObjectKind.KUBEADM_CONTROL_PLANE, "v1beta2")).inNamespace(CAPI).list());
+                            KubernetesResources.of(ObjectKind.KUBEADM_CONTROL_PLANE, "v1beta2"))
+                            .inNamespace(CAPI).list());
             assertEquals(404, notServed.getCode(), "a CAPI v1.10 management cluster serves no v1beta2");
         }
     }

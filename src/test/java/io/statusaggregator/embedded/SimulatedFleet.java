@@ -30,7 +30,7 @@ final class SimulatedFleet implements AutoCloseable {
         this.version = version;
     }
 
-    /** The embedded default: a CAPI v1.13 management cluster, its objects at v1beta2 ({@link #start(CapiApiVersion)}). */
+    /** The embedded default: a CAPI v1.13 management cluster, its objects at v1beta2. */
     static SimulatedFleet start() {
         return start(CapiApiVersion.V1BETA2);
     }
@@ -41,7 +41,8 @@ final class SimulatedFleet implements AutoCloseable {
      */
     static SimulatedFleet start(CapiApiVersion version) {
         EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0, FleetSimulator.capiVersionsServed(version));
-        return new SimulatedFleet(kubernetes, new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1), version),
+        FleetSimulator simulator = new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1), version);
+        return new SimulatedFleet(kubernetes, simulator,
                 version);
     }
 
@@ -67,15 +68,16 @@ final class SimulatedFleet implements AutoCloseable {
     }
 
     JsonNode get(ObjectKind kind, String namespace, String name) {
-        GenericKubernetesResource object = kubernetes.client().genericKubernetesResources(ManagementClusterApi.resource(kind, version))
+        GenericKubernetesResource object = kubernetes.client()
+                .genericKubernetesResources(ManagementClusterApi.resource(kind, version))
                 .inNamespace(namespace).withName(name).get();
         return object == null ? null : json(object);
     }
 
     List<JsonNode> list(ObjectKind kind) {
         String namespace = kind == ObjectKind.EKSA_CLUSTER ? NS : CAPI;
-        return kubernetes.client().genericKubernetesResources(ManagementClusterApi.resource(kind, version)).inNamespace(namespace).list()
-                .getItems().stream().map(this::json).toList();
+        return kubernetes.client().genericKubernetesResources(ManagementClusterApi.resource(kind, version))
+                .inNamespace(namespace).list().getItems().stream().map(this::json).toList();
     }
 
     private JsonNode json(GenericKubernetesResource object) {
@@ -86,13 +88,14 @@ final class SimulatedFleet implements AutoCloseable {
     String yaml() {
         StringBuilder yaml = new StringBuilder();
         var serialization = kubernetes.client().getKubernetesSerialization();
-        for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
-                ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
+        for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER,
+                ObjectKind.KUBEADM_CONTROL_PLANE, ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
             for (JsonNode object : list(kind)) {
                 yaml.append("---\n").append(serialization.asYaml(object).replaceFirst("^---\n", ""));
             }
         }
-        for (GenericKubernetesResource release : kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES)
+        for (GenericKubernetesResource release
+                : kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES)
                 .inNamespace(CAPI).list().getItems()) {
             yaml.append("---\n").append(serialization.asYaml(release).replaceFirst("^---\n", ""));
         }

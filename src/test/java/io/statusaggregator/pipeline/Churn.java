@@ -50,7 +50,8 @@ final class Churn {
                 int ready = random.nextInt(replicas + 1);
                 // In the order the seed's sequence draws them.
                 boolean initialized = ready > 0 || random.nextBoolean();
-                fleet.controlPlaneStatus(name, initialized, replicas, random.nextInt(replicas + 1), ready, ready == replicas);
+                fleet.controlPlaneStatus(name, initialized, replicas, random.nextInt(replicas + 1), ready,
+                        ready == replicas);
             } else if (choice < 60 && !withoutWorkers.contains(name)) {
                 int replicas = random.nextInt(4);
                 int ready = random.nextInt(replicas + 1);

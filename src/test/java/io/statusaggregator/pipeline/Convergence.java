@@ -48,8 +48,8 @@ final class Convergence {
     }
 
     /** @param capi the version the fleet's Cluster API objects are written at, read here to apply the rules to */
-    Convergence(KubernetesClient client, Map<String, Object> kafka, String statusesTopic, String transitionsTopic, String objectStatesTopic,
-            CapiApiVersion capi) {
+    Convergence(KubernetesClient client, Map<String, Object> kafka, String statusesTopic, String transitionsTopic,
+            String objectStatesTopic, CapiApiVersion capi) {
         this.capi = capi;
         this.client = client;
         this.kafka = kafka;
@@ -83,7 +83,8 @@ final class Convergence {
                 if (kind == ObjectKind.CNI_OBSERVATION) {
                     continue;
                 }
-                for (GenericKubernetesResource resource : client.genericKubernetesResources(Fleet.resource(kind, capi)).inAnyNamespace().list().getItems()) {
+                for (GenericKubernetesResource resource : client.genericKubernetesResources(Fleet.resource(kind, capi))
+                        .inAnyNamespace().list().getItems()) {
                     objects.append("---\n").append(client.getKubernetesSerialization().asYaml(resource).replaceFirst("^---\n", ""));
                     if (kind == ObjectKind.EKSA_CLUSTER) {
                         shown.put(resource.getMetadata().getNamespace() + "/" + resource.getMetadata().getName(),

@@ -58,8 +58,10 @@ final class Fleet implements AutoCloseable {
     }
 
     /** The resource of {@code kind} at this fleet's Cluster API version where it has that version. */
-    static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext resource(ObjectKind kind, CapiApiVersion capi) {
-        return kind.versions().contains(capi.version()) ? KubernetesResources.of(kind, capi.version()) : KubernetesResources.of(kind);
+    static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext resource(ObjectKind kind,
+            CapiApiVersion capi) {
+        return kind.versions().contains(capi.version()) ? KubernetesResources.of(kind, capi.version())
+                : KubernetesResources.of(kind);
     }
 
     EmbeddedKubernetes workloadServer(String cluster) {
@@ -233,7 +235,8 @@ final class Fleet implements AutoCloseable {
                 kind: KubeadmControlPlane
                 metadata: {namespace: %s, name: %s, labels: {cluster.x-k8s.io/cluster-name: %s}}
                 spec: {replicas: %d}
-                """.formatted(ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(capi.version()), CAPI, name, name, controlPlane));
+                """.formatted(ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(capi.version()), CAPI, name, name,
+                controlPlane));
         createMachineDeployment(name, workers);
     }
 
@@ -252,11 +255,12 @@ final class Fleet implements AutoCloseable {
     }
 
     /** The KubeadmControlPlane's status at generation 1, as KCP writes it at this fleet's version. */
-    void controlPlaneStatus(String name, boolean initialized, int replicas, int upToDate, int ready, boolean available) {
+    void controlPlaneStatus(String name, boolean initialized, int replicas, int upToDate, int ready,
+            boolean available) {
         String json = capi == CapiApiVersion.V1BETA1 ? """
-                {"status": {"observedGeneration": 1, "initialized": %s, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
-                 "conditions": [{"type": "Available", "status": "%s"}]}}""".formatted(initialized, replicas, upToDate, ready,
-                available ? "True" : "False") : """
+                {"status": {"observedGeneration": 1, "initialized": %s, "replicas": %d, "updatedReplicas": %d,
+                 "readyReplicas": %d, "conditions": [{"type": "Available", "status": "%s"}]}}""".formatted(initialized,
+                replicas, upToDate, ready, available ? "True" : "False") : """
                 {"status": {"observedGeneration": 1, "initialization": {"controlPlaneInitialized": %s}, "replicas": %d,
                  "upToDateReplicas": %d, "readyReplicas": %d, "availableReplicas": %d, "conditions": [%s],
                  "deprecated": {"v1beta1": {"updatedReplicas": %d, "readyReplicas": %d, "unavailableReplicas": %d,
@@ -269,11 +273,13 @@ final class Fleet implements AutoCloseable {
     /** Out of the CAPI controllers' reach for a while: a control plane that was ready is not any more. */
     void controlPlaneLost(String name) {
         String json = capi == CapiApiVersion.V1BETA1 ? """
-                {"status": {"readyReplicas": 0, "conditions": [{"type": "Available", "status": "False", "reason": "Rolling"}]}}"""
+                {"status": {"readyReplicas": 0,
+                 "conditions": [{"type": "Available", "status": "False", "reason": "Rolling"}]}}"""
                 : """
                 {"status": {"readyReplicas": 0, "availableReplicas": 0, "conditions": [%s],
                  "deprecated": {"v1beta1": {"readyReplicas": 0, "conditions": [%s]}}}}""".formatted(
-                v1beta2Available(false, "* Machine %s-cp-1: Node unreachable".formatted(name)), v1beta1Condition("Available", false));
+                v1beta2Available(false, "* Machine %s-cp-1: Node unreachable".formatted(name)),
+                v1beta1Condition("Available", false));
         patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, json);
     }
 
@@ -290,7 +296,8 @@ final class Fleet implements AutoCloseable {
                 {"status": {"observedGeneration": %d, "replicas": %d, "upToDateReplicas": %d, "readyReplicas": %d,
                  "availableReplicas": %d, "conditions": [%s],
                  "deprecated": {"v1beta1": {"updatedReplicas": %d, "readyReplicas": %d, "availableReplicas": %d,
-                  "unavailableReplicas": %d, "conditions": [%s]}}}}""".formatted(generation, replicas, updated, ready, ready,
+                  "unavailableReplicas": %d, "conditions": [%s]}}}}""".formatted(generation, replicas, updated, ready,
+                ready,
                 v1beta2Available(available, "%d available replicas, at least %d required".formatted(ready, replicas)),
                 updated, ready, ready, replicas - ready, v1beta1Condition("Ready", available));
         patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-md-0", json);
