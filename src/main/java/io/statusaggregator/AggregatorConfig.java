@@ -313,6 +313,15 @@ public interface AggregatorConfig {
         @WithDefault("eksa")
         io.statusaggregator.embedded.EmbeddedKubernetes.ClusterCrd clusterCrd();
 
+        /**
+         * The Cluster API of the simulated management cluster: {@code v1beta2}, a CAPI v1.13 one (serving
+         * {@code v1beta2} and {@code v1beta1}, the demo fleet's objects written at {@code v1beta2}); {@code v1beta1}, a
+         * CAPI v1.10 one (serving and written at {@code v1beta1} only).
+         */
+        @WithName("capi-api-version")
+        @WithDefault("v1beta2")
+        String capiApiVersion();
+
         /** Where the kubeconfig of the embedded API is written. */
         @WithDefault("${java.io.tmpdir}/status-aggregator/kubeconfig")
         String kubeconfig();

@@ -1,6 +1,5 @@
 package io.statusaggregator.bench;
 
-import io.statusaggregator.kubernetes.KubernetesResources;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -252,7 +251,9 @@ final class ApiServerFigures implements AutoCloseable {
         StringBuilder text = new StringBuilder(cluster + "'s objects, resourceVersion on the API server / on the object-state topic:");
         for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
                 ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
-            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
+            for (GenericKubernetesResource r
+                    : kubernetes.client().genericKubernetesResources(FleetWorkload.resource(kind)).inAnyNamespace()
+                    .list().getItems()) {
                 JsonNode object = JSON.valueToTree(r);
                 String owner = kind == ObjectKind.EKSA_CLUSTER || kind == ObjectKind.CAPI_CLUSTER ? r.getMetadata().getName()
                         : object.path("metadata").path("labels").path(ObjectDecoder.CLUSTER_NAME_LABEL).asText();

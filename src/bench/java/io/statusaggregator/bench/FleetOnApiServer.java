@@ -64,7 +64,7 @@ final class FleetOnApiServer implements AutoCloseable {
 
     /** Starts the API server and creates the fleet in it. */
     void create() throws Exception {
-        kubernetes = EmbeddedKubernetes.start(0);
+        kubernetes = EmbeddedKubernetes.start(0, FleetWorkload.CAPI_VERSIONS_SERVED);
         for (int i = 0; i < LANES; i++) {
             laneClients.add(kubernetes.newClient());
             lanes.add(Executors.newSingleThreadExecutor());
@@ -107,7 +107,7 @@ final class FleetOnApiServer implements AutoCloseable {
     /** One write as its controller makes it: create (then the status, which a create ignores), spec, status, delete. */
     private void apply(String cluster, FleetWorkload.Write write) {
         KubernetesClient client = laneClient(cluster);
-        var resources = client.genericKubernetesResources(KubernetesResources.of(write.kind()))
+        var resources = client.genericKubernetesResources(FleetWorkload.resource(write.kind()))
                 .inNamespace(write.object().path("metadata").path("namespace").asText());
         String name = write.object().path("metadata").path("name").asText();
         switch (write.op()) {
@@ -152,7 +152,9 @@ final class FleetOnApiServer implements AutoCloseable {
         List<JsonNode> objects = new ArrayList<>();
         for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
                 ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
-            for (GenericKubernetesResource r : kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
+            for (GenericKubernetesResource r
+                    : kubernetes.client().genericKubernetesResources(FleetWorkload.resource(kind)).inAnyNamespace()
+                    .list().getItems()) {
                 objects.add(JSON.valueToTree(r));
             }
         }

@@ -3,6 +3,9 @@ package io.statusaggregator.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.statusaggregator.kubernetes.KubernetesResources;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.time.Instant;
@@ -20,7 +23,9 @@ import java.util.UUID;
  * Every step changes the cluster's status, so every step is a change whose status write can be waited for.
  *
  * <p>Objects are full: the fields CAPI and EKS-A write (without {@code managedFields}), so that what ingest's
- * informers hold and what the reduction costs are those of a real fleet. Not thread-safe.
+ * informers hold and what the reduction costs are those of a real fleet. The Cluster API objects are at
+ * {@code v1beta2}, as CAPI v1.13 writes them: references {@code {apiGroup, kind, name}}, the v1beta2 counters and
+ * conditions, and the v1beta1 ones under {@code status.deprecated.v1beta1}. Not thread-safe.
  */
 final class FleetWorkload {
     static final String CAPI = "eksa-system";
@@ -31,6 +36,16 @@ final class FleetWorkload {
     static final int LAST_MINOR = 33;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant EPOCH = Instant.parse("2026-01-05T08:00:00Z");
+    /** The Cluster API version of the management cluster the benchmarks play: CAPI v1.13's. */
+    static final String CAPI_VERSION = CapiApiVersion.V1BETA2.version();
+    /** What a CAPI v1.13 management cluster serves of the Cluster API kinds, newest first. */
+    static final List<String> CAPI_VERSIONS_SERVED = List.of(CAPI_VERSION, CapiApiVersion.V1BETA1.version());
+    private static final String INFRASTRUCTURE = "infrastructure.cluster.x-k8s.io";
+    private static final String BOOTSTRAP = "bootstrap.cluster.x-k8s.io";
+    /** The v1beta2 conditions that are False on a Ready object, with their reasons. */
+    private static final List<String> QUIET = List.of("RollingOut", "NotRollingOut", "ScalingUp", "NotScalingUp",
+            "ScalingDown", "NotScalingDown", "Remediating", "NotRemediating", "Deleting", "NotDeleting",
+            "Paused", "NotPaused");
 
     enum Op { CREATE, SPEC, STATUS, DELETE }
 
@@ -105,6 +120,12 @@ final class FleetWorkload {
             }
         }
         return steps;
+    }
+
+    /** The resource of {@code kind} at the version this fleet's objects are written at. */
+    static ResourceDefinitionContext resource(ObjectKind kind) {
+        return kind.versions().contains(CAPI_VERSION) ? KubernetesResources.of(kind, CAPI_VERSION)
+                : KubernetesResources.of(kind);
     }
 
     private String uid() {
@@ -236,94 +257,125 @@ final class FleetWorkload {
         }
 
         ObjectNode capiCluster() {
-            ObjectNode o = object("cluster.x-k8s.io/v1beta1", "Cluster", CAPI, name, 1, null);
+            ObjectNode o = object(ObjectKind.CAPI_CLUSTER.apiVersion(CAPI_VERSION), "Cluster", CAPI, name, 1, null);
             labelCluster(o);
             ObjectNode spec = o.putObject("spec");
             spec.putObject("clusterNetwork").putObject("pods").putArray("cidrBlocks").add("192.168.0.0/16");
             spec.putObject("controlPlaneEndpoint").put("host", "10.0.0.10").put("port", 6443);
-            spec.putObject("controlPlaneRef").put("apiVersion", "controlplane.cluster.x-k8s.io/v1beta1")
-                    .put("kind", "KubeadmControlPlane").put("name", name).put("namespace", CAPI);
-            spec.putObject("infrastructureRef").put("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1")
-                    .put("kind", "VSphereCluster").put("name", name).put("namespace", CAPI);
+            spec.putObject("controlPlaneRef").put("apiGroup", ObjectKind.KUBEADM_CONTROL_PLANE.group())
+                    .put("kind", "KubeadmControlPlane").put("name", name);
+            spec.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereCluster")
+                    .put("name", name);
             ObjectNode status = o.putObject("status");
-            status.put("phase", "Provisioned").put("controlPlaneReady", true).put("infrastructureReady", true).put("observedGeneration", 1);
-            conditions(status, "Ready", "ControlPlaneInitialized", "ControlPlaneReady", "InfrastructureReady");
+            status.put("phase", "Provisioned").put("observedGeneration", 1);
+            status.putObject("initialization").put("infrastructureProvisioned", true)
+                    .put("controlPlaneInitialized", true);
+            conditions(status, 1, "Available", "InfrastructureReady", "ControlPlaneInitialized",
+                    "ControlPlaneAvailable", "WorkersAvailable", "RemoteConnectionProbe", "ControlPlaneMachinesReady",
+                    "WorkerMachinesReady", "ControlPlaneMachinesUpToDate", "WorkerMachinesUpToDate");
+            v1beta1Conditions(deprecated(status), "Ready", "ControlPlaneInitialized", "ControlPlaneReady",
+                    "InfrastructureReady");
             return o;
         }
 
         ObjectNode kcp() {
-            ObjectNode o = object("controlplane.cluster.x-k8s.io/v1beta1", "KubeadmControlPlane", CAPI, name, kcpGeneration, null);
+            ObjectNode o = object(ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(CAPI_VERSION), "KubeadmControlPlane",
+                    CAPI, name, kcpGeneration, null);
             labelCluster(o);
             ObjectNode spec = o.putObject("spec");
             spec.put("replicas", controlPlane).put("version", machineVersion());
-            spec.putObject("machineTemplate").putObject("infrastructureRef").put("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1")
-                    .put("kind", "VSphereMachineTemplate").put("name", name + "-control-plane-template-r" + templateRevision);
+            spec.putObject("machineTemplate").putObject("spec").putObject("infrastructureRef")
+                    .put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereMachineTemplate")
+                    .put("name", name + "-control-plane-template-r" + templateRevision);
             ObjectNode kubeadm = spec.putObject("kubeadmConfigSpec");
             kubeadm.putObject("clusterConfiguration").put("imageRepository", "public.ecr.aws/eks-distro/kubernetes")
                     .putObject("etcd").putObject("local").put("imageRepository", "public.ecr.aws/eks-distro/etcd-io");
             kubeadm.putArray("preKubeadmCommands").add("hostname \"{{ ds.meta_data.hostname }}\"");
             kubeadm.putObject("initConfiguration").putObject("nodeRegistration").put("name", "{{ ds.meta_data.hostname }}");
-            spec.putObject("rolloutStrategy").put("type", "RollingUpdate").putObject("rollingUpdate").put("maxSurge", 1);
+            spec.putObject("rollout").putObject("strategy").put("type", "RollingUpdate").putObject("rollingUpdate")
+                    .put("maxSurge", 1);
             ObjectNode status = o.putObject("status");
-            status.put("observedGeneration", kcpObserved).put("initialized", true).put("ready", true)
-                    .put("replicas", kcpReplicas).put("updatedReplicas", kcpUpdated).put("readyReplicas", kcpReplicas)
-                    .put("unavailableReplicas", 0).put("version", machineVersion()).put("selector", "cluster.x-k8s.io/cluster-name=" + name);
-            conditions(status, "Ready", "Available", "CertificatesAvailable", "ControlPlaneComponentsHealthy", "EtcdClusterHealthy",
-                    "MachinesReady", "Resized");
+            status.put("observedGeneration", kcpObserved).put("replicas", kcpReplicas)
+                    .put("upToDateReplicas", kcpUpdated).put("readyReplicas", kcpReplicas)
+                    .put("availableReplicas", kcpReplicas)
+                    .put("version", machineVersion()).put("selector", "cluster.x-k8s.io/cluster-name=" + name);
+            status.putObject("initialization").put("controlPlaneInitialized", true);
+            conditions(status, kcpObserved, "Available", "Initialized", "CertificatesAvailable",
+                    "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "MachinesReady", "MachinesUpToDate");
+            ObjectNode deprecated = deprecated(status);
+            deprecated.put("readyReplicas", kcpReplicas).put("updatedReplicas", kcpUpdated)
+                    .put("unavailableReplicas", 0);
+            v1beta1Conditions(deprecated, "Ready", "Available", "CertificatesAvailable",
+                    "ControlPlaneComponentsHealthy", "EtcdClusterHealthy", "MachinesReady", "Resized");
             return o;
         }
 
         ObjectNode md() {
-            ObjectNode o = object("cluster.x-k8s.io/v1beta1", "MachineDeployment", CAPI, name + "-md-0", mdGeneration, null);
+            ObjectNode o = object(ObjectKind.MACHINE_DEPLOYMENT.apiVersion(CAPI_VERSION), "MachineDeployment", CAPI,
+                    name + "-md-0", mdGeneration, null);
             labelCluster(o);
             ObjectNode spec = o.putObject("spec");
             spec.put("clusterName", name).put("replicas", workers);
             spec.putObject("selector").putObject("matchLabels").put("cluster.x-k8s.io/cluster-name", name);
             ObjectNode template = spec.putObject("template").putObject("spec");
             template.put("clusterName", name).put("version", machineVersion());
-            template.putObject("bootstrap").putObject("configRef").put("apiVersion", "bootstrap.cluster.x-k8s.io/v1beta1")
+            template.putObject("bootstrap").putObject("configRef").put("apiGroup", BOOTSTRAP)
                     .put("kind", "KubeadmConfigTemplate").put("name", name + "-md-0-template-r" + templateRevision);
-            template.putObject("infrastructureRef").put("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1")
+            template.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE)
                     .put("kind", "VSphereMachineTemplate").put("name", name + "-md-0-r" + templateRevision);
-            spec.putObject("strategy").put("type", "RollingUpdate").putObject("rollingUpdate").put("maxSurge", 1).put("maxUnavailable", 0);
+            spec.putObject("rollout").putObject("strategy").put("type", "RollingUpdate").putObject("rollingUpdate")
+                    .put("maxSurge", 1).put("maxUnavailable", 0);
             ObjectNode status = o.putObject("status");
-            status.put("observedGeneration", mdObserved).put("replicas", mdReplicas).put("updatedReplicas", mdUpdated)
-                    .put("readyReplicas", mdReplicas).put("availableReplicas", mdReplicas).put("unavailableReplicas", 0)
+            status.put("observedGeneration", mdObserved).put("replicas", mdReplicas).put("upToDateReplicas", mdUpdated)
+                    .put("readyReplicas", mdReplicas).put("availableReplicas", mdReplicas)
                     .put("phase", "Running").put("selector", "cluster.x-k8s.io/cluster-name=" + name);
-            conditions(status, "Ready", "Available", "MachineSetReady");
+            conditions(status, mdObserved, "Available", "MachinesReady", "MachinesUpToDate");
+            ObjectNode deprecated = deprecated(status);
+            deprecated.put("updatedReplicas", mdUpdated).put("readyReplicas", mdReplicas)
+                    .put("availableReplicas", mdReplicas).put("unavailableReplicas", 0);
+            v1beta1Conditions(deprecated, "Ready", "Available", "MachineSetReady");
             return o;
         }
 
         ObjectNode newMachine(boolean controlPlaneMachine) {
             String role = controlPlaneMachine ? "cp" : "md-0";
             String machineName = "%s-%s-r%d-%d".formatted(name, role, templateRevision, machineSerial++);
-            ObjectNode o = object("cluster.x-k8s.io/v1beta1", "Machine", CAPI, machineName, 1, null);
+            ObjectNode o = object(ObjectKind.MACHINE.apiVersion(CAPI_VERSION), "Machine", CAPI, machineName, 1, null);
             ObjectNode labels = labelCluster(o);
             ObjectNode owner = ((ObjectNode) o.get("metadata")).putArray("ownerReferences").addObject();
             if (controlPlaneMachine) {
                 labels.put("cluster.x-k8s.io/control-plane", "").put("cluster.x-k8s.io/control-plane-name", name);
-                owner.put("apiVersion", "controlplane.cluster.x-k8s.io/v1beta1").put("kind", "KubeadmControlPlane").put("name", name);
+                owner.put("apiVersion", ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(CAPI_VERSION))
+                        .put("kind", "KubeadmControlPlane").put("name", name);
             } else {
                 labels.put(ObjectDecoder.DEPLOYMENT_NAME_LABEL, name + "-md-0")
                         .put("cluster.x-k8s.io/set-name", name + "-md-0-r" + templateRevision)
                         .put("machine-template-hash", Integer.toString(Math.abs((name + templateRevision).hashCode())));
-                owner.put("apiVersion", "cluster.x-k8s.io/v1beta1").put("kind", "MachineSet").put("name", name + "-md-0-r" + templateRevision);
+                owner.put("apiVersion", ObjectKind.MACHINE.apiVersion(CAPI_VERSION)).put("kind", "MachineSet")
+                        .put("name", name + "-md-0-r" + templateRevision);
             }
             owner.put("uid", uid()).put("controller", true).put("blockOwnerDeletion", true);
             ((ObjectNode) o.get("metadata")).putArray("finalizers").add("machine.cluster.x-k8s.io");
             ObjectNode spec = o.putObject("spec");
-            spec.put("clusterName", name).put("version", machineVersion()).put("nodeDeletionTimeout", "10s");
+            spec.put("clusterName", name).put("version", machineVersion());
+            spec.putObject("deletion").put("nodeDeletionTimeoutSeconds", 10);
             ObjectNode bootstrap = spec.putObject("bootstrap");
-            bootstrap.putObject("configRef").put("apiVersion", "bootstrap.cluster.x-k8s.io/v1beta1").put("kind", "KubeadmConfig")
-                    .put("name", machineName).put("namespace", CAPI).put("uid", uid());
+            bootstrap.putObject("configRef").put("apiGroup", BOOTSTRAP).put("kind", "KubeadmConfig")
+                    .put("name", machineName);
             bootstrap.put("dataSecretName", machineName);
-            spec.putObject("infrastructureRef").put("apiVersion", "infrastructure.cluster.x-k8s.io/v1beta1").put("kind", "VSphereMachine")
-                    .put("name", machineName).put("namespace", CAPI).put("uid", uid());
+            spec.putObject("infrastructureRef").put("apiGroup", INFRASTRUCTURE).put("kind", "VSphereMachine")
+                    .put("name", machineName);
+            // v1beta2 references carry no uid; the draws v1beta1's took are made all the same, so that a seed gives the
+            // clusters, steps and addresses it gave before.
+            uid();
+            uid();
             spec.put("providerID", "vsphere://" + uid());
             ObjectNode status = o.putObject("status");
-            status.put("phase", "Running").put("bootstrapReady", true).put("infrastructureReady", true).put("observedGeneration", 1)
-                    .put("lastUpdated", timestamp());
-            status.putObject("nodeRef").put("apiVersion", "v1").put("kind", "Node").put("name", machineName).put("uid", uid());
+            status.put("phase", "Running").put("observedGeneration", 1).put("lastUpdated", timestamp());
+            status.putObject("initialization").put("bootstrapDataSecretCreated", true)
+                    .put("infrastructureProvisioned", true);
+            status.putObject("nodeRef").put("name", machineName);
+            uid();
             ArrayNode addresses = status.putArray("addresses");
             String ip = "10.%d.%d.%d".formatted(random.nextInt(256), random.nextInt(256), random.nextInt(256));
             addresses.addObject().put("type", "ExternalIP").put("address", ip);
@@ -333,7 +385,10 @@ final class FleetWorkload {
                     .put("kernelVersion", "6.1.109").put("kubeProxyVersion", machineVersion()).put("kubeletVersion", machineVersion())
                     .put("machineID", uid().replace("-", "")).put("operatingSystem", "linux").put("osImage", "Bottlerocket OS 1.26.1 (vmware-k8s-1.%d)".formatted(minor))
                     .put("systemUUID", uid());
-            conditions(status, "Ready", "BootstrapReady", "InfrastructureReady", "NodeHealthy", "HealthCheckSucceeded");
+            conditions(status, 1, "Available", "Ready", "UpToDate", "BootstrapConfigReady", "InfrastructureReady",
+                    "NodeReady", "NodeHealthy");
+            v1beta1Conditions(deprecated(status), "Ready", "BootstrapReady", "InfrastructureReady", "NodeHealthy",
+                    "HealthCheckSucceeded");
             (controlPlaneMachine ? controlPlaneMachines : workerMachines).addLast(o);
             return o;
         }
@@ -351,8 +406,34 @@ final class FleetWorkload {
             return ((ObjectNode) o.get("metadata")).putObject("labels").put(ObjectDecoder.CLUSTER_NAME_LABEL, name);
         }
 
-        private void conditions(ObjectNode status, String... types) {
+        /**
+         * v1beta2 conditions ({@code metav1.Condition}) of a Ready object: {@code types} True, each with the reason
+         * named after it, then the ones a Ready object has False ({@link #QUIET}; the Cluster has no Remediating).
+         */
+        private void conditions(ObjectNode status, long observedGeneration, String... types) {
             ArrayNode conditions = status.putArray("conditions");
+            String time = timestamp();
+            for (String type : types) {
+                String reason = type.replaceFirst("^.*(Ready|Available|UpToDate|Initialized|Healthy)$", "$1");
+                conditions.addObject().put("type", type).put("status", "True")
+                        .put("observedGeneration", observedGeneration).put("lastTransitionTime", time)
+                        .put("reason", reason).put("message", "");
+            }
+            for (int i = 0; i < QUIET.size(); i += 2) {
+                conditions.addObject().put("type", QUIET.get(i)).put("status", "False")
+                        .put("observedGeneration", observedGeneration).put("lastTransitionTime", time)
+                        .put("reason", QUIET.get(i + 1)).put("message", "");
+            }
+        }
+
+        /** {@code status.deprecated.v1beta1}, where CAPI v1.13 keeps what v1beta1 said. */
+        private ObjectNode deprecated(ObjectNode status) {
+            return status.putObject("deprecated").putObject("v1beta1");
+        }
+
+        /** v1beta1 conditions (CAPI's own type) of a Ready object: {@code types} True. */
+        private void v1beta1Conditions(ObjectNode deprecated, String... types) {
+            ArrayNode conditions = deprecated.putArray("conditions");
             String time = timestamp();
             for (String type : types) {
                 conditions.addObject().put("type", type).put("status", "True").put("lastTransitionTime", time);

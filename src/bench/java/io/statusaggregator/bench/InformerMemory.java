@@ -1,6 +1,5 @@
 package io.statusaggregator.bench;
 
-import io.statusaggregator.kubernetes.KubernetesResources;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -92,7 +91,8 @@ final class InformerMemory {
                     for (int i = first; i < writes.size(); i += 4) {
                         FleetWorkload.Write w = writes.get(i);
                         ObjectNode object = w.object();
-                        client.genericKubernetesResources(KubernetesResources.of(w.kind())).inNamespace(object.path("metadata").path("namespace").asText())
+                        client.genericKubernetesResources(FleetWorkload.resource(w.kind()))
+                                .inNamespace(object.path("metadata").path("namespace").asText())
                                 .resource(JSON.convertValue(object, GenericKubernetesResource.class)).create();
                     }
                 }));
@@ -108,7 +108,12 @@ final class InformerMemory {
             long before = Bench.retainedHeap();
             try (KafkaProducer<String, String> producer = broker.objectStateProducer()) {
                 ObjectIngest[] ingest = {null};
-                ingest[0] = new ObjectIngest(client, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of(), java.time.Duration.ofSeconds(30)),
+                // This bare mock server answers no discovery: the version the objects were written at is named.
+                ingest[0] = new ObjectIngest(client, new ObjectIngest.Settings(FleetWorkload.CAPI, List.of(),
+                        java.time.Duration.ofSeconds(30), ObjectIngest.Settings.RECONCILE_EVERY,
+                        ObjectIngest.Settings.STUCK_SEND_AFTER,
+                        io.statusaggregator.kubernetes.ApiVersionChoice.Setting.V1BETA2,
+                        ObjectIngest.Settings.VERSION_CHECK_EVERY),
                         onFailure -> new ObjectStatePublisher(producer, topic, onFailure));
                 t = System.nanoTime();
                 ingest[0].start().get(10, TimeUnit.MINUTES);

@@ -97,7 +97,7 @@ final class TenSecondPoller implements AutoCloseable {
             objects.add(JSON.valueToTree(eksa));
             for (ObjectKind kind : List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE, ObjectKind.MACHINE_DEPLOYMENT,
                     ObjectKind.MACHINE)) {
-                client.genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(FleetWorkload.CAPI)
+                client.genericKubernetesResources(FleetWorkload.resource(kind)).inNamespace(FleetWorkload.CAPI)
                         .withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, cluster).list().getItems()
                         .forEach(o -> objects.add(JSON.valueToTree(o)));
             }

@@ -25,6 +25,7 @@ import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.kubernetes.ApiVersionChoice;
 import io.statusaggregator.kubernetes.ServedResources;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.operations.ClusterMetrics;
 import io.statusaggregator.operations.MeteredKafkaClients;
 import io.statusaggregator.operations.PipelineMetrics;
@@ -180,6 +181,12 @@ public class RunCommand implements Callable<Integer> {
         KubernetesClient client;
         FleetSimulator simulator = null;
         if (embedded) {
+            Optional<CapiApiVersion> simulated = CapiApiVersion.of(config.embedded().capiApiVersion());
+            if (simulated.isEmpty() || config.embedded().capiApiVersion().contains("/")) {
+                LOG.errorf("aggregator.embedded.capi-api-version must be v1beta2 or v1beta1, is %s",
+                        config.embedded().capiApiVersion());
+                return 2;
+            }
             Path kubeconfigFile = Path.of(config.embedded().kubeconfig()).toAbsolutePath();
             Optional<String> refused = StateDirectory.prepare(kubeconfigFile.getParent());
             if (refused.isPresent()) {
@@ -192,14 +199,16 @@ public class RunCommand implements Callable<Integer> {
             running.add(broker);
             checkpoint();
             kafka.put("bootstrap.servers", broker.bootstrapServers());
-            EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort());
+            EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort(),
+                    FleetSimulator.capiVersionsServed(simulated.get()));
             running.add(api);
             api.serveClusterStatus(config.embedded().clusterCrd());
             client = api.newClient();
             running.add(client);
             checkpoint();
             if (config.embedded().simulate()) {
-                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick());
+                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(),
+                        simulated.get());
                 running.add(simulator);
                 // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
                 // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.

@@ -54,12 +54,13 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     }
 
     /**
-     * Serving the Cluster API kinds at the versions the demo fleet's simulator writes them at.
+     * Serving the Cluster API kinds at {@code v1beta1} only, as Cluster API v1.10 does: where the tests write their own
+     * CAPI objects at {@code v1beta1}.
      *
      * @param port the port to listen on (loopback only), 0 for any free one
      */
     public static EmbeddedKubernetes start(int port) {
-        return start(port, ServedVersions.SIMULATED);
+        return start(port, ServedVersions.V1BETA1_ONLY);
     }
 
     /**

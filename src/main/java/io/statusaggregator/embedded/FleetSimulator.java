@@ -8,6 +8,7 @@ import io.statusaggregator.threads.DaemonThreads;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +30,10 @@ import org.jboss.logging.Logger;
  * computes change before a newcomer's eyes. It writes the specs of the EKS-A Clusters (as a user would) and the
  * specs and statuses of the CAPI objects (as EKS-A and CAPI would); it never writes an EKS-A Cluster's status, which
  * is the aggregator's job.
+ *
+ * <p>The management cluster is a Cluster API v1.13 one by default: the CAPI objects at {@code v1beta2}, as CAPI
+ * writes them there, the deprecated {@code v1beta1} fields and conditions under {@code status.deprecated.v1beta1}
+ * included; or, set so, a CAPI v1.10 one, the objects at {@code v1beta1} ({@link CapiShapes}).
  *
  * <p>Each workload cluster is an API server of its own in this process ({@link WorkloadCluster}), started when the
  * cluster is created and stopped when it is deleted. When the cluster's control plane is initialized, the simulator
@@ -59,7 +64,9 @@ import org.jboss.logging.Logger;
  * <p>Deviations from a real management cluster, to keep it small: no infrastructure objects (DockerMachine, …), no
  * owner references (the API server here has no garbage collector, so deletion deletes every object itself), no
  * Nodes; a workload cluster's API holds nothing but the Cilium DaemonSet and its namespace, and its kubeconfig
- * points at plain HTTP with a token nobody checks. A spec change made in one tick is first observed by the CAPI
+ * points at plain HTTP with a token nobody checks. The embedded API server of a v1.13 management cluster serves
+ * {@code v1beta1} beside {@code v1beta2} but converts nothing between them (no conversion webhook): the objects are
+ * only found at {@code v1beta2}. A spec change made in one tick is first observed by the CAPI
  * controllers the tick after, so the objects briefly show a stale {@code observedGeneration}, as on a real server.
  */
 public final class FleetSimulator implements AutoCloseable {
@@ -95,20 +102,36 @@ public final class FleetSimulator implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private int ticks;
 
-    public FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick) {
-        this(client, capiNamespace, tick, Clock.systemUTC());
+    /**
+     * @param capiVersion the version the Cluster API objects are written at: {@code v1beta2} as CAPI v1.13 writes
+     *                    them, {@code v1beta1} as CAPI v1.10 does; the API server serves at least that one
+     *                    ({@link #capiVersionsServed})
+     */
+    public FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, CapiApiVersion capiVersion) {
+        this(client, capiNamespace, tick, capiVersion, Clock.systemUTC());
     }
 
-    FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, Clock clock) {
+    FleetSimulator(KubernetesClient client, String capiNamespace, Duration tick, CapiApiVersion capiVersion,
+            Clock clock) {
         this.client = Objects.requireNonNull(client, "client");
         this.capiNamespace = Objects.requireNonNull(capiNamespace, "capiNamespace");
-        this.objects = new CapiObjects(capiNamespace);
-        this.api = new ManagementClusterApi(client, capiNamespace, clock);
+        this.objects = new CapiObjects(capiNamespace, capiVersion);
+        this.api = new ManagementClusterApi(client, capiNamespace, clock, capiVersion);
         if (tick.isZero() || tick.isNegative()) {
             throw new IllegalArgumentException("tick must be positive, got " + tick);
         }
         this.tick = tick;
         this.clock = clock;
+    }
+
+    /**
+     * The Cluster API versions a management cluster whose CAPI writes at {@code written} serves, newest first: CAPI
+     * v1.13 serves {@code v1beta2} (stored) and the deprecated {@code v1beta1}; CAPI v1.10 {@code v1beta1} only.
+     */
+    public static List<String> capiVersionsServed(CapiApiVersion written) {
+        return written == CapiApiVersion.V1BETA2
+                ? List.of(CapiApiVersion.V1BETA2.version(), CapiApiVersion.V1BETA1.version())
+                : List.of(CapiApiVersion.V1BETA1.version());
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -121,7 +144,8 @@ public final class FleetSimulator implements AutoCloseable {
         }
         scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-simulator"));
         scheduler.scheduleWithFixedDelay(this::stepLogged, 0, tick.toMillis(), TimeUnit.MILLISECONDS);
-        LOG.infof("fleet simulator started: one step every %s, CAPI objects in namespace %s", tick, capiNamespace);
+        LOG.infof("fleet simulator started: one step every %s, Cluster API objects at %s in namespace %s", tick,
+                objects.version().version(), capiNamespace);
     }
 
     private void stepLogged() {
@@ -299,7 +323,7 @@ public final class FleetSimulator implements AutoCloseable {
         if (controlPlane.replicas != cluster.controlPlaneCount || !controlPlane.version.equals(controlPlaneVersion)) {
             controlPlane.replicas = cluster.controlPlaneCount;
             controlPlane.version = controlPlaneVersion;
-            api.patchSpec(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, CapiObjects.kubeadmControlPlaneSpec(cluster));
+            api.patchSpec(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, objects.kubeadmControlPlaneSpec(cluster));
             LOG.infof("tick %d: cluster %s: KubeadmControlPlane %s moved to %s, %d replicas", now, cluster.name,
                     cluster.name, controlPlaneVersion, controlPlane.replicas);
         }
@@ -307,7 +331,8 @@ public final class FleetSimulator implements AutoCloseable {
             MachineSet machines = group.machines;
             if (machines.replicas != group.count) {
                 machines.replicas = group.count;
-                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, CapiObjects.machineDeploymentSpec(cluster, group));
+                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName,
+                        objects.machineDeploymentSpec(cluster, group));
                 LOG.infof("tick %d: cluster %s: MachineDeployment %s scaled to %d replicas", now, cluster.name,
                         machines.objectName, machines.replicas);
             }
@@ -315,7 +340,8 @@ public final class FleetSimulator implements AutoCloseable {
             // Workers are upgraded once the control plane runs the new version: never ahead of it.
             if (!machines.version.equals(wanted) && controlPlane.done()) {
                 machines.version = wanted;
-                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName, CapiObjects.machineDeploymentSpec(cluster, group));
+                api.patchSpec(ObjectKind.MACHINE_DEPLOYMENT, machines.objectName,
+                        objects.machineDeploymentSpec(cluster, group));
                 LOG.infof("tick %d: cluster %s: MachineDeployment %s rolling to %s", now, cluster.name,
                         machines.objectName, wanted);
             }
@@ -440,11 +466,11 @@ public final class FleetSimulator implements AutoCloseable {
 
     private void writeStatuses(SimulatedCluster cluster) {
         for (SimMachine machine : cluster.controlPlane.machines) {
-            api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine));
+            api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine, cluster.controlPlane));
         }
         for (Group group : cluster.groups) {
             for (SimMachine machine : group.machines.machines) {
-                api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine));
+                api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine, group.machines));
             }
         }
         api.writeStatus(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name,

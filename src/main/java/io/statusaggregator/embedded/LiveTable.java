@@ -6,6 +6,7 @@ import io.statusaggregator.threads.DaemonThreads;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.io.PrintStream;
@@ -191,12 +192,28 @@ public final class LiveTable implements AutoCloseable {
         return value.isTextual() && !value.asText().isEmpty() ? value.asText() : NONE;
     }
 
+    /**
+     * The objects of {@code kind}, read at its newest version the API server serves: Cluster API v1.13 serves
+     * {@code v1beta2} and {@code v1beta1}, v1.10 {@code v1beta1} only. {@code readyReplicas}, all the table reads of
+     * them, means the same at both.
+     */
     private List<JsonNode> list(ObjectKind kind, String namespace) {
-        var resources = client.genericKubernetesResources(KubernetesResources.of(kind));
-        List<GenericKubernetesResource> items = namespace == null
-                ? resources.inAnyNamespace().list().getItems()
-                : resources.inNamespace(namespace).list().getItems();
-        return items.stream().map(item -> client.getKubernetesSerialization().convertValue(item, JsonNode.class)).toList();
+        List<String> versions = kind.versions();
+        for (int i = 0; ; i++) {
+            String version = versions.get(i);
+            var resources = client.genericKubernetesResources(KubernetesResources.of(kind, version));
+            try {
+                List<GenericKubernetesResource> items = namespace == null
+                        ? resources.inAnyNamespace().list().getItems()
+                        : resources.inNamespace(namespace).list().getItems();
+                var serialization = client.getKubernetesSerialization();
+                return items.stream().map(item -> serialization.convertValue(item, JsonNode.class)).toList();
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 404 || i == versions.size() - 1) {
+                    throw e;
+                }
+            }
+        }
     }
 
     @Override

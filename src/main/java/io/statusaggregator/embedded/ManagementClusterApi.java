@@ -10,9 +10,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.kubernetes.KubernetesResources;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.EksaReleaseName;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Clock;
@@ -31,13 +33,16 @@ final class ManagementClusterApi {
     private final KubernetesClient client;
     private final String capiNamespace;
     private final Clock clock;
+    /** The version the Cluster API kinds are written at; the other kinds have one version. */
+    private final CapiApiVersion capiVersion;
     /** The status last written to each CAPI object, by kind/namespace/name: only a change is written. */
     private final Map<String, ObjectNode> writtenStatus = new HashMap<>();
 
-    ManagementClusterApi(KubernetesClient client, String capiNamespace, Clock clock) {
+    ManagementClusterApi(KubernetesClient client, String capiNamespace, Clock clock, CapiApiVersion capiVersion) {
         this.client = client;
         this.capiNamespace = capiNamespace;
         this.clock = clock;
+        this.capiVersion = capiVersion;
     }
 
     /**
@@ -57,15 +62,22 @@ final class ManagementClusterApi {
         writtenStatus.put(key, status);
     }
 
+    /**
+     * Stamps each condition's {@code lastTransitionTime}: now, or when its status last changed. The v1beta1 conditions
+     * a v1beta2 status keeps under {@code deprecated.v1beta1} are stamped alike.
+     */
     private void stampTransitions(ObjectNode status, ObjectNode previous) {
-        if (!status.path("conditions").isArray()) {
-            return;
-        }
         String now = Instant.now(clock).truncatedTo(ChronoUnit.SECONDS).toString();
-        for (JsonNode condition : status.get("conditions")) {
+        stamp(status.path("conditions"), previous == null ? null : previous.path("conditions"), now);
+        stamp(status.path("deprecated").path("v1beta1").path("conditions"),
+                previous == null ? null : previous.path("deprecated").path("v1beta1").path("conditions"), now);
+    }
+
+    private static void stamp(JsonNode conditions, JsonNode previous, String now) {
+        for (JsonNode condition : conditions) {
             String since = now;
             if (previous != null) {
-                for (JsonNode before : previous.path("conditions")) {
+                for (JsonNode before : previous) {
                     if (before.path("type").equals(condition.path("type")) && before.path("status").equals(condition.path("status"))) {
                         since = before.path("lastTransitionTime").asText(now);
                     }
@@ -85,7 +97,13 @@ final class ManagementClusterApi {
 
     private MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> resources(
             ObjectKind kind) {
-        return client.genericKubernetesResources(KubernetesResources.of(kind));
+        return client.genericKubernetesResources(resource(kind, capiVersion));
+    }
+
+    /** The resource of {@code kind} at {@code capiVersion} where it has that version, else at its one version. */
+    static ResourceDefinitionContext resource(ObjectKind kind, CapiApiVersion capiVersion) {
+        return kind.versions().contains(capiVersion.version())
+                ? KubernetesResources.of(kind, capiVersion.version()) : KubernetesResources.of(kind);
     }
 
     void create(ObjectKind kind, Map<String, Object> object) {

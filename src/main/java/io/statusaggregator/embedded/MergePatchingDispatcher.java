@@ -56,7 +56,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     final ServedVersions served;
 
     MergePatchingDispatcher() {
-        this(new ServedVersions(ServedVersions.SIMULATED));
+        this(new ServedVersions(ServedVersions.V1BETA1_ONLY));
     }
 
     MergePatchingDispatcher(ServedVersions served) {

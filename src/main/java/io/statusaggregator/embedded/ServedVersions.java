@@ -20,8 +20,11 @@ import java.util.regex.Pattern;
  * at {@code v1beta1} is not found at {@code v1beta2}. Whoever writes the objects writes them at the versions served.
  */
 final class ServedVersions {
-    /** What the demo fleet's simulator writes the Cluster API objects at. */
-    static final List<String> SIMULATED = List.of("v1beta1");
+    /**
+     * A Cluster API v1.10 management cluster's: what the tests that write their own CAPI objects at {@code v1beta1}
+     * read them back at (the embedded default chooses its own: {@code aggregator.embedded.capi-api-version}).
+     */
+    static final List<String> V1BETA1_ONLY = List.of("v1beta1");
     private static final List<String> CAPI = List.of("v1beta2", "v1beta1");
     /** {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL...}. */
     private static final Pattern RESOURCE_PATH =

@@ -49,6 +49,17 @@ class CommandMistakesJarIT {
                 "aggregator.access.token-reviews-per-second must be at least 1, is 0");
     }
 
+    /** A Cluster API version the simulated management cluster cannot be: refused before anything starts. */
+    @Test
+    void anEmbeddedCapiVersionNotKnownIsRefused() throws Exception {
+        Path state = Files.createTempDirectory("capi-version-state");
+        toldInOneLine(run(Map.of("QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                "AGGREGATOR_EMBEDDED_KUBECONFIG", state.resolve("kubeconfig").toString(),
+                "AGGREGATOR_EMBEDDED_CAPI_API_VERSION", "v1beta3"), "run"), 2,
+                "aggregator.embedded.capi-api-version must be v1beta2 or v1beta1, is v1beta3");
+        assertFalse(Files.exists(state.resolve("kubeconfig")), "nothing started");
+    }
+
     /**
      * The embedded default's state directory (where its kubeconfig goes) that others may write: refused before anything
      * starts, and nothing written into it; the same directory made private is used.

@@ -27,7 +27,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Drives the simulator tick by tick against the embedded API server, and looks at what the server holds. */
+/**
+ * Drives the simulator tick by tick against the embedded API server, and looks at what the server holds: the embedded
+ * default, Cluster API objects at v1beta2 ({@link SimulatedCapiVersionsTest} compares both versions).
+ */
 class FleetSimulatorTest {
     private SimulatedFleet fleet;
     private FleetSimulator simulator;
@@ -60,13 +63,13 @@ class FleetSimulatorTest {
         fleet.runTo(5);
         // alpha initialized at tick 3 and grows its workers; bravo's control plane is on its first machine.
         JsonNode alpha = fleet.get(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "alpha");
-        assertTrue(alpha.path("status").path("initialized").asBoolean());
+        assertTrue(initialized(alpha));
         assertEquals(2, fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0").path("status").path("replicas").asInt());
         assertEquals(1, fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "alpha-md-0").path("status").path("readyReplicas").asInt());
         JsonNode bravo = fleet.get(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
         assertEquals(1, bravo.path("status").path("replicas").asInt());
         assertEquals(0, bravo.path("status").path("readyReplicas").asInt(), "ready lags replicas by one tick");
-        assertFalse(bravo.path("status").path("initialized").asBoolean());
+        assertFalse(initialized(bravo));
         assertEquals("False", condition(bravo, "Available").path("status").asText());
         assertEquals(0, fleet.list(ObjectKind.MACHINE).stream().filter(m -> deploymentOf(m).startsWith("bravo-")).count(),
                 "workers wait for the control plane");
@@ -78,7 +81,8 @@ class FleetSimulatorTest {
         JsonNode bravoReady = fleet.get(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, "bravo");
         assertEquals(3, bravoReady.path("status").path("readyReplicas").asInt());
         assertEquals("True", condition(bravoReady, "Available").path("status").asText());
-        assertEquals("True", condition(fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0"), "Ready").path("status").asText());
+        assertEquals("True", condition(fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-0"), "Available")
+                .path("status").asText());
         assertEquals("Provisioned", fleet.get(ObjectKind.CAPI_CLUSTER, CAPI, "bravo").path("status").path("phase").asText());
         assertEquals("bravo", fleet.get(ObjectKind.CAPI_CLUSTER, CAPI, "bravo").path("spec").path("controlPlaneRef").path("name").asText());
     }
@@ -127,13 +131,13 @@ class FleetSimulatorTest {
         assertEquals(2, md.path("status").path("observedGeneration").asLong());
         assertEquals(2, md.path("status").path("replicas").asInt());
         assertEquals(1, md.path("status").path("readyReplicas").asInt());
-        assertEquals("False", condition(md, "Ready").path("status").asText());
+        assertEquals("False", condition(md, "Available").path("status").asText());
 
         fleet.runTo(FleetSimulator.DELTA_SCALE_UP_TICK + 4);
         md = fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "delta-md-0");
         assertEquals(3, md.path("status").path("readyReplicas").asInt());
-        assertEquals(3, md.path("status").path("updatedReplicas").asInt());
-        assertEquals("True", condition(md, "Ready").path("status").asText());
+        assertEquals(3, md.path("status").path("upToDateReplicas").asInt());
+        assertEquals("True", condition(md, "Available").path("status").asText());
         assertEquals(3, machinesOf("delta-md-0").size());
     }
 
@@ -166,14 +170,14 @@ class FleetSimulatorTest {
         assertEquals(2, generation(kcp));
         assertEquals(2, kcp.path("status").path("observedGeneration").asLong());
         assertEquals(3, kcp.path("status").path("replicas").asInt());
-        assertEquals(3, kcp.path("status").path("updatedReplicas").asInt());
+        assertEquals(3, kcp.path("status").path("upToDateReplicas").asInt());
         assertEquals(List.of("v1.32", "v1.32", "v1.32"), minors(controlPlaneMachines("bravo")));
 
         JsonNode md1 = fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, "bravo-md-1");
         assertEquals(2, generation(md1));
         assertEquals(2, md1.path("status").path("observedGeneration").asLong());
         assertEquals(1, md1.path("status").path("replicas").asInt());
-        assertEquals(1, md1.path("status").path("updatedReplicas").asInt());
+        assertEquals(1, md1.path("status").path("upToDateReplicas").asInt());
         assertEquals(1, md1.path("status").path("readyReplicas").asInt());
         assertEquals(List.of("v1.32"), minors(machinesOf("bravo-md-1")));
 
@@ -215,14 +219,14 @@ class FleetSimulatorTest {
         for (String cluster : LIVE) {
             JsonNode kcp = fleet.get(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, cluster);
             assertEquals(kcp.path("spec").path("replicas").asInt(), kcp.path("status").path("readyReplicas").asInt(), cluster);
-            assertTrue(kcp.path("status").path("initialized").asBoolean(), cluster);
+            assertTrue(initialized(kcp), cluster);
             assertEquals(generation(kcp), kcp.path("status").path("observedGeneration").asLong(), cluster);
         }
         for (JsonNode md : fleet.list(ObjectKind.MACHINE_DEPLOYMENT)) {
             String name = md.path("metadata").path("name").asText();
             assertEquals(md.path("spec").path("replicas").asInt(), md.path("status").path("readyReplicas").asInt(), name);
             assertEquals(generation(md), md.path("status").path("observedGeneration").asLong(), name);
-            assertEquals("True", condition(md, "Ready").path("status").asText(), name);
+            assertEquals("True", condition(md, "Available").path("status").asText(), name);
         }
         for (JsonNode cluster : fleet.list(ObjectKind.EKSA_CLUSTER)) {
             assertTrue(cluster.path("status").isMissingNode() || cluster.path("status").isEmpty(),
@@ -258,13 +262,13 @@ class FleetSimulatorTest {
             }
             int desired = cluster.path("spec").path("controlPlaneConfiguration").path("count").asInt();
             if (kcp.path("status").path("readyReplicas").asInt() != desired || kcp.path("status").path("replicas").asInt() != desired
-                    || !kcp.path("status").path("initialized").asBoolean()) {
+                    || !initialized(kcp)) {
                 return false;
             }
             for (JsonNode group : cluster.path("spec").path("workerNodeGroupConfigurations")) {
                 JsonNode md = fleet.get(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-" + group.path("name").asText());
                 if (md == null || md.path("status").path("readyReplicas").asInt() != group.path("count").asInt()
-                        || !"True".equals(condition(md, "Ready").path("status").asText())) {
+                        || !"True".equals(condition(md, "Available").path("status").asText())) {
                     return false;
                 }
             }
@@ -273,6 +277,11 @@ class FleetSimulatorTest {
             }
         }
         return true;
+    }
+
+    /** What CAPI v1.13 says of a KubeadmControlPlane at v1beta2: its first control plane node is up. */
+    private static boolean initialized(JsonNode kcp) {
+        return kcp.path("status").path("initialization").path("controlPlaneInitialized").asBoolean();
     }
 
     private static long generation(JsonNode object) {
@@ -353,6 +362,8 @@ class FleetSimulatorTest {
             for (JsonNode object : fleet.list(kind)) {
                 JsonNode status = object.path("status").deepCopy();
                 status.path("conditions").forEach(c -> ((ObjectNode) c).remove("lastTransitionTime"));
+                status.path("deprecated").path("v1beta1").path("conditions")
+                        .forEach(c -> ((ObjectNode) c).remove("lastTransitionTime"));
                 objects.add(kind + " " + object.path("metadata").path("name").asText() + " gen "
                         + generation(object) + " " + object.path("spec") + " " + status);
             }

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.statusaggregator.embedded.LiveTable.Row;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -143,8 +144,10 @@ class LiveTableTest {
 
     @Test
     void showsTheSimulatedFleet() {
-        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0);
-                FleetSimulator simulator = new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1))) {
+        try (EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0,
+                        FleetSimulator.capiVersionsServed(CapiApiVersion.V1BETA2));
+                FleetSimulator simulator = new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1),
+                        CapiApiVersion.V1BETA2)) {
             LiveTable table = new LiveTable(kubernetes.client(), CAPI, new PrintStream(new ByteArrayOutputStream(), true,
                     StandardCharsets.UTF_8), Duration.ofSeconds(1), CLOCK);
             while (simulator.ticks() < 8) {

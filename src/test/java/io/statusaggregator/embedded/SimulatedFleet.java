@@ -4,7 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.statusaggregator.kubernetes.KubernetesResources;
+import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
 import java.util.List;
@@ -21,16 +22,32 @@ final class SimulatedFleet implements AutoCloseable {
 
     private final EmbeddedKubernetes kubernetes;
     private final FleetSimulator simulator;
+    private final CapiApiVersion version;
 
-    private SimulatedFleet(EmbeddedKubernetes kubernetes, FleetSimulator simulator) {
+    private SimulatedFleet(EmbeddedKubernetes kubernetes, FleetSimulator simulator, CapiApiVersion version) {
         this.kubernetes = kubernetes;
         this.simulator = simulator;
+        this.version = version;
     }
 
-    /** The embedded API server on a free port, and a simulator on it with one-second ticks, at tick 0. */
+    /** The embedded default: a CAPI v1.13 management cluster, its objects at v1beta2. */
     static SimulatedFleet start() {
-        EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0);
-        return new SimulatedFleet(kubernetes, new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1)));
+        return start(CapiApiVersion.V1BETA2);
+    }
+
+    /**
+     * The embedded API server on a free port serving what a management cluster whose CAPI writes at {@code version}
+     * serves, and a simulator on it with one-second ticks, at tick 0.
+     */
+    static SimulatedFleet start(CapiApiVersion version) {
+        EmbeddedKubernetes kubernetes = EmbeddedKubernetes.start(0, FleetSimulator.capiVersionsServed(version));
+        FleetSimulator simulator = new FleetSimulator(kubernetes.client(), CAPI, Duration.ofSeconds(1), version);
+        return new SimulatedFleet(kubernetes, simulator,
+                version);
+    }
+
+    EmbeddedKubernetes kubernetes() {
+        return kubernetes;
     }
 
     FleetSimulator simulator() {
@@ -51,19 +68,38 @@ final class SimulatedFleet implements AutoCloseable {
     }
 
     JsonNode get(ObjectKind kind, String namespace, String name) {
-        GenericKubernetesResource object = kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind))
+        GenericKubernetesResource object = kubernetes.client()
+                .genericKubernetesResources(ManagementClusterApi.resource(kind, version))
                 .inNamespace(namespace).withName(name).get();
         return object == null ? null : json(object);
     }
 
     List<JsonNode> list(ObjectKind kind) {
         String namespace = kind == ObjectKind.EKSA_CLUSTER ? NS : CAPI;
-        return kubernetes.client().genericKubernetesResources(KubernetesResources.of(kind)).inNamespace(namespace).list()
-                .getItems().stream().map(this::json).toList();
+        return kubernetes.client().genericKubernetesResources(ManagementClusterApi.resource(kind, version))
+                .inNamespace(namespace).list().getItems().stream().map(this::json).toList();
     }
 
     private JsonNode json(GenericKubernetesResource object) {
         return kubernetes.client().getKubernetesSerialization().convertValue(object, JsonNode.class);
+    }
+
+    /** Every object the status rules read, as one YAML stream: what {@code compute} takes. */
+    String yaml() {
+        StringBuilder yaml = new StringBuilder();
+        var serialization = kubernetes.client().getKubernetesSerialization();
+        for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER,
+                ObjectKind.KUBEADM_CONTROL_PLANE, ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE)) {
+            for (JsonNode object : list(kind)) {
+                yaml.append("---\n").append(serialization.asYaml(object).replaceFirst("^---\n", ""));
+            }
+        }
+        for (GenericKubernetesResource release
+                : kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES)
+                .inNamespace(CAPI).list().getItems()) {
+            yaml.append("---\n").append(serialization.asYaml(release).replaceFirst("^---\n", ""));
+        }
+        return yaml.toString();
     }
 
     Secret kubeconfigSecret(String cluster) {

@@ -8,7 +8,7 @@ import java.util.Random;
 /**
  * Seeded random changes to a fleet, as CAPI controllers and users make them: control planes and node groups coming
  * up and rolling, counts changed in the spec, node groups deleted and recreated, whole clusters deleted and
- * recreated. The same seed gives the same sequence of changes.
+ * recreated, at the fleet's Cluster API version. The same seed gives the same sequence of changes.
  */
 final class Churn {
     /** Warnings only from the CNI (skipped upgrades): no workload cluster needs to be reachable. */
@@ -48,10 +48,10 @@ final class Churn {
             if (choice < 30) {
                 int replicas = 1 + random.nextInt(3);
                 int ready = random.nextInt(replicas + 1);
-                fleet.patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, Fleet.CAPI, name, """
-                        {"status": {"observedGeneration": 1, "initialized": %s, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
-                         "conditions": [{"type": "Available", "status": "%s"}]}}""".formatted(ready > 0 || random.nextBoolean(),
-                        replicas, random.nextInt(replicas + 1), ready, ready == replicas ? "True" : "False"));
+                // In the order the seed's sequence draws them.
+                boolean initialized = ready > 0 || random.nextBoolean();
+                fleet.controlPlaneStatus(name, initialized, replicas, random.nextInt(replicas + 1), ready,
+                        ready == replicas);
             } else if (choice < 60 && !withoutWorkers.contains(name)) {
                 int replicas = random.nextInt(4);
                 int ready = random.nextInt(replicas + 1);
@@ -62,12 +62,7 @@ final class Churn {
                         .formatted(1 + 2 * random.nextInt(2), random.nextInt(4)));
             } else if (choice < 82) {
                 if (withoutWorkers.remove(name)) {
-                    fleet.create(ObjectKind.MACHINE_DEPLOYMENT, """
-                            apiVersion: cluster.x-k8s.io/v1beta1
-                            kind: MachineDeployment
-                            metadata: {namespace: %s, name: %s-md-0}
-                            spec: {clusterName: %s, replicas: 1}
-                            """.formatted(Fleet.CAPI, name, name));
+                    fleet.createMachineDeployment(name, 1);
                 } else {
                     fleet.delete(ObjectKind.MACHINE_DEPLOYMENT, Fleet.CAPI, name + "-md-0");
                     withoutWorkers.add(name);
@@ -84,8 +79,7 @@ final class Churn {
                 }
             } else {
                 // Out of the CAPI controllers' reach for a while: a control plane that was ready is not any more.
-                fleet.patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, Fleet.CAPI, name, """
-                        {"status": {"readyReplicas": 0, "conditions": [{"type": "Available", "status": "False", "reason": "Rolling"}]}}""");
+                fleet.controlPlaneLost(name);
             }
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
             if (e.getCode() != 404 && e.getCode() != 409) {

@@ -1,6 +1,5 @@
 package io.statusaggregator.pipeline;
 
-import io.statusaggregator.kubernetes.KubernetesResources;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -11,6 +10,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.cli.ComputeRunner;
 import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.time.Duration;
@@ -36,6 +36,7 @@ final class Convergence {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final KubernetesClient client;
+    private final CapiApiVersion capi;
     private final Map<String, Object> kafka;
     private final String statusesTopic;
     private final String transitionsTopic;
@@ -43,6 +44,13 @@ final class Convergence {
     private final String objectStatesTopic;
 
     Convergence(KubernetesClient client, Map<String, Object> kafka, String statusesTopic, String transitionsTopic, String objectStatesTopic) {
+        this(client, kafka, statusesTopic, transitionsTopic, objectStatesTopic, CapiApiVersion.V1BETA1);
+    }
+
+    /** @param capi the version the fleet's Cluster API objects are written at, read here to apply the rules to */
+    Convergence(KubernetesClient client, Map<String, Object> kafka, String statusesTopic, String transitionsTopic,
+            String objectStatesTopic, CapiApiVersion capi) {
+        this.capi = capi;
         this.client = client;
         this.kafka = kafka;
         this.statusesTopic = statusesTopic;
@@ -75,7 +83,8 @@ final class Convergence {
                 if (kind == ObjectKind.CNI_OBSERVATION) {
                     continue;
                 }
-                for (GenericKubernetesResource resource : client.genericKubernetesResources(KubernetesResources.of(kind)).inAnyNamespace().list().getItems()) {
+                for (GenericKubernetesResource resource : client.genericKubernetesResources(Fleet.resource(kind, capi))
+                        .inAnyNamespace().list().getItems()) {
                     objects.append("---\n").append(client.getKubernetesSerialization().asYaml(resource).replaceFirst("^---\n", ""));
                     if (kind == ObjectKind.EKSA_CLUSTER) {
                         shown.put(resource.getMetadata().getNamespace() + "/" + resource.getMetadata().getName(),

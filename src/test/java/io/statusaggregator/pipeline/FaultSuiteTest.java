@@ -12,6 +12,7 @@ import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.ForgetfulRestart;
 import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The fault suite: the whole pipeline on a real in-process broker and the mock API server, with the broker stopped
+ * The fault suite: the whole pipeline on a real in-process broker and the mock API server (a CAPI v1.13 management
+ * cluster: the Cluster API objects at v1beta2, the deprecated v1beta1 block included), with the broker stopped
  * and restarted, every watch ended by an API server restart, another writer on the status, and seeded
  * random sequences of changes interleaved with all of these. After each, the state must converge ({@link Convergence}):
  * statuses equal to the rules applied to the final objects, on the Clusters, on the status topic and at the end of
@@ -40,8 +42,9 @@ class FaultSuiteTest {
     private static final Duration CONVERGE = Duration.ofSeconds(90);
     private static EmbeddedKafka kafka;
 
+    /** On a CAPI v1.13 management cluster: the Cluster API objects at v1beta2, as CAPI writes them there. */
     @RegisterExtension
-    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers());
+    final PipelineRun pipelineRun = new PipelineRun(() -> kafka.bootstrapServers(), CapiApiVersion.V1BETA2);
 
     @BeforeAll
     static void broker() throws Exception {
@@ -55,7 +58,8 @@ class FaultSuiteTest {
 
     private Convergence convergence() {
         return new Convergence(pipelineRun.kubernetes().client(), Map.of("bootstrap.servers", kafka.bootstrapServers()),
-                "statuses-" + pipelineRun.id(), "transitions-" + pipelineRun.id(), "object-states-" + pipelineRun.id());
+                "statuses-" + pipelineRun.id(), "transitions-" + pipelineRun.id(), "object-states-" + pipelineRun.id(),
+                pipelineRun.fleet().capi());
     }
 
     private void awaitConverged(String after) {

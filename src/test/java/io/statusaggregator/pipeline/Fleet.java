@@ -20,17 +20,23 @@ import io.statusaggregator.aggregation.CoalescingWindow;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.writeback.StatusWriter;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 
-/** Test-side hands on the API server: objects as CAPI and users write them, and waiting on what they show. */
+/**
+ * Test-side hands on the API server: objects as CAPI and users write them, and waiting on what they show. The Cluster
+ * API objects are written at one version: {@code v1beta1} as CAPI v1.10 writes them, or {@code v1beta2} as v1.13
+ * does (the deprecated {@code v1beta1} block included); the methods that write a CAPI status write it at that version.
+ */
 final class Fleet implements AutoCloseable {
     static final String CAPI = "eksa-system";
     static final Duration DEADLINE = Duration.ofSeconds(30);
     private final KubernetesClient client;
+    private final CapiApiVersion capi;
 
     /** The workload clusters' API servers, by cluster. */
     private final Map<String, EmbeddedKubernetes> workloads = new java.util.concurrent.ConcurrentHashMap<>();
@@ -38,7 +44,24 @@ final class Fleet implements AutoCloseable {
     private Runnable afterUnanswered = () -> { };
 
     Fleet(KubernetesClient client) {
+        this(client, CapiApiVersion.V1BETA1);
+    }
+
+    Fleet(KubernetesClient client, CapiApiVersion capi) {
         this.client = client;
+        this.capi = capi;
+    }
+
+    /** The version the Cluster API objects are written and read at. */
+    CapiApiVersion capi() {
+        return capi;
+    }
+
+    /** The resource of {@code kind} at this fleet's Cluster API version where it has that version. */
+    static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext resource(ObjectKind kind,
+            CapiApiVersion capi) {
+        return kind.versions().contains(capi.version()) ? KubernetesResources.of(kind, capi.version())
+                : KubernetesResources.of(kind);
     }
 
     EmbeddedKubernetes workloadServer(String cluster) {
@@ -178,7 +201,7 @@ final class Fleet implements AutoCloseable {
 
     private io.fabric8.kubernetes.client.dsl.MixedOperation<GenericKubernetesResource, io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
             io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> resources(ObjectKind kind) {
-        return client.genericKubernetesResources(KubernetesResources.of(kind));
+        return client.genericKubernetesResources(resource(kind, capi));
     }
 
     void createCluster(String name, int controlPlane, int workers) {
@@ -208,30 +231,92 @@ final class Fleet implements AutoCloseable {
                   clusterNetwork: {cniConfig: %s}
                 """.formatted(name, controlPlane, workers, cniConfig));
         create(ObjectKind.KUBEADM_CONTROL_PLANE, """
-                apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+                apiVersion: %s
                 kind: KubeadmControlPlane
                 metadata: {namespace: %s, name: %s, labels: {cluster.x-k8s.io/cluster-name: %s}}
                 spec: {replicas: %d}
-                """.formatted(CAPI, name, name, controlPlane));
+                """.formatted(ObjectKind.KUBEADM_CONTROL_PLANE.apiVersion(capi.version()), CAPI, name, name,
+                controlPlane));
+        createMachineDeployment(name, workers);
+    }
+
+    /** The MachineDeployment {@code NAME-md-0} of cluster {@code name}. */
+    void createMachineDeployment(String name, int replicas) {
         create(ObjectKind.MACHINE_DEPLOYMENT, """
-                apiVersion: cluster.x-k8s.io/v1beta1
+                apiVersion: %s
                 kind: MachineDeployment
                 metadata: {namespace: %s, name: %s-md-0}
                 spec: {clusterName: %s, replicas: %d}
-                """.formatted(CAPI, name, name, workers));
+                """.formatted(ObjectKind.MACHINE_DEPLOYMENT.apiVersion(capi.version()), CAPI, name, name, replicas));
     }
 
     void controlPlaneReady(String name, int replicas) {
-        patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, """
-                {"status": {"observedGeneration": 1, "initialized": true, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
-                 "conditions": [{"type": "Available", "status": "True"}]}}""".formatted(replicas, replicas, replicas));
+        controlPlaneStatus(name, true, replicas, replicas, replicas, true);
     }
 
+    /** The KubeadmControlPlane's status at generation 1, as KCP writes it at this fleet's version. */
+    void controlPlaneStatus(String name, boolean initialized, int replicas, int upToDate, int ready,
+            boolean available) {
+        String json = capi == CapiApiVersion.V1BETA1 ? """
+                {"status": {"observedGeneration": 1, "initialized": %s, "replicas": %d, "updatedReplicas": %d,
+                 "readyReplicas": %d, "conditions": [{"type": "Available", "status": "%s"}]}}""".formatted(initialized,
+                replicas, upToDate, ready, available ? "True" : "False") : """
+                {"status": {"observedGeneration": 1, "initialization": {"controlPlaneInitialized": %s}, "replicas": %d,
+                 "upToDateReplicas": %d, "readyReplicas": %d, "availableReplicas": %d, "conditions": [%s],
+                 "deprecated": {"v1beta1": {"updatedReplicas": %d, "readyReplicas": %d, "unavailableReplicas": %d,
+                  "conditions": [%s]}}}}""".formatted(initialized, replicas, upToDate, ready, ready,
+                v1beta2Available(available, "Control plane not yet available"), upToDate, ready, replicas - ready,
+                v1beta1Condition("Available", available));
+        patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, json);
+    }
+
+    /** Out of the CAPI controllers' reach for a while: a control plane that was ready is not any more. */
+    void controlPlaneLost(String name) {
+        String json = capi == CapiApiVersion.V1BETA1 ? """
+                {"status": {"readyReplicas": 0,
+                 "conditions": [{"type": "Available", "status": "False", "reason": "Rolling"}]}}"""
+                : """
+                {"status": {"readyReplicas": 0, "availableReplicas": 0, "conditions": [%s],
+                 "deprecated": {"v1beta1": {"readyReplicas": 0, "conditions": [%s]}}}}""".formatted(
+                v1beta2Available(false, "* Machine %s-cp-1: Node unreachable".formatted(name)),
+                v1beta1Condition("Available", false));
+        patchStatus(ObjectKind.KUBEADM_CONTROL_PLANE, CAPI, name, json);
+    }
+
+    /**
+     * The MachineDeployment's status, as CAPI writes it at this fleet's version: ready when every replica is (at
+     * v1beta1 its condition {@code Ready}, at v1beta2 {@code Available}).
+     */
     void workers(String name, long generation, int replicas, int updated, int ready) {
-        patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-md-0", """
+        boolean available = ready == replicas;
+        String json = capi == CapiApiVersion.V1BETA1 ? """
                 {"status": {"observedGeneration": %d, "replicas": %d, "updatedReplicas": %d, "readyReplicas": %d,
                  "conditions": [{"type": "Ready", "status": "%s"}]}}""".formatted(generation, replicas, updated, ready,
-                ready == replicas ? "True" : "False"));
+                available ? "True" : "False") : """
+                {"status": {"observedGeneration": %d, "replicas": %d, "upToDateReplicas": %d, "readyReplicas": %d,
+                 "availableReplicas": %d, "conditions": [%s],
+                 "deprecated": {"v1beta1": {"updatedReplicas": %d, "readyReplicas": %d, "availableReplicas": %d,
+                  "unavailableReplicas": %d, "conditions": [%s]}}}}""".formatted(generation, replicas, updated, ready,
+                ready,
+                v1beta2Available(available, "%d available replicas, at least %d required".formatted(ready, replicas)),
+                updated, ready, ready, replicas - ready, v1beta1Condition("Ready", available));
+        patchStatus(ObjectKind.MACHINE_DEPLOYMENT, CAPI, name + "-md-0", json);
+    }
+
+    /** A v1beta2 {@code Available} condition: a metav1.Condition, its reason always set, no severity. */
+    private static String v1beta2Available(boolean available, String notAvailable) {
+        return """
+                {"type": "Available", "status": "%s", "reason": "%s", "message": "%s", "observedGeneration": 1,
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}""".formatted(available ? "True" : "False",
+                available ? "Available" : "NotAvailable", available ? "" : notAvailable.replace("\n", "\\n"));
+    }
+
+    /** A v1beta1 condition as CAPI v1.13 keeps it under {@code deprecated.v1beta1}, with its severity. */
+    private static String v1beta1Condition(String type, boolean ok) {
+        return ok ? """
+                {"type": "%s", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"}""".formatted(type) : """
+                {"type": "%s", "status": "False", "severity": "Warning", "reason": "WaitingForAvailableMachines",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}""".formatted(type);
     }
 
     void awaitCondition(String name, String type, String status, String reason, String message) {

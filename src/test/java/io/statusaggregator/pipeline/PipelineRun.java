@@ -2,6 +2,8 @@ package io.statusaggregator.pipeline;
 
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
+import io.statusaggregator.embedded.FleetSimulator;
+import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
     private final Supplier<String> bootstrapServers;
+    private final CapiApiVersion capi;
     private final List<Pipeline> pipelines = new ArrayList<>();
     private EmbeddedKubernetes kubernetes;
     private Fleet fleet;
@@ -27,6 +30,15 @@ final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
     private long writesOfStopped;
 
     PipelineRun(Supplier<String> bootstrapServers) {
+        this(bootstrapServers, CapiApiVersion.V1BETA1);
+    }
+
+    /**
+     * @param capi the Cluster API version of the management cluster: {@code v1beta1}, a CAPI v1.10 one serving it
+     *             only; {@code v1beta2}, a CAPI v1.13 one serving both, the fleet's objects written at v1beta2
+     */
+    PipelineRun(Supplier<String> bootstrapServers, CapiApiVersion capi) {
+        this.capi = capi;
         this.bootstrapServers = bootstrapServers;
     }
 
@@ -42,8 +54,8 @@ final class PipelineRun implements BeforeEachCallback, AfterEachCallback {
 
     /** A fresh API server, fleet and topics, as at the start of a test. */
     void begin() {
-        kubernetes = EmbeddedKubernetes.start(0);
-        fleet = new Fleet(kubernetes.client());
+        kubernetes = EmbeddedKubernetes.start(0, FleetSimulator.capiVersionsServed(capi));
+        fleet = new Fleet(kubernetes.client(), capi);
         fleet.afterUnanswered(kubernetes::restart);
         id = UUID.randomUUID().toString().substring(0, 8);
     }
