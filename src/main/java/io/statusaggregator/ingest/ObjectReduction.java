@@ -9,6 +9,9 @@ import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.versions.EksaVersionSkew;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Cuts a Kubernetes object down to the fields the rules read, keeping its shape, so that the same decoder reads
@@ -21,6 +24,15 @@ public final class ObjectReduction {
     private static final List<String> LABELS = List.of(ObjectDecoder.CLUSTER_NAME_LABEL, ObjectDecoder.DEPLOYMENT_NAME_LABEL);
     /** The EKS-A Cluster's annotations the rules read; any other (a tool's notes, a 1 MiB blob) is not sent. */
     static final List<String> ANNOTATIONS = List.of(EksaVersionSkew.SKIP_ANNOTATION);
+    /**
+     * Not an annotation on the API server: where ingest puts the managers of the EKS-A Cluster's status conditions, as
+     * its {@code metadata.managedFields} name them (entries of the {@code status} subresource owning
+     * {@code f:status.f:conditions}), comma-separated; absent when none is named. The aggregation tells another writer
+     * of the status by them (a real API server keeps managedFields; the Fabric8 mock API server does not).
+     */
+    public static final String STATUS_WRITERS = "statusaggregator.io/status-writers";
+    /** At most this many status writers are kept, each name cut to this many characters: an API server's input. */
+    private static final int WRITERS_KEPT = 8, WRITER_NAME = 128;
     /** The fields each kind keeps besides metadata; {@code status.conditions} keeps the condition fields above. */
     private static final Map<ObjectKind, List<String>> FIELDS = Map.of(
             ObjectKind.EKSA_CLUSTER, List.of("spec", "status"),
@@ -70,10 +82,26 @@ public final class ObjectReduction {
                 }
             }
         }
+        if (kind == ObjectKind.EKSA_CLUSTER) {
+            statusWriters(metadata.path("managedFields")).ifPresent(w -> meta.with("annotations").put(STATUS_WRITERS, w));
+        }
         for (String path : FIELDS.get(kind)) {
             copy(full, reduced, path, kind != ObjectKind.EKSA_CLUSTER);
         }
         return reduced;
+    }
+
+    /** The managers of the status conditions that {@code managedFields} names, sorted, comma-separated. */
+    static Optional<String> statusWriters(JsonNode managedFields) {
+        Set<String> writers = new TreeSet<>();
+        for (JsonNode entry : managedFields) {
+            String manager = entry.path("manager").asText("").replace(",", "");
+            if (entry.path("subresource").asText("").equals("status") && !manager.isBlank()
+                    && entry.path("fieldsV1").path("f:status").has("f:conditions") && writers.size() < WRITERS_KEPT) {
+                writers.add(manager.substring(0, Math.min(manager.length(), WRITER_NAME)));
+            }
+        }
+        return writers.isEmpty() ? Optional.empty() : Optional.of(String.join(",", writers));
     }
 
     /**

@@ -46,7 +46,7 @@ public final class StatusWriter implements AutoCloseable {
 
     /**
      * @param kept what the API server kept of {@code status}: all of it, unless the Cluster CRD's status schema lacks
-     *             some of its fields (they are pruned); null when write-back is off ({@link Settings#enabled})
+     *             some of its fields (they are pruned)
      */
     public record Written(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) implements Outcome {
     }
@@ -65,12 +65,14 @@ public final class StatusWriter implements AutoCloseable {
     public record Refused(ObjectKey cluster, ClusterStatus status, String reason) implements Outcome {
     }
 
-    /** @param enabled false: nothing is written, every status is reported {@link Written} with nothing kept */
-    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff, boolean enabled) {
-        public Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
-            this(concurrency, initialBackoff, maxBackoff, true);
-        }
+    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
     }
+
+    /**
+     * The manager the API server records this writer's status writes under ({@code metadata.managedFields}): how
+     * another writer of the same fields is told from this one.
+     */
+    public static final String FIELD_MANAGER = "status-aggregator";
 
     /**
      * Where statuses go: the EKS-A Cluster's status subresource. A failure is thrown as the API client throws it
@@ -105,7 +107,7 @@ public final class StatusWriter implements AutoCloseable {
     public record Stored(ClusterStatus status, String resourceVersion) {
     }
 
-    /** A status written, and what the API server kept of it (null: not written, write-back off). */
+    /** A status written, and what the API server kept of it. */
     private record Write(ClusterStatus status, ClusterStatus kept) {
     }
 
@@ -255,11 +257,6 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     private Write write(ObjectKey cluster, Slot slot) {
-        if (!settings.enabled()) {
-            synchronized (slot) {
-                return new Write(slot.latest, null);
-            }
-        }
         long started = System.nanoTime();
         try {
             Write written = patch(cluster, slot);
