@@ -62,7 +62,7 @@ final class StatusOwnership {
     boolean writes(TrackedCluster cluster, EksaCluster eksa, ClusterStatus verdict, long now, List<Action> actions) {
         if (wanted == WantedWriter.AUTO) {
             Writes writes = byCluster.computeIfAbsent(eksa.key(), k -> new Writes());
-            Decision decision = beforeWrite(writes, eksa.status(), writersOf(eksa), verdict, now);
+            Decision decision = beforeWrite(writes, eksa.status(), eksa.resourceVersion(), writersOf(eksa), verdict, now);
             if (decision instanceof Decision.Write) {
                 return true;
             }
@@ -129,6 +129,8 @@ final class StatusOwnership {
         /** The owned fields of the status this instance last wrote, as the API server kept it; null before. */
         private Owned lastWritten;
         private long lastForeign = NONE;
+        /** The Cluster's version the status this instance last decided to write was computed from. */
+        private String basis = "";
         /** The other writer this instance stepped aside for ({@link #UNNAMED} when not named); null while it writes. */
         private String steppedAsideFor;
 
@@ -155,17 +157,19 @@ final class StatusOwnership {
     private static final Decision WRITE = new Decision.Write();
 
     /**
-     * This instance would write {@code verdict} over {@code shows}, the status the Cluster shows, no write of its own
-     * awaited; {@code writers}: the managers of the Cluster's status conditions, where the API server names them.
-     * Steps aside, or not, for good ({@link Writes#steppedAsideFor}).
+     * This instance would write {@code verdict} over {@code shows}, the status the Cluster shows at {@code version}, no
+     * write of its own awaited; {@code writers}: the managers of the Cluster's status conditions, where the API server
+     * names them. Steps aside, or not, for good ({@link Writes#steppedAsideFor}). The Cluster still at the version its
+     * last write was computed from is no foreign write: its echo has not come (a broker away, say).
      */
-    Decision beforeWrite(Writes writes, ClusterStatus shows, Set<String> writers, ClusterStatus verdict, long now) {
+    Decision beforeWrite(Writes writes, ClusterStatus shows, String version, Set<String> writers, ClusterStatus verdict,
+            long now) {
         if (writes.steppedAsideFor != null) {
             return new Decision.StepAside(writes.steppedAsideFor, false);
         }
         Owned shown = Owned.of(shows);
         if (shown.equals(Owned.of(verdict))) {
-            return WRITE; // they agree on the fields both write: nothing to take turns on
+            return write(writes, version); // they agree on the fields both write: nothing to take turns on
         }
         Set<String> others = new TreeSet<>(writers);
         others.removeAll(OWN_MANAGERS);
@@ -174,14 +178,19 @@ final class StatusOwnership {
         if (!controllers.isEmpty()) {
             return stepAside(writes, String.join(", ", controllers));
         }
-        if (writes.lastWritten == null || shown.equals(writes.lastWritten)) {
-            return WRITE; // nothing written yet to tell a foreign write by, or no foreign write
+        if (writes.lastWritten == null || shown.equals(writes.lastWritten) || !version.isEmpty() && version.equals(writes.basis)) {
+            return write(writes, version); // nothing written yet to tell a foreign write by, or no foreign write
         }
         if (writes.lastForeign != NONE && now - writes.lastForeign <= windowNanos) {
             return stepAside(writes, String.join(", ", others));
         }
         writes.lastForeign = now;
-        return WRITE; // once: put back
+        return write(writes, version); // once: put back
+    }
+
+    private static Decision write(Writes writes, String version) {
+        writes.basis = version;
+        return WRITE;
     }
 
     private static Decision stepAside(Writes writes, String writer) {

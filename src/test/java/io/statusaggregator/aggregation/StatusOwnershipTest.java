@@ -32,6 +32,8 @@ class StatusOwnershipTest {
     private final StatusOwnership ownership = new StatusOwnership(WantedWriter.AUTO, WINDOW);
     private final StatusOwnership.Writes writes = new StatusOwnership.Writes();
     private long now = 1_000 * MINUTE;
+    /** The Cluster's resourceVersion at each decision: a new state each time, unless a test says otherwise. */
+    private long version = 10;
 
     /** The aggregator's verdict: Ready False for the workers. */
     private static final ClusterStatus OURS = status(1, "WorkersReady", "ScalingUp", "Workers expected not ready yet");
@@ -50,7 +52,7 @@ class StatusOwnershipTest {
     }
 
     private Decision decide(ClusterStatus shows, Set<String> writers, ClusterStatus verdict) {
-        return ownership.beforeWrite(writes, shows, writers, verdict, now);
+        return ownership.beforeWrite(writes, shows, String.valueOf(version++), writers, verdict, now);
     }
 
     /** The aggregator wrote its verdict, then the Cluster shows {@code theirs}: it would write its own back. */
@@ -99,6 +101,19 @@ class StatusOwnershipTest {
     }
 
     @Test
+    void theClusterStillAtTheVersionItsLastWriteWasComputedFromIsNoForeignWrite() {
+        assertInstanceOf(Decision.Write.class, ownership.beforeWrite(writes, THEIRS, "41", Set.of(), OURS, now));
+        writes.wrote(OURS); // computed from version 41
+        for (int i = 0; i < 3; i++) {
+            assertInstanceOf(Decision.Write.class, ownership.beforeWrite(writes, THEIRS, "41", Set.of(), OURS, now),
+                    "the echo of its write has not come (a broker away): the state it computed from is not foreign");
+            now += MINUTE;
+        }
+        assertInstanceOf(Decision.Write.class, ownership.beforeWrite(writes, THEIRS, "42", Set.of(), OURS, now), "newer: put back");
+        assertInstanceOf(Decision.StepAside.class, ownership.beforeWrite(writes, THEIRS, "43", Set.of(), OURS, now));
+    }
+
+    @Test
     void foreignWritesFartherApartThanTheWindowAreEachPutBack() {
         for (int i = 0; i < 4; i++) {
             assertInstanceOf(Decision.Write.class, foreignWrite(THEIRS), "foreign write " + (i + 1));
@@ -127,7 +142,7 @@ class StatusOwnershipTest {
         assertInstanceOf(Decision.Write.class, decide(THEIRS, Set.of(manager), OURS), "nothing written yet: written");
         assertInstanceOf(Decision.Write.class, foreignWrite(THEIRS), "counted as a foreign write: put back once");
         now += MINUTE;
-        Decision second = ownership.beforeWrite(writes, THEIRS, Set.of(manager), OURS, now);
+        Decision second = ownership.beforeWrite(writes, THEIRS, "99", Set.of(manager), OURS, now);
         String named = StatusOwnership.OWN_MANAGERS.contains(manager) ? "" : manager;
         assertEquals(new Decision.StepAside(named, true), second, "the second within the window");
     }
@@ -157,8 +172,8 @@ class StatusOwnershipTest {
         for (ClusterStatus other : others) {
             StatusOwnership.Writes fresh = new StatusOwnership.Writes();
             fresh.wrote(OURS);
-            assertInstanceOf(Decision.Write.class, ownership.beforeWrite(fresh, other, Set.of(), OURS, now));
-            assertInstanceOf(Decision.StepAside.class, ownership.beforeWrite(fresh, other, Set.of(), OURS, now + MINUTE),
+            assertInstanceOf(Decision.Write.class, ownership.beforeWrite(fresh, other, "11", Set.of(), OURS, now));
+            assertInstanceOf(Decision.StepAside.class, ownership.beforeWrite(fresh, other, "12", Set.of(), OURS, now + MINUTE),
                     "foreign: " + other);
         }
     }
