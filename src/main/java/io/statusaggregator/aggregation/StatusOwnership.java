@@ -1,11 +1,11 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.ingest.ObjectReduction;
+import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
-import io.statusaggregator.writeback.StatusWriter;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -34,11 +34,6 @@ final class StatusOwnership {
     /** Who wrote a Cluster's status when no manager is named (the Fabric8 mock API server keeps no managedFields). */
     static final String UNNAMED = "";
     private static final long NONE = Long.MIN_VALUE;
-    /**
-     * The managers this aggregator's status writes go by: its own, and the one a real API server gave them before they
-     * named it (taken from the client's user agent).
-     */
-    static final Set<String> OWN_MANAGERS = Set.of(StatusWriter.FIELD_MANAGER, "fabric8-kubernetes-client");
 
     /** How long after a foreign write a second one means another writer keeps writing, by default. */
     public static final Duration WINDOW = Duration.ofMinutes(10);
@@ -172,9 +167,9 @@ final class StatusOwnership {
             return write(writes, version); // they agree on the fields both write: nothing to take turns on
         }
         Set<String> others = new TreeSet<>(writers);
-        others.removeAll(OWN_MANAGERS);
+        others.removeAll(FieldManagers.THIS_APPLICATION);
         Set<String> controllers = new TreeSet<>(others);
-        controllers.removeIf(StatusOwnership::person);
+        controllers.removeIf(FieldManagers::person);
         if (!controllers.isEmpty()) {
             return stepAside(writes, String.join(", ", controllers));
         }
@@ -196,11 +191,6 @@ final class StatusOwnership {
     private static Decision stepAside(Writes writes, String writer) {
         writes.steppedAsideFor = writer;
         return new Decision.StepAside(writer, true);
-    }
-
-    /** kubectl's managers ({@code kubectl-edit}, {@code kubectl-patch}, ...): a person's edit, put back once. */
-    static boolean person(String manager) {
-        return manager.startsWith("kubectl");
     }
 
     /** The fields both this aggregator and EKS-A's controller write; a condition's time is left out. */

@@ -4,14 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.versions.EksaVersionSkew;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Cuts a Kubernetes object down to the fields the rules read, keeping its shape, so that the same decoder reads
@@ -31,8 +30,6 @@ public final class ObjectReduction {
      * of the status by them (a real API server keeps managedFields; the Fabric8 mock API server does not).
      */
     public static final String STATUS_WRITERS = "statusaggregator.io/status-writers";
-    /** At most this many status writers are kept, each name cut to this many characters: an API server's input. */
-    private static final int WRITERS_KEPT = 8, WRITER_NAME = 128;
     /** The fields each kind keeps besides metadata; {@code status.conditions} keeps the condition fields above. */
     private static final Map<ObjectKind, List<String>> FIELDS = Map.of(
             ObjectKind.EKSA_CLUSTER, List.of("spec", "status"),
@@ -83,25 +80,15 @@ public final class ObjectReduction {
             }
         }
         if (kind == ObjectKind.EKSA_CLUSTER) {
-            statusWriters(metadata.path("managedFields")).ifPresent(w -> meta.with("annotations").put(STATUS_WRITERS, w));
+            Set<String> writers = FieldManagers.ofStatusConditions(metadata.path("managedFields"));
+            if (!writers.isEmpty()) {
+                meta.with("annotations").put(STATUS_WRITERS, String.join(",", writers));
+            }
         }
         for (String path : FIELDS.get(kind)) {
             copy(full, reduced, path, kind != ObjectKind.EKSA_CLUSTER);
         }
         return reduced;
-    }
-
-    /** The managers of the status conditions that {@code managedFields} names, sorted, comma-separated. */
-    static Optional<String> statusWriters(JsonNode managedFields) {
-        Set<String> writers = new TreeSet<>();
-        for (JsonNode entry : managedFields) {
-            String manager = entry.path("manager").asText("").replace(",", "");
-            if (entry.path("subresource").asText("").equals("status") && !manager.isBlank()
-                    && entry.path("fieldsV1").path("f:status").has("f:conditions") && writers.size() < WRITERS_KEPT) {
-                writers.add(manager.substring(0, Math.min(manager.length(), WRITER_NAME)));
-            }
-        }
-        return writers.isEmpty() ? Optional.empty() : Optional.of(String.join(",", writers));
     }
 
     /**

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.StatusEncoder;
@@ -72,7 +73,7 @@ public final class StatusWriter implements AutoCloseable {
      * The manager the API server records this writer's status writes under ({@code metadata.managedFields}): how
      * another writer of the same fields is told from this one.
      */
-    public static final String FIELD_MANAGER = "status-aggregator";
+    public static final String FIELD_MANAGER = FieldManagers.OWN;
 
     /**
      * Where statuses go: the EKS-A Cluster's status subresource. A failure is thrown as the API client throws it

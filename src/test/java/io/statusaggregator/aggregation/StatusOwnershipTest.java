@@ -143,7 +143,7 @@ class StatusOwnershipTest {
         assertInstanceOf(Decision.Write.class, foreignWrite(THEIRS), "counted as a foreign write: put back once");
         now += MINUTE;
         Decision second = ownership.beforeWrite(writes, THEIRS, "99", Set.of(manager), OURS, now);
-        String named = StatusOwnership.OWN_MANAGERS.contains(manager) ? "" : manager;
+        String named = io.statusaggregator.kubernetes.FieldManagers.THIS_APPLICATION.contains(manager) ? "" : manager;
         assertEquals(new Decision.StepAside(named, true), second, "the second within the window");
     }
 
