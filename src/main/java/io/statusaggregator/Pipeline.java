@@ -204,13 +204,15 @@ public final class Pipeline implements AutoCloseable {
         clusterEvents = new EventRecorder(client, instance, clock);
         started.add(clusterEvents);
         EventRecorder recorder = clusterEvents;
-        if (settings.aggregatorSettings().writer() == WantedWriter.AUTO) { // else nothing goes to the Clusters' namespaces
+        // With EKS-A's controller the wanted writer, nothing goes to the Clusters' namespaces.
+        if (settings.aggregatorSettings().writer() == WantedWriter.AUTO) {
             aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
                     change.after().map(PublishedStatus::status)));
-            aggregator.onSteppedAside(aside -> recorder.steppedAside(aside.cluster(), aside.writer(), aside.stored(), aside.verdict()));
+            aggregator.onSteppedAside(aside -> recorder.steppedAside(aside.cluster(), aside.writer(), aside.stored(),
+                    aside.verdict()));
         } else {
-            LOG.info("EKS-A's controller writes the Clusters' statuses (aggregator.status.writer=eksa): they and their Events "
-                    + "are left alone; statuses go to the status topic and the change feeds only");
+            LOG.info("EKS-A's controller writes the Clusters' statuses (aggregator.status.writer=eksa): they and their "
+                    + "Events are left alone; statuses go to the status topic and the change feeds only");
         }
         aggregator.observedBy(clusterObserver).onStopped(aggregationStopped);
         aggregator.rehearsingFirst(othersServe::join);

@@ -64,15 +64,15 @@ public final class Aggregator implements AutoCloseable {
      *                    not show it; then its own status is trusted again (another controller may have overwritten it)
      * @param rehearsal   how long the rebuild is rehearsed at most before joining the group ({@link RebuildRehearsal})
      * @param capiNamespace where the CAPI objects are, matched to EKS-A Clusters by name
-     * @param writer      who writes the Clusters' statuses; {@code stepAsideWindow}: how close two foreign writes of one
-     *                    Cluster's status are, at most, for this instance to step aside ({@link StatusOwnership})
+     * @param writer      who writes the Clusters' statuses; {@code stepAsideWindow}: how close two foreign writes of
+     *                    one Cluster's status are, at most, for this instance to step aside ({@link StatusOwnership})
      */
     public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
             Duration rehearsal, String capiNamespace, WantedWriter writer, Duration stepAsideWindow) {
         public Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
                 Duration rehearsal, String capiNamespace) {
-            this(topic, coalescingWindow, longestCoalescingWindow, echoTimeout, rehearsal, capiNamespace, WantedWriter.AUTO,
-                    StatusOwnership.WINDOW);
+            this(topic, coalescingWindow, longestCoalescingWindow, echoTimeout, rehearsal, capiNamespace,
+                    WantedWriter.AUTO, StatusOwnership.WINDOW);
         }
     }
 
@@ -150,7 +150,7 @@ public final class Aggregator implements AutoCloseable {
         return this;
     }
 
-    /** Before {@link #start}: told, on the aggregation thread, each time this instance steps aside from a Cluster's status. */
+    /** Before {@link #start}: told, on the aggregation thread, each time this instance steps aside for a Cluster. */
     public Aggregator onSteppedAside(java.util.function.Consumer<SteppedAside> listener) {
         onSteppedAside = listener;
         return this;
@@ -346,7 +346,8 @@ public final class Aggregator implements AutoCloseable {
             carryOut(book.rebuilt(rebuilt));
             LOG.debugf("partition %d rebuilt: %s", rebuilt, book.progress());
         }
-        carryOut(book.due(System.nanoTime(), figures.liveLag(), compatibility.get(), management.get(), clock.instant()));
+        carryOut(book.due(System.nanoTime(), figures.liveLag(), compatibility.get(), management.get(),
+                clock.instant()));
         computations = book.computations();
         computationFailures = book.computationFailures();
         live = book.live();

@@ -146,7 +146,8 @@ final class ClusterBook {
         List<Action> actions = new ArrayList<>();
         for (ObjectKey cluster : published.clustersOf(partition.number, partitionCount)) {
             if (partition.holders.holding(cluster) == null) {
-                published.deletion(cluster, published.get(cluster).orElseThrow().observedGeneration()).ifPresent(actions::add);
+                published.deletion(cluster, published.get(cluster).orElseThrow().observedGeneration())
+                        .ifPresent(actions::add);
             }
         }
         return actions;
@@ -308,7 +309,8 @@ final class ClusterBook {
             pending.forget(cluster);
             // While rebuilding, the partition's end decides (rebuilt): the Cluster may be back by then.
             if (partition.live) {
-                actions = published.deletion(key.key(), before.get().generation()).<List<Action>>map(List::of).orElse(List.of());
+                actions = published.deletion(key.key(), before.get().generation()).<List<Action>>map(List::of)
+                        .orElse(List.of());
             }
         }
         forgetIfEmpty(partition, cluster);

@@ -26,7 +26,8 @@ final class ConsumerFigures {
         lag = behind;
         liveLag = book.backlog(waiting);
         connected = consumer.metrics().entrySet().stream()
-                .filter(m -> m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics"))
+                .filter(m -> m.getKey().name().equals("connection-count")
+                        && m.getKey().group().equals("consumer-metrics"))
                 .anyMatch(m -> m.getValue().metricValue() instanceof Double count && count > 0);
     }
 

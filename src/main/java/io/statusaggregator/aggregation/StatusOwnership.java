@@ -36,7 +36,7 @@ final class StatusOwnership {
     private static final long NONE = Long.MIN_VALUE;
 
     /** How long after a foreign write a second one means another writer keeps writing, by default. */
-    public static final Duration WINDOW = Duration.ofMinutes(10);
+    static final Duration WINDOW = Duration.ofMinutes(10);
 
     private final WantedWriter wanted;
     private final long windowNanos;
@@ -50,14 +50,15 @@ final class StatusOwnership {
     }
 
     /**
-     * Whether this instance writes {@code verdict} to {@code eksa}, which {@code cluster} holds; if not, {@code cluster}
-     * is computed against its own verdict from now on (not the Cluster's status), and a step aside decided now goes to
-     * {@code actions}. Asked when no write of this instance's to it is awaited.
+     * Whether this instance writes {@code verdict} to {@code eksa}, which {@code cluster} holds; if not,
+     * {@code cluster} is computed against its own verdict from now on (not the Cluster's status), and a step aside
+     * decided now goes to {@code actions}. Asked when no write of this instance's to it is awaited.
      */
     boolean writes(TrackedCluster cluster, EksaCluster eksa, ClusterStatus verdict, long now, List<Action> actions) {
         if (wanted == WantedWriter.AUTO) {
             Writes writes = byCluster.computeIfAbsent(eksa.key(), k -> new Writes());
-            Decision decision = beforeWrite(writes, eksa.status(), eksa.resourceVersion(), writersOf(eksa), verdict, now);
+            Decision decision = beforeWrite(writes, eksa.status(), eksa.resourceVersion(), writersOf(eksa), verdict,
+                    now);
             if (decision instanceof Decision.Write) {
                 return true;
             }
@@ -78,7 +79,7 @@ final class StatusOwnership {
         }
     }
 
-    /** {@code cluster} is deleted, or no longer this instance's: its next owner, or a Cluster made again, starts anew. */
+    /** {@code cluster} is deleted, or no longer this instance's: its next owner, or a new Cluster, starts anew. */
     void left(ObjectKey cluster) {
         Writes writes = byCluster.remove(cluster);
         if (writes != null && writes.steppedAsideFor != null) {
@@ -173,7 +174,8 @@ final class StatusOwnership {
         if (!controllers.isEmpty()) {
             return stepAside(writes, String.join(", ", controllers));
         }
-        if (writes.lastWritten == null || shown.equals(writes.lastWritten) || !version.isEmpty() && version.equals(writes.basis)) {
+        boolean stale = !version.isEmpty() && version.equals(writes.basis); // its echo not come yet
+        if (writes.lastWritten == null || shown.equals(writes.lastWritten) || stale) {
             return write(writes, version); // nothing written yet to tell a foreign write by, or no foreign write
         }
         if (writes.lastForeign != NONE && now - writes.lastForeign <= windowNanos) {

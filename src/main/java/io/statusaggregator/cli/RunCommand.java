@@ -170,8 +170,8 @@ public class RunCommand implements Callable<Integer> {
         }
         if (rawConfig.getConfigValue("aggregator.write.enabled").getValue() != null) {
             // Ignored, it would start writing statuses a deployment meant to leave to EKS-A's controller.
-            LOG.error("aggregator.write.enabled (AGGREGATOR_WRITE_ENABLED) is no longer a setting: set aggregator.status.writer "
-                    + "to eksa (EKS-A's controller writes the statuses) or auto (docs/deploy.md)");
+            LOG.error("aggregator.write.enabled (AGGREGATOR_WRITE_ENABLED) is no longer a setting: set "
+                    + "aggregator.status.writer to eksa (EKS-A's controller writes the statuses) or auto (docs/deploy.md)");
             return 2;
         }
         boolean embedded = !kafka.containsKey("bootstrap.servers");
@@ -356,9 +356,10 @@ public class RunCommand implements Callable<Integer> {
                 new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter(),
                         config.ingest().reconcileEvery(), config.ingest().stuckSendAfter()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
-                        config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace(), config.status().writer(),
-                        config.status().stepAsideWindow()),
-                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff()),
+                        config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace(),
+                        config.status().writer(), config.status().stepAsideWindow()),
+                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(),
+                        config.write().maxBackoff()),
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
                         config.cni().checkInterval(), config.cni().requestTimeout()),
                 config.compatibilityConfigMap(),

@@ -36,7 +36,7 @@ public final class ClusterObjects {
             return ClusterTree.of(cluster, capi, options, now);
         }
 
-        /** The tree, with where {@code verdict}, the aggregator's status of the cluster, differs from the stored one. */
+        /** The tree, and where {@code verdict}, the aggregator's status of the cluster, differs from the stored one. */
         public List<ClusterTree.Line> tree(Optional<JsonNode> verdict, ClusterTree.Options options, Instant now) {
             return ClusterTree.of(cluster, capi, verdict, options, now);
         }

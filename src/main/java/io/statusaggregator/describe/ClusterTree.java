@@ -50,7 +50,8 @@ public final class ClusterTree {
      * @param verdict the aggregator's status of the cluster (the status topic's {@code status}), when known: each owned
      *                condition where it differs from the stored one is a line
      */
-    public static List<Line> of(JsonNode cluster, List<JsonNode> capi, Optional<JsonNode> verdict, Options options, Instant now) {
+    public static List<Line> of(JsonNode cluster, List<JsonNode> capi, Optional<JsonNode> verdict, Options options,
+            Instant now) {
         List<Line> lines = new ArrayList<>();
         JsonNode ready = condition(cluster, "Ready");
         lines.add(line(0, "Cluster/" + name(cluster), ready, now, ""));
@@ -149,7 +150,8 @@ public final class ClusterTree {
         for (String field : List.of("status", "reason", "severity")) {
             Optional.of(condition.path(field).asText("")).filter(v -> !v.isEmpty()).ifPresent(said::add);
         }
-        Optional.of(condition.path("message").asText("")).filter(v -> !v.isEmpty()).ifPresent(m -> said.add("\"" + m + "\""));
+        Optional.of(condition.path("message").asText("")).filter(v -> !v.isEmpty())
+                .ifPresent(m -> said.add("\"" + m + "\""));
         return said;
     }
 

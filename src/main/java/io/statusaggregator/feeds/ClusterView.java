@@ -101,7 +101,8 @@ public class ClusterView {
             if (found.isEmpty()) {
                 return new Answer.NotFound("EKS-A Cluster " + key + " not found");
             }
-            return new Answer.Tree(json(key, found.get().tree(verdict, new ClusterTree.Options(true, false), clock.instant())));
+            return new Answer.Tree(json(key, found.get().tree(verdict, new ClusterTree.Options(true, false),
+                    clock.instant())));
         } catch (TimeoutException e) {
             read.cancel(true);
             LOG.warnf("cluster view of %s: the Kubernetes API did not answer within %s", key, API_DEADLINE);

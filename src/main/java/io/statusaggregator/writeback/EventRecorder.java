@@ -94,7 +94,8 @@ public final class EventRecorder implements AutoCloseable {
             }
             return;
         }
-        List<StatusEvents.StatusEvent> events = steppedAside.contains(cluster) ? List.of() : StatusEvents.of(before, after);
+        List<StatusEvents.StatusEvent> events = steppedAside.contains(cluster) ? List.of()
+                : StatusEvents.of(before, after);
         if (events.isEmpty() || thread.isShutdown()) {
             return;
         }
