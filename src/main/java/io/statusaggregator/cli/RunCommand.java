@@ -171,7 +171,8 @@ public class RunCommand implements Callable<Integer> {
         if (rawConfig.getConfigValue("aggregator.write.enabled").getValue() != null) {
             // Ignored, it would start writing statuses a deployment meant to leave to EKS-A's controller.
             LOG.error("aggregator.write.enabled (AGGREGATOR_WRITE_ENABLED) is no longer a setting: set "
-                    + "aggregator.status.writer to eksa (EKS-A's controller writes the statuses) or auto (docs/deploy.md)");
+                    + "aggregator.status.writer to eksa (EKS-A's controller writes the statuses) or auto "
+                    + "(docs/deploy.md)");
             return 2;
         }
         boolean embedded = !kafka.containsKey("bootstrap.servers");

@@ -38,7 +38,8 @@ class StatusOwnershipTest {
     /** The aggregator's verdict: Ready False for the workers. */
     private static final ClusterStatus OURS = status(1, "WorkersReady", "ScalingUp", "Workers expected not ready yet");
     /** EKS-A's verdict on the same Cluster: Ready False for another reason. */
-    private static final ClusterStatus THEIRS = status(1, "ControlPlaneReady", "KubeadmControlPlaneNotReady", "not ready");
+    private static final ClusterStatus THEIRS = status(1, "ControlPlaneReady", "KubeadmControlPlaneNotReady",
+            "not ready");
 
     private static ClusterStatus status(long generation, String notReady, String reason, String message) {
         List<Condition> conditions = new ArrayList<>();
@@ -109,7 +110,8 @@ class StatusOwnershipTest {
                     "the echo of its write has not come (a broker away): the state it computed from is not foreign");
             now += MINUTE;
         }
-        assertInstanceOf(Decision.Write.class, ownership.beforeWrite(writes, THEIRS, "42", Set.of(), OURS, now), "newer: put back");
+        assertInstanceOf(Decision.Write.class, ownership.beforeWrite(writes, THEIRS, "42", Set.of(), OURS, now),
+                "newer: put back");
         assertInstanceOf(Decision.StepAside.class, ownership.beforeWrite(writes, THEIRS, "43", Set.of(), OURS, now));
     }
 
@@ -126,7 +128,8 @@ class StatusOwnershipTest {
 
     @Test
     void aControllerTheApiServerNamesAsWriterOfTheConditionsIsSteppedAsideForAtOnce() {
-        assertEquals(new Decision.StepAside("manager", true), decide(THEIRS, Set.of("manager", "status-aggregator"), OURS),
+        assertEquals(new Decision.StepAside("manager", true),
+                decide(THEIRS, Set.of("manager", "status-aggregator"), OURS),
                 "a restarted replica, nothing written yet: no write at all");
     }
 
@@ -137,7 +140,8 @@ class StatusOwnershipTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"status-aggregator", "fabric8-kubernetes-client", "kubectl-edit", "kubectl-patch", "kubectl"})
+    @ValueSource(strings = {"status-aggregator", "fabric8-kubernetes-client", "kubectl-edit", "kubectl-patch",
+        "kubectl"})
     void thisAggregatorsOwnManagersAndKubectlAreNoControllerEvidence(String manager) {
         assertInstanceOf(Decision.Write.class, decide(THEIRS, Set.of(manager), OURS), "nothing written yet: written");
         assertInstanceOf(Decision.Write.class, foreignWrite(THEIRS), "counted as a foreign write: put back once");
@@ -160,12 +164,13 @@ class StatusOwnershipTest {
 
     @Test
     void eachOwnedFieldTellsAForeignWrite() {
-        Condition ready = OURS.condition(ConditionType.READY).orElseThrow();
+        Condition r = OURS.condition(ConditionType.READY).orElseThrow();
+        ConditionType ready = ConditionType.READY;
         List<ClusterStatus> others = List.of(
-                with(OURS, new Condition(ConditionType.READY, ConditionStatus.TRUE, "", "", Severity.NONE, T0)),
-                with(OURS, new Condition(ConditionType.READY, ready.status(), "Other", ready.message(), ready.severity(), T0)),
-                with(OURS, new Condition(ConditionType.READY, ready.status(), ready.reason(), "other", ready.severity(), T0)),
-                with(OURS, new Condition(ConditionType.READY, ready.status(), ready.reason(), ready.message(), Severity.ERROR, T0)),
+                with(OURS, new Condition(ready, ConditionStatus.TRUE, "", "", Severity.NONE, T0)),
+                with(OURS, new Condition(ready, r.status(), "Other", r.message(), r.severity(), T0)),
+                with(OURS, new Condition(ready, r.status(), r.reason(), "other", r.severity(), T0)),
+                with(OURS, new Condition(ready, r.status(), r.reason(), r.message(), Severity.ERROR, T0)),
                 new ClusterStatus(7, OURS.failure(), OURS.defaultCni(), OURS.conditions(), List.of(), OURS.versions()),
                 new ClusterStatus(1, Optional.of(new ClusterStatus.Failure("BadDatacenterConfig", "no datacenter")),
                         OURS.defaultCni(), OURS.conditions(), List.of(), OURS.versions()));
@@ -173,7 +178,8 @@ class StatusOwnershipTest {
             StatusOwnership.Writes fresh = new StatusOwnership.Writes();
             fresh.wrote(OURS);
             assertInstanceOf(Decision.Write.class, ownership.beforeWrite(fresh, other, "11", Set.of(), OURS, now));
-            assertInstanceOf(Decision.StepAside.class, ownership.beforeWrite(fresh, other, "12", Set.of(), OURS, now + MINUTE),
+            assertInstanceOf(Decision.StepAside.class,
+                    ownership.beforeWrite(fresh, other, "12", Set.of(), OURS, now + MINUTE),
                     "foreign: " + other);
         }
     }
@@ -213,19 +219,22 @@ class StatusOwnershipTest {
 
     @Test
     void theStatusWritersAreReadFromWhatIngestFoundInTheManagedFields() {
-        assertEquals(Set.of("manager", "kubectl-edit"), StatusOwnership.writersOf(eksaCluster(THEIRS, "manager, kubectl-edit")));
+        assertEquals(Set.of("manager", "kubectl-edit"),
+                StatusOwnership.writersOf(eksaCluster(THEIRS, "manager, kubectl-edit")));
         assertEquals(Set.of(), StatusOwnership.writersOf(eksaCluster(THEIRS, "")));
     }
 
     private static io.statusaggregator.model.EksaCluster eksaCluster(ClusterStatus status, String writers) {
         java.util.Map<String, String> annotations = writers.isEmpty() ? java.util.Map.of()
                 : java.util.Map.of(io.statusaggregator.ingest.ObjectReduction.STATUS_WRITERS, writers);
-        return new io.statusaggregator.model.EksaCluster(new io.statusaggregator.model.ObjectKey("default", "test-cluster"),
+        return new io.statusaggregator.model.EksaCluster(
+                new io.statusaggregator.model.ObjectKey("default", "test-cluster"),
                 "anywhere.eks.amazonaws.com/v1alpha1", 1, annotations, null, "", status, "7", null);
     }
 
     private static ClusterStatus with(ClusterStatus status, Condition replaced) {
-        List<Condition> conditions = status.conditions().stream().map(c -> c.type() == replaced.type() ? replaced : c).toList();
+        List<Condition> conditions = status.conditions().stream()
+                .map(c -> c.type() == replaced.type() ? replaced : c).toList();
         return new ClusterStatus(status.observedGeneration(), status.failure(), status.defaultCni(), conditions,
                 status.workerNodeGroups(), status.versions());
     }

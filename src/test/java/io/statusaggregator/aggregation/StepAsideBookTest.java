@@ -25,8 +25,8 @@ import org.junit.jupiter.api.Test;
 class StepAsideBookTest extends BookTestBase {
     /** EKS-A's verdict on the Cluster, Ready False. */
     private static final String THEIRS = """
-            {"observedGeneration": 1, "conditions": [{"type": "Ready", "status": "False", "reason": "ControlPlaneNotReady",
-             "message": "EKS-A's", "lastTransitionTime": "2026-12-01T00:00:00Z"}]}""";
+            {"observedGeneration": 1, "conditions": [{"type": "Ready", "status": "False",
+             "reason": "ControlPlaneNotReady", "message": "EKS-A's", "lastTransitionTime": "2026-12-01T00:00:00Z"}]}""";
 
     private ObjectNode clusterShowingTheirs(String writers) throws Exception {
         ObjectNode cluster = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1").deepCopy();
@@ -70,8 +70,8 @@ class StepAsideBookTest extends BookTestBase {
     @Test
     void aControllerTheApiServerNamesAsWriterIsSteppedAsideForBeforeAnyWrite() throws Exception {
         book.statusesRead(book.assigned(List.of(0), 1), Map.of());
-        objects.stream().filter(o -> !o.path("kind").asText().equals("Cluster") || !o.path("apiVersion").asText().startsWith("anywhere"))
-                .forEach(this::put);
+        objects.stream().filter(o -> !o.path("kind").asText().equals("Cluster")
+                || !o.path("apiVersion").asText().startsWith("anywhere")).forEach(this::put);
         put(clusterShowingTheirs("manager,status-aggregator"));
         book.rebuilt(0);
         List<Action> actions = due(0);

@@ -37,33 +37,35 @@ class StatusWriterLinesTest {
         entries.add(YAML.readTree("{manager: kubectl-client-side-apply, operation: Update, apiVersion: v1alpha1, "
                 + "fieldsType: FieldsV1, fieldsV1: {'f:spec': {}}}"));
         for (String manager : managers) {
-            entries.add(YAML.readTree("{manager: " + manager + ", operation: Update, subresource: status, apiVersion: v1alpha1, "
-                    + "fieldsType: FieldsV1, fieldsV1: {'f:status': {'f:conditions': {}, 'f:observedGeneration': {}}}}"));
+            entries.add(YAML.readTree("{manager: " + manager + ", operation: Update, subresource: status, "
+                    + "apiVersion: v1alpha1, fieldsType: FieldsV1, "
+                    + "fieldsV1: {'f:status': {'f:conditions': {}, 'f:observedGeneration': {}}}}"));
         }
         return copy;
     }
 
+    /** The tree's lines about who writes the status, their columns' padding made two spaces. */
     private static List<String> statusLines(JsonNode cluster, Optional<JsonNode> verdict) throws Exception {
         List<JsonNode> objects = objects();
         String tree = ClusterTree.render(ClusterTree.of(cluster, objects.subList(1, objects.size()), verdict,
                 new ClusterTree.Options(true, false), NOW));
-        return tree.lines().filter(l -> l.contains("StatusWriter") || l.contains("the aggregator's")).map(String::strip).toList();
+        return tree.lines().filter(l -> l.contains("StatusWriter") || l.contains("the aggregator's"))
+                .map(l -> l.strip().replaceAll(" {2,}", "  ")).toList();
     }
 
     @Test
     void anotherControllerWritingTheConditionsIsNamed() throws Exception {
         JsonNode cluster = writtenBy(objects().get(0), "manager", "status-aggregator");
-        assertEquals(List.of("├─StatusWriter  manager: another controller (EKS-A's, where it runs); the aggregator publishes "
-                + "its own verdict only"), statusLines(cluster, Optional.empty()).stream().map(l -> l.replaceAll(" {2,}", "  ")).toList());
+        assertEquals(List.of("├─StatusWriter  manager: another controller (EKS-A's, where it runs); the aggregator "
+                + "publishes its own verdict only"), statusLines(cluster, Optional.empty()));
     }
 
     @Test
     void theAggregatorAloneOrAPersonIsSaidSo() throws Exception {
-        assertEquals(List.of("├─StatusWriter  this aggregator"), statusLines(writtenBy(objects().get(0), "status-aggregator"),
-                Optional.empty()).stream().map(l -> l.replaceAll(" {2,}", "  ")).toList());
+        assertEquals(List.of("├─StatusWriter  this aggregator"),
+                statusLines(writtenBy(objects().get(0), "status-aggregator"), Optional.empty()));
         assertEquals(List.of("├─StatusWriter  kubectl-edit: a person's edit, which the aggregator puts back once"),
-                statusLines(writtenBy(objects().get(0), "kubectl-edit", "status-aggregator"), Optional.empty()).stream()
-                        .map(l -> l.replaceAll(" {2,}", "  ")).toList());
+                statusLines(writtenBy(objects().get(0), "kubectl-edit", "status-aggregator"), Optional.empty()));
     }
 
     @Test
@@ -77,19 +79,22 @@ class StatusWriterLinesTest {
                 conditions:
                   - {type: ControlPlaneInitialized, status: "True", lastTransitionTime: "2026-11-25T08:00:00Z"}
                   - {type: ControlPlaneReady, status: "True", lastTransitionTime: "2026-11-25T07:00:00Z"}
-                  - {type: WorkersReady, status: "False", severity: Error, reason: MachineDeploymentNotReady, message: "Machine deployment alpha-md-0 not ready yet"}
+                  - {type: WorkersReady, status: "False", severity: Error, reason: MachineDeploymentNotReady,
+                     message: "Machine deployment alpha-md-0 not ready yet"}
                   - {type: DefaultCNIConfigured, status: "True"}
-                  - {type: Ready, status: "False", severity: Error, reason: MachineDeploymentNotReady, message: "Machine deployment alpha-md-0 not ready yet"}
+                  - {type: Ready, status: "False", severity: Error, reason: MachineDeploymentNotReady,
+                     message: "Machine deployment alpha-md-0 not ready yet"}
                 """);
-        List<String> lines = statusLines(writtenBy(objects().get(0), "manager"), Optional.of(verdict)).stream()
-                .map(l -> l.replaceAll(" {2,}", "  ")).toList();
+        List<String> lines = statusLines(writtenBy(objects().get(0), "manager"), Optional.of(verdict));
+        String theirs = "(stored: False RollingUpgradeInProgress Info \"Worker nodes not up-to-date yet, 2 upgrading "
+                + "(1 up to date)\")";
+        String ours = "False  Error  MachineDeploymentNotReady  Machine deployment alpha-md-0 not ready yet ";
         assertEquals(List.of(
-                "├─StatusWriter  manager: another controller (EKS-A's, where it runs); the aggregator publishes its own verdict only",
+                "├─StatusWriter  manager: another controller (EKS-A's, where it runs); the aggregator publishes its own "
+                        + "verdict only",
                 "├─ControlPlaneInitialized, the aggregator's  True  (stored: none)",
-                "├─WorkersReady, the aggregator's  False  Error  MachineDeploymentNotReady  Machine deployment alpha-md-0 not ready yet "
-                        + "(stored: False RollingUpgradeInProgress Info \"Worker nodes not up-to-date yet, 2 upgrading (1 up to date)\")",
-                "├─Ready, the aggregator's  False  Error  MachineDeploymentNotReady  Machine deployment alpha-md-0 not ready yet "
-                        + "(stored: False RollingUpgradeInProgress Info \"Worker nodes not up-to-date yet, 2 upgrading (1 up to date)\")"),
+                "├─WorkersReady, the aggregator's  " + ours + theirs,
+                "├─Ready, the aggregator's  " + ours + theirs),
                 lines, "the times left out: ControlPlaneReady agrees");
     }
 }

@@ -33,10 +33,14 @@ class StatusWritersReductionTest {
     void theManagersOfTheStatusConditionsAreKeptSortedAndTheRestOfTheManagedFieldsDropped() throws Exception {
         JsonNode reduced = ObjectReduction.reduce(ObjectKind.EKSA_CLUSTER, cluster("{}", """
                 [{manager: kubectl-client-side-apply, operation: Update, fieldsV1: {'f:spec': {}}},
-                 {manager: status-aggregator, operation: Update, subresource: status, fieldsV1: {'f:status': {'f:conditions': {}}}},
-                 {manager: manager, operation: Update, subresource: status, fieldsV1: {'f:status': {'f:conditions': {}}}},
-                 {manager: "odd,name", operation: Update, subresource: status, fieldsV1: {'f:status': {'f:conditions': {}}}},
-                 {manager: other, operation: Update, subresource: status, fieldsV1: {'f:status': {'f:defaultCNI': {}}}}]"""));
+                 {manager: status-aggregator, operation: Update, subresource: status,
+                  fieldsV1: {'f:status': {'f:conditions': {}}}},
+                 {manager: manager, operation: Update, subresource: status,
+                  fieldsV1: {'f:status': {'f:conditions': {}}}},
+                 {manager: "odd,name", operation: Update, subresource: status,
+                  fieldsV1: {'f:status': {'f:conditions': {}}}},
+                 {manager: other, operation: Update, subresource: status, fieldsV1: {'f:status': {'f:defaultCNI': {}}}}]
+                """));
         assertEquals("manager,oddname,status-aggregator",
                 reduced.path("metadata").path("annotations").path(ObjectReduction.STATUS_WRITERS).asText());
         assertFalse(reduced.path("metadata").has("managedFields"));

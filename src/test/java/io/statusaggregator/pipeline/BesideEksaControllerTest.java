@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.Pipeline;
@@ -39,7 +40,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class BesideEksaControllerTest {
     /** The stand-in requeues this often while not Ready (EKS-A: 10 s). */
     private static final Duration REQUEUE = Duration.ofMillis(300);
-    private static final String ALPHA_STATUS = "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/alpha/status";
+    private static final String ALPHA_STATUS =
+            "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/alpha/status";
 
     @RegisterExtension
     static final KafkaBroker kafka = new KafkaBroker();
@@ -67,11 +69,13 @@ class BesideEksaControllerTest {
             return null;
         });
         List<String> readiness = new CopyOnWriteArrayList<>();
-        try (SharedIndexInformer<GenericKubernetesResource> watch = readyOf(pipelineRun.kubernetes().client(), readiness);
-                EksaControllerStandIn eksa = new EksaControllerStandIn(pipelineRun.kubernetes().newClient(), "default", "alpha",
-                        REQUEUE).start()) {
+        try (SharedIndexInformer<GenericKubernetesResource> watch = readyOf(pipelineRun.kubernetes().client(),
+                readiness);
+                EksaControllerStandIn eksa = new EksaControllerStandIn(pipelineRun.kubernetes().newClient(), "default",
+                        "alpha", REQUEUE).start()) {
             Aggregator aggregator = pipeline.aggregator();
-            await(DEADLINE, () -> aggregator.steppedAside() == 1, () -> "the aggregator steps aside; Ready went " + readiness);
+            await(DEADLINE, () -> aggregator.steppedAside() == 1,
+                    () -> "the aggregator steps aside; Ready went " + readiness);
             int transitionsThen = transitions(readiness);
             int reconcilesThen = eksa.reconciles();
             // Several reconciles of the stand-in, each writing where the Cluster does not show its verdict.
@@ -87,17 +91,20 @@ class BesideEksaControllerTest {
             await(DEADLINE, () -> warningEvents().size() == 1, () -> "one Warning Event: " + warningEvents());
             Event told = warningEvents().get(0);
             assertEquals("Warning", told.getType());
-            assertTrue(told.getNote().contains("stopped writing it") && told.getNote().contains("Ready: stored False "
-                    + EksaControllerStandIn.REASON) && told.getNote().contains("the aggregator's True"), told.getNote());
-            assertEquals(1, warnings.lines().stream().filter(l -> l.contains("keeps setting the status of cluster default/alpha"))
-                    .count(), "one log line: " + warnings.lines());
+            assertTrue(told.getNote().contains("stopped writing it")
+                    && told.getNote().contains("Ready: stored False " + EksaControllerStandIn.REASON)
+                    && told.getNote().contains("the aggregator's True"), told.getNote());
+            assertEquals(1, warnings.lines().stream()
+                    .filter(l -> l.contains("keeps setting the status of cluster default/alpha")).count(),
+                    "one log line: " + warnings.lines());
 
             // Its own verdict still goes to the status topic (and the feeds), not to the Cluster.
             String statuses = "statuses-" + pipelineRun.id();
             await(DEADLINE, () -> statusOnTopic(statuses).matches("(?s).*\\{\"type\":\"Ready\",\"status\":\"True\".*"),
                     () -> "alpha Ready True on the status topic: " + statusOnTopic(statuses));
             fleet.workers("alpha", 1, 1, 1, 0);
-            await(DEADLINE, () -> statusOnTopic(statuses).matches("(?s).*\\{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"ScalingUp\".*"),
+            await(DEADLINE, () -> statusOnTopic(statuses)
+                    .matches("(?s).*\\{\"type\":\"Ready\",\"status\":\"False\",\"reason\":\"ScalingUp\".*"),
                     () -> "its new verdict on the status topic: " + statusOnTopic(statuses));
             await(DEADLINE, aggregator::settled, aggregator::progress);
             assertTrue(aggregatorWrites.get() <= 2, "still no write: " + aggregatorWrites.get());
@@ -113,17 +120,18 @@ class BesideEksaControllerTest {
     void withTheWantedWriterEksaTheAggregatorWritesNothingAndTheFeedsCarryItsVerdict() throws Exception {
         Pipeline.Settings auto = pipelineRun.settings();
         Aggregator.Settings a = auto.aggregatorSettings();
+        Aggregator.Settings eksaWanted = new Aggregator.Settings(a.topic(), a.coalescingWindow(),
+                a.longestCoalescingWindow(), a.echoTimeout(), a.rehearsal(), a.capiNamespace(), WantedWriter.EKSA,
+                a.stepAsideWindow());
         Pipeline.Settings eksa = new Pipeline.Settings(auto.kafka(), auto.objectStatesTopic(), auto.statusesTopic(),
-                auto.transitionsTopic(), auto.deadLettersTopic(), auto.createTopics(), auto.partitions(), auto.replicationFactor(),
-                auto.groupId(), auto.ingest(), auto.ingestSettings(), new Aggregator.Settings(a.topic(), a.coalescingWindow(),
-                        a.longestCoalescingWindow(), a.echoTimeout(), a.rehearsal(), a.capiNamespace(), WantedWriter.EKSA,
-                        a.stepAsideWindow()),
+                auto.transitionsTopic(), auto.deadLettersTopic(), auto.createTopics(), auto.partitions(),
+                auto.replicationFactor(), auto.groupId(), auto.ingest(), auto.ingestSettings(), eksaWanted,
                 auto.writerSettings(), auto.cniSettings(), auto.compatibilityConfigMap(), auto.leadership());
         Pipeline pipeline = pipelineRun.start(eksa);
         Fleet fleet = pipelineRun.fleet();
         fleet.createCluster("alpha", 1, 1);
-        try (EksaControllerStandIn controller = new EksaControllerStandIn(pipelineRun.kubernetes().newClient(), "default",
-                "alpha", REQUEUE).start()) {
+        try (EksaControllerStandIn controller = new EksaControllerStandIn(pipelineRun.kubernetes().newClient(),
+                "default", "alpha", REQUEUE).start()) {
             fleet.controlPlaneReady("alpha", 1);
             fleet.workers("alpha", 1, 1, 1, 1);
             Fleet.cilium(fleet.workloadCluster("alpha"), "v1.15.16-eksa.1", 1, 1);
@@ -136,13 +144,13 @@ class BesideEksaControllerTest {
 
             int written = controller.writes();
             int reconciled = controller.reconciles();
-            await(DEADLINE, () -> controller.reconciles() >= reconciled + 5, () -> "reconciles: " + controller.reconciles());
+            await(DEADLINE, () -> controller.reconciles() >= reconciled + 5,
+                    () -> "reconciles: " + controller.reconciles());
             assertEquals(0, aggregator.writer().writes(), "no status written");
             assertEquals(written, controller.writes(), "EKS-A's verdict left alone: not written again");
             assertEquals(EksaControllerStandIn.REASON, fleet.condition("default", "alpha", "Ready").get("reason"));
             assertEquals(0, aggregator.steppedAside(), "nothing to step aside from");
-            assertTrue(pipelineRun.kubernetes().client().events().v1().events().inNamespace("default").list().getItems().isEmpty(),
-                    "no Event recorded");
+            assertTrue(events().isEmpty(), "no Event recorded");
         }
     }
 
@@ -151,14 +159,17 @@ class BesideEksaControllerTest {
                 .map(latest -> String.valueOf(latest.get("default/alpha"))).orElse("");
     }
 
+    private List<Event> events() {
+        return pipelineRun.kubernetes().client().events().v1().events().inNamespace("default").list().getItems();
+    }
+
     private List<Event> warningEvents() {
-        return pipelineRun.kubernetes().client().events().v1().events().inNamespace("default").list().getItems().stream()
-                .filter(e -> StatusEvents.STEPPED_ASIDE.equals(e.getReason())).toList();
+        return events().stream().filter(e -> StatusEvents.STEPPED_ASIDE.equals(e.getReason())).toList();
     }
 
     /** Records alpha's Ready (status and reason) each time the API server serves it changed. */
     @SuppressWarnings("unchecked")
-    private static SharedIndexInformer<GenericKubernetesResource> readyOf(io.fabric8.kubernetes.client.KubernetesClient client,
+    private static SharedIndexInformer<GenericKubernetesResource> readyOf(KubernetesClient client,
             List<String> readiness) {
         return client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace("default")
                 .withName("alpha").inform(new ResourceEventHandler<>() {
@@ -177,10 +188,12 @@ class BesideEksaControllerTest {
                     }
 
                     private void seen(GenericKubernetesResource cluster) {
-                        Map<String, Object> status = (Map<String, Object>) cluster.getAdditionalProperties().getOrDefault("status", Map.of());
-                        String ready = ((List<Map<String, Object>>) status.getOrDefault("conditions", List.of())).stream()
-                                .filter(c -> "Ready".equals(c.get("type"))).map(c -> c.get("status") + " " + c.getOrDefault("reason", ""))
-                                .findFirst().orElse("none");
+                        Map<String, Object> status = (Map<String, Object>) cluster.getAdditionalProperties()
+                                .getOrDefault("status", Map.of());
+                        String ready = ((List<Map<String, Object>>) status.getOrDefault("conditions", List.of()))
+                                .stream().filter(c -> "Ready".equals(c.get("type")))
+                                .map(c -> c.get("status") + " " + c.getOrDefault("reason", "")).findFirst()
+                                .orElse("none");
                         synchronized (readiness) {
                             if (readiness.isEmpty() || !readiness.get(readiness.size() - 1).equals(ready)) {
                                 readiness.add(ready);

@@ -53,8 +53,8 @@ final class EksaControllerStandIn implements AutoCloseable {
     }
 
     EksaControllerStandIn start() {
-        informer = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace(namespace)
-                .withName(name).inform(new ResourceEventHandler<>() {
+        informer = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+                .inNamespace(namespace).withName(name).inform(new ResourceEventHandler<>() {
                     @Override
                     public void onAdd(GenericKubernetesResource cluster) {
                         requeue.execute(() -> reconcile(Optional.of(cluster)));
@@ -69,7 +69,8 @@ final class EksaControllerStandIn implements AutoCloseable {
                     public void onDelete(GenericKubernetesResource cluster, boolean unknown) {
                     }
                 });
-        requeue.scheduleWithFixedDelay(() -> reconcile(Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + name))),
+        requeue.scheduleWithFixedDelay(
+                () -> reconcile(Optional.ofNullable(informer.getStore().getByKey(namespace + "/" + name))),
                 period.toMillis(), period.toMillis(), TimeUnit.MILLISECONDS);
         return this;
     }
@@ -101,11 +102,13 @@ final class EksaControllerStandIn implements AutoCloseable {
                   {"type": "WorkersReady", "status": "True", "lastTransitionTime": "2026-12-01T00:00:00Z"},
                   {"type": "DefaultCNIConfigured", "status": "True", "lastTransitionTime": "2026-12-01T00:00:00Z"},
                   {"type": "Ready", "status": "False", "reason": "%s", "message": "%s", "severity": "Info",
-                   "lastTransitionTime": "2026-12-01T00:00:00Z"}]}}""".formatted(generation, REASON, MESSAGE, REASON, MESSAGE);
+                   "lastTransitionTime": "2026-12-01T00:00:00Z"}]}}"""
+                .formatted(generation, REASON, MESSAGE, REASON, MESSAGE);
         try {
             client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER)).inNamespace(namespace)
                     .withName(name).subresource("status")
-                    .patch(new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE).withFieldManager(MANAGER).build(), verdict);
+                    .patch(new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE).withFieldManager(MANAGER)
+                            .build(), verdict);
             writes.incrementAndGet();
         } catch (KubernetesClientException e) {
             // requeued, as a controller's failed reconcile is
@@ -114,7 +117,8 @@ final class EksaControllerStandIn implements AutoCloseable {
 
     @SuppressWarnings("unchecked")
     private static boolean showsVerdict(GenericKubernetesResource cluster, long generation) {
-        Map<String, Object> status = (Map<String, Object>) cluster.getAdditionalProperties().getOrDefault("status", Map.of());
+        Map<String, Object> status = (Map<String, Object>) cluster.getAdditionalProperties()
+                .getOrDefault("status", Map.of());
         List<Map<String, Object>> conditions = (List<Map<String, Object>>) status.getOrDefault("conditions", List.of());
         return status.get("observedGeneration") instanceof Number observed && observed.longValue() == generation
                 && conditions.size() == 5 && conditions.stream().anyMatch(c -> "Ready".equals(c.get("type"))

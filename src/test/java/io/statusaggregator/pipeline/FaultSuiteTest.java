@@ -131,12 +131,14 @@ class FaultSuiteTest {
 
         // Another writer's idea of the status, once (a person's kubectl edit, say): put back.
         String theirs = """
-                {"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "", "message": "someone else's", "lastTransitionTime": "2020-01-01T00:00:00Z"}]}}""";
+                {"status": {"conditions": [{"type": "Ready", "status": "True", "reason": "",
+                 "message": "someone else's", "lastTransitionTime": "2020-01-01T00:00:00Z"}]}}""";
         pipelineRun.fleet().patchStatus(ObjectKind.EKSA_CLUSTER, "default", "c0", theirs);
         awaitConverged("an overwrite");
         // A write is counted once its PATCH has returned; the Cluster may show it (converged) a moment before.
         await(Fleet.DEADLINE, () -> pipeline.aggregator().writer().writes() > before,
-                () -> "the overwrite put right, " + (pipeline.aggregator().writer().writes() - before) + " writes counted");
+                () -> "the overwrite put right, " + (pipeline.aggregator().writer().writes() - before)
+                        + " writes counted");
         long corrective = pipeline.aggregator().writer().writes() - before;
         // One write puts it right; the bound leaves one more for an overwrite seen twice (its own echo).
         assertTrue(corrective <= 2, "one overwrite took " + corrective + " writes to put right");
@@ -146,7 +148,8 @@ class FaultSuiteTest {
         await(CONVERGE, () -> pipeline.aggregator().steppedAside() == 1, () -> "stepped aside from c0");
         await(CONVERGE, pipeline.aggregator()::settled, pipeline.aggregator()::progress);
         assertEquals("someone else's", pipelineRun.fleet().condition("default", "c0", "Ready").get("message"));
-        assertEquals(before + corrective, pipeline.aggregator().writer().writes(), "no write after the second overwrite");
+        assertEquals(before + corrective, pipeline.aggregator().writer().writes(),
+                "no write after the second overwrite");
         // c0 no longer converges (its status is the other writer's); the rest of the test is about c1.
         pipelineRun.fleet().delete(ObjectKind.EKSA_CLUSTER, "default", "c0");
         awaitConverged("c0 deleted");
