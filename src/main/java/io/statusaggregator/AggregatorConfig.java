@@ -1,6 +1,7 @@
 package io.statusaggregator;
 
 import io.smallrye.config.ConfigMapping;
+import io.statusaggregator.aggregation.WantedWriter;
 import io.smallrye.config.WithDefault;
 import io.smallrye.config.WithName;
 import java.time.Duration;
@@ -65,6 +66,8 @@ public interface AggregatorConfig {
     Ingest ingest();
 
     Write write();
+
+    Status status();
 
     Embedded embedded();
 
@@ -248,14 +251,22 @@ public interface AggregatorConfig {
         }
     }
 
-    interface Write {
+    /** Who writes the Clusters' statuses (docs/deploy.md, "Beside EKS-A's own controller"). */
+    interface Status {
         /**
-         * False: the Cluster's status is left alone (another controller writes it); statuses are still computed and
-         * published on the status topic and the change feeds, and no Events are recorded.
+         * {@code auto}: this aggregator writes them, and steps aside for a Cluster whose status another writer keeps
+         * setting; {@code eksa}: EKS-A's controller writes them, this aggregator no status and no status Event.
          */
-        @WithDefault("true")
-        boolean enabled();
+        @WithDefault("auto")
+        WantedWriter writer();
 
+        /** Two foreign writes of one Cluster's status this close make the aggregator step aside for it. */
+        @WithName("step-aside-window")
+        @WithDefault("10m")
+        Duration stepAsideWindow();
+    }
+
+    interface Write {
         /** Status writes in flight at once, across clusters. */
         @WithDefault("4")
         int concurrency();

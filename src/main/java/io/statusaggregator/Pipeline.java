@@ -11,6 +11,7 @@ import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.aggregation.ObjectStateConsumer;
 import io.statusaggregator.aggregation.RebuildRehearsal;
+import io.statusaggregator.aggregation.WantedWriter;
 import io.statusaggregator.feeds.PublishedStatus;
 import io.statusaggregator.feeds.StatusFeed;
 import io.statusaggregator.feeds.VersionHistoryView;
@@ -207,12 +208,15 @@ public final class Pipeline implements AutoCloseable {
         clusterEvents = new EventRecorder(client, instance, clock);
         started.add(clusterEvents);
         EventRecorder recorder = clusterEvents;
-        if (settings.writerSettings().enabled()) { // with write-back off, nothing is written to the Clusters' namespaces
+        // With EKS-A's controller the wanted writer, nothing goes to the Clusters' namespaces.
+        if (settings.aggregatorSettings().writer() == WantedWriter.AUTO) {
             aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
                     change.after().map(PublishedStatus::status)));
+            aggregator.onSteppedAside(aside -> recorder.steppedAside(aside.cluster(), aside.writer(), aside.stored(),
+                    aside.verdict()));
         } else {
-            LOG.info("write-back is off (aggregator.write.enabled=false): the Clusters' statuses and Events are left alone; "
-                    + "statuses go to the status topic and the change feeds only");
+            LOG.info("EKS-A's controller writes the Clusters' statuses (aggregator.status.writer=eksa): they and their "
+                    + "Events are left alone; statuses go to the status topic and the change feeds only");
         }
         aggregator.observedBy(clusterObserver).onStopped(aggregationStopped);
         aggregator.rehearsingFirst(othersServe::join);

@@ -43,7 +43,7 @@ class TopicsDocsTest {
 
     /** The MachineDeployment as the API server holds it; ingest keeps only what the rules read. */
     private static final String MACHINE_DEPLOYMENT = """
-            apiVersion: cluster.x-k8s.io/v1beta1
+            apiVersion: cluster.x-k8s.io/v1beta2
             kind: MachineDeployment
             metadata:
               namespace: eksa-system
@@ -62,12 +62,23 @@ class TopicsDocsTest {
               observedGeneration: 2
               replicas: 3
               readyReplicas: 1
-              updatedReplicas: 3
               availableReplicas: 1
+              upToDateReplicas: 3
               phase: ScalingUp
               conditions:
-                - {type: Ready, status: "False", reason: WaitingForAvailableMachines, severity: Warning,
-                   lastTransitionTime: "2026-11-22T01:37:58Z", message: "Minimum availability requires 3 replicas, current 1 available"}
+                - {type: Available, status: "False", reason: NotAvailable, observedGeneration: 2,
+                   lastTransitionTime: "2026-11-22T01:37:58Z", message: "1 available replicas, at least 3 required"}
+                - {type: ScalingUp, status: "True", reason: ScalingUp, observedGeneration: 2,
+                   lastTransitionTime: "2026-11-22T01:37:05Z", message: "Scaling up from 1 to 3 replicas"}
+              deprecated:
+                v1beta1:
+                  readyReplicas: 1
+                  updatedReplicas: 3
+                  availableReplicas: 1
+                  unavailableReplicas: 2
+                  conditions:
+                    - {type: Ready, status: "False", reason: WaitingForAvailableMachines, severity: Warning,
+                       lastTransitionTime: "2026-11-22T01:37:58Z"}
             """;
 
     @Test

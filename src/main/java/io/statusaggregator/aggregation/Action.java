@@ -22,6 +22,10 @@ sealed interface Action {
             implements Action {
     }
 
+    /** Another writer keeps setting a Cluster's status: this instance stops writing it, and says so once. */
+    record StepAside(SteppedAside told) implements Action {
+    }
+
     /** A Cluster is gone: its deletion event (with its last published status), then the tombstone of its status. */
     record AnnounceDeletion(ObjectKey cluster, long generation, ClusterStatus last) implements Action {
     }

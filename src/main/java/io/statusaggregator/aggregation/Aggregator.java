@@ -15,7 +15,6 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -65,9 +64,16 @@ public final class Aggregator implements AutoCloseable {
      *                    not show it; then its own status is trusted again (another controller may have overwritten it)
      * @param rehearsal   how long the rebuild is rehearsed at most before joining the group ({@link RebuildRehearsal})
      * @param capiNamespace where the CAPI objects are, matched to EKS-A Clusters by name
+     * @param writer      who writes the Clusters' statuses; {@code stepAsideWindow}: how close two foreign writes of
+     *                    one Cluster's status are, at most, for this instance to step aside ({@link StatusOwnership})
      */
     public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
-            Duration rehearsal, String capiNamespace) {
+            Duration rehearsal, String capiNamespace, WantedWriter writer, Duration stepAsideWindow) {
+        public Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
+                Duration rehearsal, String capiNamespace) {
+            this(topic, coalescingWindow, longestCoalescingWindow, echoTimeout, rehearsal, capiNamespace,
+                    WantedWriter.AUTO, StatusOwnership.WINDOW);
+        }
     }
 
     /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
@@ -78,6 +84,10 @@ public final class Aggregator implements AutoCloseable {
     private final Settings settings;
     private final CoalescingWindow coalescing;
     private final ClusterBook book;
+    private final StatusOwnership ownership;
+    private final ConsumerFigures figures = new ConsumerFigures();
+    private volatile int steppedAside;
+    private java.util.function.Consumer<SteppedAside> onSteppedAside = aside -> { };
     private final Supplier<Compatibility> compatibility;
     /** What the management cluster holds for every cluster. */
     private final Supplier<ManagementCluster> management;
@@ -126,6 +136,9 @@ public final class Aggregator implements AutoCloseable {
         this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
                 Integer.parseInt(String.valueOf(pollRecords)));
         this.book = new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace());
+        this.ownership = new StatusOwnership(settings.writer(), settings.stepAsideWindow());
+        book.ownedAs(ownership);
+        book.observedBy(ownership.following(ClusterObserver.NONE));
         this.partitions = new ConsumedPartitions(settings.topic(), deadLetters, book);
         this.feeds = new FeedPublication(transitions, feed, book, clock);
         this.clock = clock;
@@ -135,6 +148,17 @@ public final class Aggregator implements AutoCloseable {
     public Aggregator onPublished(java.util.function.Consumer<StatusChange> listener) {
         feeds.onPublished(listener);
         return this;
+    }
+
+    /** Before {@link #start}: told, on the aggregation thread, each time this instance steps aside for a Cluster. */
+    public Aggregator onSteppedAside(java.util.function.Consumer<SteppedAside> listener) {
+        onSteppedAside = listener;
+        return this;
+    }
+
+    /** The Clusters this instance aggregates whose status it stepped aside from: another writer keeps writing it. */
+    public int steppedAside() {
+        return steppedAside;
     }
 
     /**
@@ -280,38 +304,19 @@ public final class Aggregator implements AutoCloseable {
         return tracked;
     }
 
-    /** Records not read yet: of every assigned partition, of the live ones (the window's); whether a broker is connected. */
-    private volatile long lag;
-    private volatile long liveLag;
-    private volatile boolean connected;
-
+    /** Records not read yet of every assigned partition. */
     public long lag() {
-        return lag;
+        return figures.lag();
     }
 
     /** The coalescing window the live partitions' records not read yet make ({@link CoalescingWindow}): longer while behind. */
     public Duration coalescingWindow() {
-        return Duration.ofNanos(coalescing.nanos(liveLag));
+        return Duration.ofNanos(coalescing.nanos(figures.liveLag()));
     }
 
     /** Whether the aggregation's consumer has a connection to the brokers (read on its own thread, after each poll). */
     public boolean connected() {
-        return connected;
-    }
-
-    private void measure() {
-        long behind = 0;
-        Map<Integer, Long> waiting = new HashMap<>();
-        for (TopicPartition partition : consumer.assignment()) {
-            long partitionLag = consumer.currentLag(partition).orElse(0);
-            behind += partitionLag;
-            waiting.put(partition.partition(), partitionLag);
-        }
-        lag = behind;
-        liveLag = book.backlog(waiting);
-        connected = consumer.metrics().entrySet().stream()
-                .filter(m -> m.getKey().name().equals("connection-count") && m.getKey().group().equals("consumer-metrics"))
-                .anyMatch(m -> m.getValue().metricValue() instanceof Double count && count > 0);
+        return figures.connected();
     }
 
     public DeadLetters deadLetters() {
@@ -320,13 +325,13 @@ public final class Aggregator implements AutoCloseable {
 
     /** Tells {@code observer} what each Cluster of this instance shows, and when one leaves it; before {@link #start}. */
     public Aggregator observedBy(ClusterObserver observer) {
-        book.observedBy(observer);
+        book.observedBy(ownership.following(observer));
         return this;
     }
 
     private void process(ConsumerRecords<byte[], ByteBuffer> polled) {
         long start = System.nanoTime();
-        measure();
+        figures.measure(consumer, book);
         drainOutcomes();
         feeds.handBack();
         for (ConsumerRecord<byte[], ByteBuffer> fetched : polled) {
@@ -341,12 +346,14 @@ public final class Aggregator implements AutoCloseable {
             carryOut(book.rebuilt(rebuilt));
             LOG.debugf("partition %d rebuilt: %s", rebuilt, book.progress());
         }
-        carryOut(book.due(System.nanoTime(), liveLag, compatibility.get(), management.get(), clock.instant()));
+        carryOut(book.due(System.nanoTime(), figures.liveLag(), compatibility.get(), management.get(),
+                clock.instant()));
         computations = book.computations();
         computationFailures = book.computationFailures();
         live = book.live();
         tracked = book.tracked();
         settled = book.settled();
+        steppedAside = ownership.steppedAside();
         progress = book.progress();
         busyNanos += System.nanoTime() - start;
     }
@@ -376,26 +383,20 @@ public final class Aggregator implements AutoCloseable {
                 writer.submit(write.cluster(), write.status(), write.basis());
             } else if (action instanceof Action.PublishChange change) {
                 feeds.publish(change);
+            } else if (action instanceof Action.StepAside aside) {
+                SteppedAside told = aside.told();
+                LOG.warnf("another writer%s keeps setting the status of cluster %s: this instance stops writing it and "
+                        + "publishes its own verdict only (see docs/deploy.md, aggregator.status.writer)",
+                        told.writer().isEmpty() ? "" : " (" + told.writer() + ")", told.cluster());
+                onSteppedAside.accept(told);
             } else if (action instanceof Action.AnnounceDeletion deletion) {
                 feeds.announce(deletion);
             } else if (action instanceof Action.DeadLetter letter) {
-                deadLetter(letter);
+                partitions.deadLetter(letter);
             } else if (action instanceof Action.ComputationFailed failed) {
                 LOG.errorf(failed.fault(), "computing cluster %s failed (a bug; please report it with this trace): its status "
                         + "stays as it was until its next change; the other clusters are computed on", failed.cluster());
             }
-        }
-    }
-
-    @SuppressWarnings("unchecked") // its origin is the record process() gave the book
-    private void deadLetter(Action.DeadLetter letter) {
-        ConsumerRecord<byte[], ByteBuffer> record = (ConsumerRecord<byte[], ByteBuffer>) letter.origin();
-        ConsumedPartition partition = partitions.get(record.partition());
-        if (partition != null && record.offset() >= partition.handledBefore) {
-            deadLetters.send(record, letter.reason(), letter.error(), letter.oversized());
-        } else {
-            LOG.debugf("%s-%d@%d (%s: %s) was handled before this instance was assigned the partition", record.topic(),
-                    record.partition(), record.offset(), letter.reason().code(), letter.error());
         }
     }
 

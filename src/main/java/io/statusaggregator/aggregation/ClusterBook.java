@@ -66,6 +66,7 @@ final class ClusterBook {
     private long computations;
     private long computationFailures;
     private ClusterObserver observer = ClusterObserver.NONE;
+    private StatusOwnership ownership = new StatusOwnership(WantedWriter.AUTO, StatusOwnership.WINDOW);
 
     ClusterBook(CoalescingWindow coalescing, Duration echoTimeout, String capiNamespace) {
         this(coalescing, echoTimeout, capiNamespace, StatusRules::compute);
@@ -84,6 +85,11 @@ final class ClusterBook {
     /** Tells {@code observer} what the Clusters show and when one leaves this instance. */
     void observedBy(ClusterObserver observer) {
         this.observer = observer;
+    }
+
+    /** Who writes the Clusters' statuses ({@link StatusOwnership}); before the first record. */
+    void ownedAs(StatusOwnership ownership) {
+        this.ownership = ownership;
     }
 
     /**
@@ -140,7 +146,8 @@ final class ClusterBook {
         List<Action> actions = new ArrayList<>();
         for (ObjectKey cluster : published.clustersOf(partition.number, partitionCount)) {
             if (partition.holders.holding(cluster) == null) {
-                announceDeleted(cluster, published.get(cluster).orElseThrow().observedGeneration()).ifPresent(actions::add);
+                published.deletion(cluster, published.get(cluster).orElseThrow().observedGeneration())
+                        .ifPresent(actions::add);
             }
         }
         return actions;
@@ -302,7 +309,8 @@ final class ClusterBook {
             pending.forget(cluster);
             // While rebuilding, the partition's end decides (rebuilt): the Cluster may be back by then.
             if (partition.live) {
-                actions = announceDeleted(key.key(), before.get().generation()).<List<Action>>map(List::of).orElse(List.of());
+                actions = published.deletion(key.key(), before.get().generation()).<List<Action>>map(List::of)
+                        .orElse(List.of());
             }
         }
         forgetIfEmpty(partition, cluster);
@@ -336,7 +344,7 @@ final class ClusterBook {
             try {
                 actions.addAll(partition == null ? List.of() : readUnread(partition, cluster)); // revoked: forgotten
                 if (partition != null && partition.clusters.get(cluster.state.clusterName()) == cluster) {
-                    compute(cluster, instant).ifPresent(actions::add);
+                    compute(cluster, instant, now, actions).ifPresent(actions::add);
                 }
             } catch (RuntimeException fault) { // a bug: the other clusters are computed on, this one on its next record
                 computationFailures++;
@@ -351,7 +359,8 @@ final class ClusterBook {
         return unread.oldest(number);
     }
 
-    private Optional<Action> compute(TrackedCluster cluster, Instant instant) {
+    /** {@code cluster} computed at {@code instant}: its write or publication; a step aside goes to {@code actions}. */
+    private Optional<Action> compute(TrackedCluster cluster, Instant instant, long now, List<Action> actions) {
         Optional<EksaCluster> eksa = cluster.state.cluster();
         if (eksa.isEmpty()) {
             return Optional.empty(); // CAPI objects whose EKS-A Cluster has not been seen (yet)
@@ -362,9 +371,12 @@ final class ClusterBook {
                 .showing(VersionHistorySource.continued(shown, writing, published.get(eksa.get().key())));
         ClusterStatus computed = rules.apply(snapshot, instant);
         computations++;
-        show(cluster, eksa.get());
+        observer.shows(cluster.shown(eksa.get(), pending.unechoed(cluster))); // a status being written is not shown yet
         if (computed.equals(shown)) {
             return writing.isPresent() ? Optional.empty() : publish(cluster, eksa.get(), computed);
+        }
+        if (writing.isEmpty() && !ownership.writes(cluster, eksa.get(), computed, now, actions)) {
+            return publish(cluster, eksa.get(), computed); // not written: its verdict, for the feeds
         }
         pending.submitted(cluster, computed);
         return Optional.of(new WriteStatus(eksa.get().key(), computed, eksa.get().resourceVersion()));
@@ -378,8 +390,9 @@ final class ClusterBook {
         }
         Optional<EksaCluster> eksa = cluster.state.cluster();
         cluster.written(status, kept);
+        ownership.wrote(key, kept);
         pending.written(cluster, status, kept, eksa.map(c -> c.status().equals(kept)).orElse(false), now);
-        eksa.ifPresent(c -> show(cluster, c));
+        eksa.ifPresent(c -> observer.shows(cluster.shown(c, pending.unechoed(cluster))));
         return eksa.flatMap(c -> publish(cluster, c, status)).<List<Action>>map(List::of).orElse(List.of());
     }
 
@@ -397,7 +410,7 @@ final class ClusterBook {
         pending.forget(cluster);
         observer.left(key);
         settle(partitions.get(cluster.partition), key.name());
-        return announceDeleted(key, generation).<List<Action>>map(List::of).orElse(List.of());
+        return published.deletion(key, generation).<List<Action>>map(List::of).orElse(List.of());
     }
 
     /**
@@ -446,15 +459,6 @@ final class ClusterBook {
 
     private Optional<Action> publish(TrackedCluster cluster, EksaCluster eksa, ClusterStatus status) {
         return published.change(eksa, status, () -> cluster.state.snapshot(computedWith, managementComputedWith));
-    }
-
-    private Optional<Action> announceDeleted(ObjectKey cluster, long generation) {
-        return published.deletion(cluster, generation);
-    }
-
-    /** Tells the observer what {@code eksa} shows. A status still being written is not shown yet. */
-    private void show(TrackedCluster cluster, EksaCluster eksa) {
-        observer.shows(cluster.shown(eksa, pending.unechoed(cluster)));
     }
 
     boolean live(int number) {

@@ -26,8 +26,8 @@ final class TrackedCluster {
     LinkedHashMap<ObjectStateKey, UnreadRecords.Unread> unread;
     /**
      * The status last written and what the API server kept of it, when it kept less (a CRD whose status schema lacks
-     * some of the fields: they are pruned), or the status last computed and null when write-back is off; both null
-     * otherwise.
+     * some of the fields: they are pruned), or the status last computed and null when this instance does not write
+     * it ({@code aggregator.status.writer=eksa}, or stepped aside for another writer); both null otherwise.
      */
     private ClusterStatus lastWritten;
     private ClusterStatus keptOfIt;
@@ -40,8 +40,8 @@ final class TrackedCluster {
     /**
      * What the Cluster shows, as the rules and the decision to write take it: the status last written when the Cluster
      * shows what the API server kept of it. Else every computation would find the pruned fields missing and write them
-     * again, forever, each write an unchanged object. With write-back off, the status last computed, whatever the
-     * Cluster shows (another controller's).
+     * again, forever, each write an unchanged object. Where this instance does not write it, the status last computed,
+     * whatever the Cluster shows (another controller's).
      */
     ClusterStatus shown(ClusterStatus shows) {
         return lastWritten != null && (keptOfIt == null || shows.equals(keptOfIt)) ? lastWritten : shows;
@@ -52,7 +52,7 @@ final class TrackedCluster {
         return state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false);
     }
 
-    /** Write-back wrote {@code status}, and the API server kept {@code kept} of it; {@code kept} null: not written (off). */
+    /** Write-back wrote {@code status}, and the API server kept {@code kept} of it; {@code kept} null: not written. */
     void written(ClusterStatus status, ClusterStatus kept) {
         boolean whole = status.equals(kept);
         lastWritten = whole ? null : status;

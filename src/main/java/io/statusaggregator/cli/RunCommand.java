@@ -176,6 +176,13 @@ public class RunCommand implements Callable<Integer> {
                     config.capi().apiVersion());
             return 2;
         }
+        if (rawConfig.getConfigValue("aggregator.write.enabled").getValue() != null) {
+            // Ignored, it would start writing statuses a deployment meant to leave to EKS-A's controller.
+            LOG.error("aggregator.write.enabled (AGGREGATOR_WRITE_ENABLED) is no longer a setting: set "
+                    + "aggregator.status.writer to eksa (EKS-A's controller writes the statuses) or auto "
+                    + "(docs/deploy.md)");
+            return 2;
+        }
         boolean embedded = !kafka.containsKey("bootstrap.servers");
         httpEdge.serve(embedded);
         KubernetesClient client;
@@ -376,9 +383,10 @@ public class RunCommand implements Callable<Integer> {
                         ApiVersionChoice.Setting.parse(config.capi().apiVersion()).orElseThrow(),
                         config.capi().versionCheckEvery()),
                 new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
-                        config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace()),
-                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(), config.write().maxBackoff(),
-                        config.write().enabled()),
+                        config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace(),
+                        config.status().writer(), config.status().stepAsideWindow()),
+                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(),
+                        config.write().maxBackoff()),
                 new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
                         config.cni().checkInterval(), config.cni().requestTimeout()),
                 config.compatibilityConfigMap(),

@@ -36,6 +36,11 @@ public final class ClusterObjects {
         public List<ClusterTree.Line> tree(ClusterTree.Options options, Instant now) {
             return ClusterTree.of(cluster, capi, options, now);
         }
+
+        /** The tree, and where {@code verdict}, the aggregator's status of the cluster, differs from the stored one. */
+        public List<ClusterTree.Line> tree(Optional<JsonNode> verdict, ClusterTree.Options options, Instant now) {
+            return ClusterTree.of(cluster, capi, verdict, options, now);
+        }
     }
 
     private final KubernetesClient api;

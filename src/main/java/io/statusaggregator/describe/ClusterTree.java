@@ -3,6 +3,7 @@ package io.statusaggregator.describe;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.time.Duration;
@@ -45,6 +46,15 @@ public final class ClusterTree {
      *                Machines, EtcdadmCluster), any order
      */
     public static List<Line> of(JsonNode cluster, List<JsonNode> capi, Options options, Instant now) {
+        return of(cluster, capi, Optional.empty(), options, now);
+    }
+
+    /**
+     * @param verdict the aggregator's status of the cluster (the status topic's {@code status}), when known: each owned
+     *                condition where it differs from the stored one is a line
+     */
+    public static List<Line> of(JsonNode cluster, List<JsonNode> capi, Optional<JsonNode> verdict, Options options,
+            Instant now) {
         List<Line> lines = new ArrayList<>();
         JsonNode ready = condition(cluster, "Ready");
         lines.add(line(0, "Cluster/" + name(cluster), ready, now, ""));
@@ -57,6 +67,7 @@ public final class ClusterTree {
         List<JsonNode> capiClusters = ofKind(capi, "Cluster");
         Optional<Line> unreachable = CapiConditions.unreachable(capiClusters, 1, now);
         unreachable.ifPresent(lines::add);
+        lines.addAll(statusWriter(cluster, verdict));
         if (options.all()) {
             for (JsonNode condition : cluster.path("status").path("conditions")) {
                 if (!condition.path("type").asText().equals("Ready")) {
@@ -102,6 +113,67 @@ public final class ClusterTree {
                 : cluster.path("spec").path("clusterNetwork").path("cni").asText("");
         lines.add(line(1, "CNI" + (cni.isEmpty() ? "" : " " + cni), condition(cluster, "DefaultCNIConfigured"), now, ""));
         return lines;
+    }
+
+    /**
+     * Who writes the Cluster's status, where its {@code metadata.managedFields} name the managers of the status
+     * conditions (a real API server keeps them), and each condition the aggregator owns where its {@code verdict} and
+     * the stored one differ (status, reason, message or severity).
+     */
+    static List<Line> statusWriter(JsonNode cluster, Optional<JsonNode> verdict) {
+        List<Line> lines = new ArrayList<>();
+        Set<String> managers = FieldManagers.ofStatusConditions(cluster.path("metadata").path("managedFields"));
+        List<String> controllers = managers.stream().filter(FieldManagers::otherController).toList();
+        List<String> people = managers.stream().filter(FieldManagers::person).toList();
+        if (!controllers.isEmpty()) {
+            lines.add(new Line(1, "StatusWriter", "", "", "", "", String.join(", ", controllers)
+                    + ": another controller (EKS-A's, where it runs); the aggregator publishes its own verdict only"));
+        } else if (!people.isEmpty()) {
+            lines.add(new Line(1, "StatusWriter", "", "", "", "", String.join(", ", people)
+                    + ": a person's edit, which the aggregator puts back once"));
+        } else if (!managers.isEmpty()) {
+            lines.add(new Line(1, "StatusWriter", "", "", "", "", "this aggregator"));
+        }
+        verdict.ifPresent(ours -> {
+            for (String type : OWNED) {
+                JsonNode theirs = condition(cluster, type);
+                JsonNode mine = conditionIn(ours, type);
+                if (!mine.isMissingNode() && !said(theirs).equals(said(mine))) {
+                    lines.add(new Line(1, type + ", the aggregator's", mine.path("status").asText("Unknown"),
+                            mine.path("severity").asText(""), mine.path("reason").asText(""), "",
+                            mine.path("message").asText("") + (mine.path("message").asText("").isEmpty() ? "" : " ")
+                                    + "(stored: " + String.join(" ", said(theirs)).strip() + ")"));
+                }
+            }
+        });
+        return lines;
+    }
+
+    /** The conditions the aggregator owns, in the contract's order. */
+    private static final List<String> OWNED = List.of("ControlPlaneInitialized", "ControlPlaneReady", "WorkersReady",
+            "DefaultCNIConfigured", "Ready");
+
+    /** What a condition says, its time left out; nothing for a missing one. */
+    private static List<String> said(JsonNode condition) {
+        if (condition.isMissingNode() || condition.isNull()) {
+            return List.of("none");
+        }
+        List<String> said = new ArrayList<>();
+        for (String field : List.of("status", "reason", "severity")) {
+            Optional.of(condition.path(field).asText("")).filter(v -> !v.isEmpty()).ifPresent(said::add);
+        }
+        Optional.of(condition.path("message").asText("")).filter(v -> !v.isEmpty())
+                .ifPresent(m -> said.add("\"" + m + "\""));
+        return said;
+    }
+
+    private static JsonNode conditionIn(JsonNode status, String type) {
+        for (JsonNode condition : status.path("conditions")) {
+            if (type.equals(condition.path("type").asText())) {
+                return condition;
+            }
+        }
+        return MissingNode.getInstance();
     }
 
     /** The Machines under one owner, alike ones as one line when grouping. */
@@ -213,12 +285,7 @@ public final class ClusterTree {
     }
 
     static JsonNode condition(JsonNode object, String type) {
-        for (JsonNode condition : object.path("status").path("conditions")) {
-            if (type.equals(condition.path("type").asText())) {
-                return condition;
-            }
-        }
-        return MissingNode.getInstance();
+        return conditionIn(object.path("status"), type);
     }
 
     private static List<JsonNode> ofKind(List<JsonNode> objects, String kind) {

@@ -1,5 +1,6 @@
 package io.statusaggregator.feeds;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -80,6 +81,11 @@ public class ClusterView {
 
     /** The tree of {@code key}, as {@code {cluster, lines: [{depth, name, ready, severity, reason, since, message}]}}. */
     public Answer tree(ObjectKey key) {
+        return tree(key, Optional.empty());
+    }
+
+    /** The same, with where {@code verdict}, the aggregator's status of the cluster, differs from the stored one. */
+    public Answer tree(ObjectKey key, Optional<JsonNode> verdict) {
         ClusterObjects reader = objects;
         if (reader == null) {
             return new Answer.Unavailable("the aggregator is starting; try again shortly");
@@ -95,7 +101,8 @@ public class ClusterView {
             if (found.isEmpty()) {
                 return new Answer.NotFound("EKS-A Cluster " + key + " not found");
             }
-            return new Answer.Tree(json(key, found.get().tree(new ClusterTree.Options(true, false), clock.instant())));
+            return new Answer.Tree(json(key, found.get().tree(verdict, new ClusterTree.Options(true, false),
+                    clock.instant())));
         } catch (TimeoutException e) {
             read.cancel(true);
             LOG.warnf("cluster view of %s: the Kubernetes API did not answer within %s", key, API_DEADLINE);

@@ -152,6 +152,12 @@ public class FleetPage {
         return Optional.of(body);
     }
 
+    /** The cluster's status on the status topic (the aggregator's verdict), if the page has one. */
+    public synchronized Optional<JsonNode> status(String key) {
+        return Optional.ofNullable(documents.get(key)).map(document -> document.get("status"))
+                .filter(JsonNode::isObject);
+    }
+
     /** Whether the page has read both topics to the ends they had when it found their partitions. */
     public synchronized boolean read() {
         return running && readers.stream().allMatch(TopicReader::caughtUp);

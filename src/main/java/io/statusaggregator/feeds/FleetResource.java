@@ -78,7 +78,8 @@ public class FleetResource {
     @Produces(MediaType.APPLICATION_JSON)
     public Response tree(@PathParam("namespace") String namespace, @PathParam("name") String name) {
         // Checked before any use: the names go into requests to the API server made with this account's token.
-        return invalid(namespace, name).orElseGet(() -> answered(view.tree(new ObjectKey(namespace, name))));
+        return invalid(namespace, name).orElseGet(() -> answered(view.tree(new ObjectKey(namespace, name),
+                page.status(namespace + "/" + name))));
     }
 
     private static Response answered(ClusterView.Answer answer) {

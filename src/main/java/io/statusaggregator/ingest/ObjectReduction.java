@@ -4,11 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.ObjectDecoder;
 import io.statusaggregator.versions.EksaVersionSkew;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Cuts a Kubernetes object down to the fields the rules read, keeping its shape, so that the same decoder reads
@@ -23,6 +25,13 @@ public final class ObjectReduction {
     private static final List<String> LABELS = List.of(ObjectDecoder.CLUSTER_NAME_LABEL, ObjectDecoder.DEPLOYMENT_NAME_LABEL);
     /** The EKS-A Cluster's annotations the rules read; any other (a tool's notes, a 1 MiB blob) is not sent. */
     static final List<String> ANNOTATIONS = List.of(EksaVersionSkew.SKIP_ANNOTATION);
+    /**
+     * Not an annotation on the API server: where ingest puts the managers of the EKS-A Cluster's status conditions, as
+     * its {@code metadata.managedFields} name them (entries of the {@code status} subresource owning
+     * {@code f:status.f:conditions}), comma-separated; absent when none is named. The aggregation tells another writer
+     * of the status by them (a real API server keeps managedFields; the Fabric8 mock API server does not).
+     */
+    public static final String STATUS_WRITERS = "statusaggregator.io/status-writers";
     /** The fields each kind keeps besides metadata; {@code status.conditions} keeps the condition fields above. */
     private static final Map<ObjectKind, List<String>> FIELDS = Map.of(
             ObjectKind.EKSA_CLUSTER, List.of("spec", "status"),
@@ -73,6 +82,12 @@ public final class ObjectReduction {
                 if (annotations.has(annotation)) {
                     meta.with("annotations").set(annotation, bounded(annotations.get(annotation)));
                 }
+            }
+        }
+        if (kind == ObjectKind.EKSA_CLUSTER) {
+            Set<String> writers = FieldManagers.ofStatusConditions(metadata.path("managedFields"));
+            if (!writers.isEmpty()) {
+                meta.with("annotations").put(STATUS_WRITERS, String.join(",", writers));
             }
         }
         for (String path : FIELDS.get(kind)) {

@@ -48,6 +48,9 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                         + "aggregator.coalescing-window, longer while records wait to be read").register(registry);
         Gauge.builder("aggregator_clusters_tracked", aggregator, Aggregator::clustersTracked)
                 .description("Clusters this instance aggregates").register(registry);
+        Gauge.builder("aggregator_status_stepped_aside_clusters", aggregator, Aggregator::steppedAside)
+                .description("Clusters this instance aggregates whose status it no longer writes: another writer "
+                        + "(EKS-A's controller) keeps setting it").register(registry);
         DeadLetters deadLetters = aggregator.deadLetters();
         for (DeadLetters.Reason reason : DeadLetters.Reason.values()) {
             FunctionCounter.builder("aggregator_dead_letters", deadLetters, d -> d.sent(reason))

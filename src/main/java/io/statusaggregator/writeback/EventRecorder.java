@@ -22,6 +22,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -57,6 +59,8 @@ public final class EventRecorder implements AutoCloseable {
     };
     private final ThreadPoolExecutor thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE),
             DaemonThreads.named("events"), (task, executor) -> EventRecorder.this.failed.incrementAndGet());
+    /** The Clusters whose status another writer writes: no status Event of theirs is recorded. */
+    private final Set<ObjectKey> steppedAside = ConcurrentHashMap.newKeySet();
     private final AtomicLong recorded = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong overBudget = new AtomicLong();
@@ -76,6 +80,7 @@ public final class EventRecorder implements AutoCloseable {
     /** The Events of a change the Cluster shows; returns at once (a full queue drops them). */
     public void record(ObjectKey cluster, Optional<ClusterStatus> before, Optional<ClusterStatus> after) {
         if (after.isEmpty()) {
+            steppedAside.remove(cluster);
             // In turn with the Events queued before: those belong to the old Cluster, the ones after to a new one.
             try {
                 thread.execute(() -> {
@@ -89,12 +94,29 @@ public final class EventRecorder implements AutoCloseable {
             }
             return;
         }
-        List<StatusEvents.StatusEvent> events = StatusEvents.of(before, after);
+        List<StatusEvents.StatusEvent> events = steppedAside.contains(cluster) ? List.of()
+                : StatusEvents.of(before, after);
         if (events.isEmpty() || thread.isShutdown()) {
             return;
         }
         Instant at = clock.instant();
         thread.execute(() -> events.forEach(event -> record(new EventSeries.Key(cluster, event), at)));
+    }
+
+    /**
+     * The aggregator stopped writing {@code cluster}'s status, which {@code writer} keeps setting: one Warning Event
+     * ({@link StatusEvents#steppedAside}), and no status Event of the Cluster's from now on (they would tell of changes
+     * it does not show). Returns at once.
+     */
+    public void steppedAside(ObjectKey cluster, String writer, ClusterStatus stored, ClusterStatus verdict) {
+        steppedAside.add(cluster);
+        StatusEvents.StatusEvent event = StatusEvents.steppedAside(writer, stored, verdict);
+        Instant at = clock.instant();
+        try {
+            thread.execute(() -> record(new EventSeries.Key(cluster, event), at));
+        } catch (RejectedExecutionException e) {
+            // closing: nothing more is recorded
+        }
     }
 
     private void record(EventSeries.Key key, Instant at) {

@@ -21,6 +21,8 @@ public final class StatusEvents {
     public static final String ACTION = "UpdateStatus";
     /** The reason of the Event that says a failure cleared (the condition's own reason otherwise). */
     public static final String FAILURE_CLEARED = "FailureCleared";
+    /** The reason of the Warning Event that says the aggregator stopped writing the Cluster's status. */
+    public static final String STEPPED_ASIDE = "StatusWrittenByAnotherController";
     /** The Event's note is at most 1 KiB on the API server; longer messages are cut, and say so. */
     static final int NOTE_LIMIT = 1_024;
 
@@ -67,6 +69,24 @@ public final class StatusEvents {
             events.add(new StatusEvent(Type.Normal, FAILURE_CLEARED, "failureReason " + failedBefore.get().reason() + " cleared"));
         }
         return events;
+    }
+
+    /**
+     * The aggregator stopped writing the Cluster's status: {@code writer} (a manager's name; empty when not named)
+     * keeps setting it. Says what the Cluster's Ready shows ({@code stored}) and the aggregator's ({@code verdict}).
+     */
+    public static StatusEvent steppedAside(String writer, ClusterStatus stored, ClusterStatus verdict) {
+        String who = writer.isEmpty() ? "Another writer" : "Another writer (" + writer + ")";
+        return new StatusEvent(Type.Warning, STEPPED_ASIDE, note(who + " keeps setting this Cluster's status: the "
+                + "status aggregator stopped writing it and publishes its own verdict only. Ready: stored "
+                + ready(stored) + "; the aggregator's " + ready(verdict), STEPPED_ASIDE));
+    }
+
+    /** Ready as a line: its status, reason and message. */
+    private static String ready(ClusterStatus status) {
+        return status.condition(ConditionType.READY).map(c -> String.join(" ", List.of(c.status().wireName(),
+                c.reason(), c.message().isEmpty() ? "" : "\"" + c.message() + "\"")).strip().replaceAll(" +", " "))
+                .orElse("none");
     }
 
     /** A condition turned True: Normal, its type as the reason. Otherwise Warning at severity Warning or Error. */

@@ -45,7 +45,8 @@ final class StatusSubresource implements StatusWriter.Destination {
                 .inNamespace(cluster.namespace())
                 .resource(target)
                 .subresource("status")
-                .patch(PatchContext.of(PatchType.JSON_MERGE), mergePatch(status, expectedVersion));
+                .patch(new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE)
+                        .withFieldManager(StatusWriter.FIELD_MANAGER).build(), mergePatch(status, expectedVersion));
         if (stored == null) {
             return new StatusWriter.Stored(status, "");
         }

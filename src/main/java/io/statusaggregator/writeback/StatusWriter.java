@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.subscription.Cancellable;
+import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.StatusEncoder;
@@ -46,7 +47,7 @@ public final class StatusWriter implements AutoCloseable {
 
     /**
      * @param kept what the API server kept of {@code status}: all of it, unless the Cluster CRD's status schema lacks
-     *             some of its fields (they are pruned); null when write-back is off ({@link Settings#enabled})
+     *             some of its fields (they are pruned)
      */
     public record Written(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) implements Outcome {
     }
@@ -65,12 +66,14 @@ public final class StatusWriter implements AutoCloseable {
     public record Refused(ObjectKey cluster, ClusterStatus status, String reason) implements Outcome {
     }
 
-    /** @param enabled false: nothing is written, every status is reported {@link Written} with nothing kept */
-    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff, boolean enabled) {
-        public Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
-            this(concurrency, initialBackoff, maxBackoff, true);
-        }
+    public record Settings(int concurrency, Duration initialBackoff, Duration maxBackoff) {
     }
+
+    /**
+     * The manager the API server records this writer's status writes under ({@code metadata.managedFields}): how
+     * another writer of the same fields is told from this one.
+     */
+    public static final String FIELD_MANAGER = FieldManagers.OWN;
 
     /**
      * Where statuses go: the EKS-A Cluster's status subresource. A failure is thrown as the API client throws it
@@ -105,7 +108,7 @@ public final class StatusWriter implements AutoCloseable {
     public record Stored(ClusterStatus status, String resourceVersion) {
     }
 
-    /** A status written, and what the API server kept of it (null: not written, write-back off). */
+    /** A status written, and what the API server kept of it. */
     private record Write(ClusterStatus status, ClusterStatus kept) {
     }
 
@@ -255,11 +258,6 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     private Write write(ObjectKey cluster, Slot slot) {
-        if (!settings.enabled()) {
-            synchronized (slot) {
-                return new Write(slot.latest, null);
-            }
-        }
         long started = System.nanoTime();
         try {
             Write written = patch(cluster, slot);

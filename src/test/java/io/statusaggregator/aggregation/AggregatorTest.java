@@ -82,7 +82,7 @@ class AggregatorTest {
         return new Aggregator(Map.of(), settings -> consumer, new DeadLetters(new MockProducer<>(), "dead-letters"), SETTINGS,
                 CompatibilityReader::builtIn, () -> ManagementCluster.UNKNOWN,
                 outcomes -> new StatusWriter((cluster, status, version) -> new StatusWriter.Stored(status, version),
-                        new StatusWriter.Settings(1, Duration.ofMillis(10), Duration.ofMillis(100), true), outcomes),
+                        new StatusWriter.Settings(1, Duration.ofMillis(10), Duration.ofMillis(100)), outcomes),
                 new StatusFeed(new MockProducer<>(), "statuses"), new TransitionFeed(new MockProducer<>(), "transitions"),
                 Map::of, clock);
     }

@@ -60,6 +60,14 @@ class CommandMistakesJarIT {
         assertFalse(Files.exists(state.resolve("kubeconfig")), "nothing started");
     }
 
+    /** A setting of an earlier release, which would now be ignored and let the aggregator write statuses: refused. */
+    @Test
+    void theSettingThatTurnedWriteBackOffIsRefusedNamingItsSuccessor() throws Exception {
+        toldInOneLine(run(Map.of("KAFKA_BOOTSTRAP_SERVERS", NO_BROKER, "QUARKUS_HTTP_PORT", "0", "QUARKUS_MANAGEMENT_PORT", "0",
+                "KUBECONFIG", "/nonexistent", "AGGREGATOR_WRITE_ENABLED", "false"), "run"), 2,
+                "aggregator.write.enabled (AGGREGATOR_WRITE_ENABLED) is no longer a setting: set aggregator.status.writer to eksa");
+    }
+
     /**
      * The embedded default's state directory (where its kubeconfig goes) that others may write: refused before anything
      * starts, and nothing written into it; the same directory made private is used.

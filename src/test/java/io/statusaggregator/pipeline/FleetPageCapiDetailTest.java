@@ -63,7 +63,8 @@ class FleetPageCapiDetailTest {
 
     @BeforeEach
     void start() throws Exception {
-        kubernetes = EmbeddedKubernetes.start(0);
+        // A CAPI v1.13 management cluster, serving both versions: ingest reads v1beta2.
+        kubernetes = EmbeddedKubernetes.start(0, List.of("v1beta2", "v1beta1"));
         fleet = new Fleet(kubernetes.client());
         String run = UUID.randomUUID().toString().substring(0, 8);
         Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), run, true);

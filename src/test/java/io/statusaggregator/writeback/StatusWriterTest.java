@@ -24,7 +24,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Write-back against an API server that answers with conflicts, errors and 404s (Fabric8's mock in expectation mode). */
 class StatusWriterTest {
-    private static final String PATH = "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/%s/status";
+    /** Each write names this aggregator as its field manager (a real API server records it in managedFields). */
+    private static final String PATH = "/apis/anywhere.eks.amazonaws.com/v1alpha1/namespaces/default/clusters/%s/"
+            + "status?fieldManager=" + StatusWriter.FIELD_MANAGER;
     private KubernetesMockServer server;
     private StatusWriter writer;
     @RegisterExtension
