@@ -33,8 +33,8 @@ public final class Benchmarks implements Callable<Integer> {
             + "after its cold one and the warm-up passes; the warm rows are their medians (default ${DEFAULT-VALUE})")
     int warmPasses = 3;
     // A replica that has been running is a JVM that has stopped compiling; the compiler's threads took 7.7, 2.8 and
-    // 1.9 s of the first warm passes' CPU in one run, 3.0, 1.5, 2.1 and 1.9 s in another (BENCHMARKS.md, "Figure 1's
-    // warm rows after the compiler settles").
+    // 1.9 s of the first warm passes' CPU in one run, 3.0, 1.5, 2.1 and 1.9 s in another (BENCHMARKS.md, "Choices
+    // the figures support").
     @Option(names = "--warm-up-passes", description = "figure 1's passes after the cold one that the warm rows leave out, "
             + "at most: they end at the first pass whose compiler threads used under a tenth of the JVM's CPU; logged like "
             + "the others (default ${DEFAULT-VALUE})")

@@ -58,7 +58,7 @@ final class TopicFigures {
 
         /**
          * How many of {@code passes} ran on a quiet host, and what they cost: the aggregation thread, which waits on memory,
-         * runs slower while another guest of the host is busy (BENCHMARKS.md, "Objects found by their key's bytes").
+         * runs slower while another guest of the host is busy (BENCHMARKS.md, "Choices the figures support").
          */
         static String quietHost(List<Throughput> passes) {
             if (passes.stream().anyMatch(pass -> Double.isNaN(pass.machine().cpus()))) {

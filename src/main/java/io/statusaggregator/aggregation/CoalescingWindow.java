@@ -17,7 +17,7 @@ public record CoalescingWindow(Duration window, Duration longest, int pollRecord
      * How long the window grows at most unless configured (aggregator.coalescing-window-max). It binds only in a
      * catch-up that lasts longer: the window follows the backlog down as it is read. At 1 s a catch-up computed every
      * cluster about once a second, one and a half to two times the computations made at 3 s, for statuses replaced
-     * within seconds (BENCHMARKS.md, "The coalescing window's longest").
+     * within seconds (BENCHMARKS.md, "Choices the figures support").
      */
     public static final Duration DEFAULT_LONGEST = Duration.ofSeconds(3);
 

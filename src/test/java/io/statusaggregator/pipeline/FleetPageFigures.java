@@ -24,9 +24,9 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The fleet page's figures at 1,000 clusters, in headless Chromium (BENCHMARKS.md, "The fleet page"). Not a test of
- * speed: it prints what it measures and fails only when the page does not show what was published. Not in the suite
- * (its name matches none of Surefire's patterns); run it alone:
+ * The fleet page's figures at 1,000 clusters, in headless Chromium (BENCHMARKS.md, "The fleet page at 1,000
+ * clusters"). Not a test of speed: it prints what it measures and fails only when the page does not show what was
+ * published. Not in the suite (its name matches none of Surefire's patterns); run it alone:
  *
  * <pre>flock /tmp/heavy.lock mvn -B -q test -Dtest=FleetPageFigures</pre>
  *
