@@ -153,7 +153,10 @@ public interface AggregatorConfig {
         @WithDefault("cluster-transitions")
         String transitions();
 
-        /** Records of the object-state topic that aggregation cannot use, unchanged, with the reason in headers (not compacted). */
+        /**
+         * Records of the object-state topic that aggregation cannot use, unchanged, with the reason in headers (not
+         * compacted).
+         */
         @WithName("dead-letters")
         @WithDefault("capi-object-states-dead-letters")
         String deadLetters();
