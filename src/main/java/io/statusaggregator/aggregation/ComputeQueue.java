@@ -23,8 +23,8 @@ final class ComputeQueue {
     private long lastRecord = Long.MIN_VALUE;
 
     /**
-     * A record of {@code cluster} arrived at {@code now} (never before the last one marked); nothing if it waits already,
-     * unless for a later time ({@link #asOf}): then it is due as its record makes it.
+     * A record of {@code cluster} arrived at {@code now} (never before the last one marked); nothing if it waits
+     * already, unless for a later time ({@link #asOf}): then it is due as its record makes it.
      */
     void record(TrackedCluster cluster, long now) {
         if (cluster.dirtySince > now && atTime.remove(cluster)) {
@@ -63,7 +63,9 @@ final class ComputeQueue {
         }
     }
 
-    /** Takes the clusters due at {@code now} with a window of {@code window} nanoseconds, in the order they became due. */
+    /**
+     * Takes the clusters due at {@code now} with a window of {@code window} nanoseconds, in the order they became due.
+     */
     List<TrackedCluster> due(long now, long window) {
         List<TrackedCluster> due = new ArrayList<>(atOnce);
         atOnce.clear();
