@@ -40,7 +40,8 @@ final class WatchAnnouncement {
             SEND = listener.getDeclaredMethod("sendWebSocketResponse", String.class, Watcher.Action.class);
             SEND.setAccessible(true);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("this Fabric8 mock server announces its watches in a way it did not: " + e, e);
+            throw new IllegalStateException(
+                    "this Fabric8 mock server announces its watches in a way it did not: " + e, e);
         }
     }
 
@@ -51,7 +52,8 @@ final class WatchAnnouncement {
      * Makes {@code dispatcherWatch} (the dispatcher's, not opened yet) announce, when it opens, those of {@code stored}
      * that it selects, as ADDED, in their order, under {@code readLock} as Fabric8's own announcement is made.
      */
-    static void announce(WebSocketListener dispatcherWatch, List<Map.Entry<AttributeSet, String>> stored, Lock readLock) {
+    static void announce(
+            WebSocketListener dispatcherWatch, List<Map.Entry<AttributeSet, String>> stored, Lock readLock) {
         Consumer<Object> fromIndex = watch -> {
             readLock.lock();
             try {
