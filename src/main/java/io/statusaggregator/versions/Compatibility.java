@@ -53,7 +53,8 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
                 continue;
             }
             for (CiliumFrom entry : line.cilium()) {
-                if (entry.from().compareTo(release) <= 0 && (latest == null || entry.from().compareTo(latest.from()) > 0)) {
+                if (entry.from().compareTo(release) <= 0
+                        && (latest == null || entry.from().compareTo(latest.from()) > 0)) {
                     latest = entry;
                 }
             }
