@@ -12,8 +12,8 @@ import java.util.Set;
  *
  * <p>Records are marked as they arrive, so those clusters are kept in the order of their oldest uncomputed record, and
  * {@link #due} takes them from the oldest and stops at the first one not due: in a fleet-wide catch-up thousands of
- * clusters wait a grown window, and looking at each of them at every poll was a tenth of the aggregation thread's
- * work. The few marked otherwise (due at once, or at a set time) are kept apart.
+ * clusters wait a grown window, and looking at each of them at every poll would cost a tenth of the aggregation
+ * thread's work. The few marked otherwise (due at once, or at a set time) are kept apart.
  */
 final class ComputeQueue {
     /** Marked by their records, oldest first: their {@code dirtySince} never decreases along the set. */

@@ -21,9 +21,9 @@ public final class ObjectStateConsumer {
      * this class (no auto-commit), keys and values as bytes so that a record it cannot use reaches the dead-letter
      * topic exactly as it was. A value is the part of the fetched response it came in, not a copy: most records wait
      * unread through a coalescing window, and copying each one, then the collector copying the copies it found alive,
-     * was a large part of aggregation's work (see {@link #detached} for what must not hold a response long). Larger
-     * polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
-     * those, aggregation spent most of a fleet-wide catch-up waiting for the next fetch (benchmark figure 1). A short
+     * would be a large part of aggregation's work (see {@link #detached} for what must not hold a response long).
+     * Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
+     * those, aggregation spends most of a fleet-wide catch-up waiting for the next fetch. A short
      * session timeout for failover. The clients' settings may still set the sizes and the timeouts.
      */
     public static Map<String, Object> properties(Map<String, Object> kafka, String groupId) {

@@ -77,8 +77,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
 
     /**
      * The store, with its keys indexed by object name. Fabric8's dispatcher finds the object a write names by testing
-     * every stored key, so each create, update and patch took longer with every object stored: a fleet of 1,000
-     * clusters could not be loaded in minutes (benchmark figure 2).
+     * every stored key, so each create, update and patch takes longer with every object stored: a fleet of 1,000
+     * clusters would not load in minutes.
      */
     private final NamedObjects named;
 

@@ -43,7 +43,7 @@ public record StatusChange(
         public static final Progress UNKNOWN = new Progress(0, 0, 0, 0);
 
         public static Progress of(ClusterSnapshot snapshot, ClusterStatus status) {
-            // Loops, not streams: every change published asks this (benchmark figure 1).
+            // Loops, not streams: every change published asks this.
             String name = snapshot.cluster().key().name();
             KubeadmControlPlane controlPlane = snapshot.controlPlanes().isEmpty()
                     ? null

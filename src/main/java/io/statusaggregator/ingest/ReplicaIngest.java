@@ -21,7 +21,7 @@ import org.jboss.logging.Logger;
  * This replica's part in ingest. Every replica that may ingest keeps informers listing and watching the API server,
  * as controller-runtime starts its caches on every replica, but only the one that leads sends what they see (and
  * runs the CNI observer): the holder of the {@link IngestLeadership Lease}, or this replica unconditionally when no
- * election is set. A replica taking the Lease over sends what it holds at once (benchmark figure 8).
+ * election is set. A replica taking the Lease over sends what it holds at once.
  */
 public final class ReplicaIngest implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReplicaIngest.class);

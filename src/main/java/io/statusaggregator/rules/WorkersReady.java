@@ -107,7 +107,7 @@ public final class WorkersReady {
         if (desired.isEmpty()) {
             return notUpdated;
         }
-        // Loops, not streams, here and below: every computation of a cluster runs these (benchmark figure 1).
+        // Loops, not streams, here and below: every computation of a cluster runs these.
         String name = md.key().name();
         int onOtherVersion = 0;
         for (Machine machine : snapshot.machines()) {

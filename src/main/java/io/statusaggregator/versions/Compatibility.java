@@ -45,7 +45,7 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
 
     /** The Cilium version the given EKS-A release ships, if the data knows it. */
     public Optional<String> ciliumFor(EksaVersion release) {
-        // Loops, not a stream: every snapshot of a cluster asks this (benchmark figure 1).
+        // Loops, not a stream: every snapshot of a cluster asks this.
         String minorLine = release.minorLine();
         CiliumFrom latest = null;
         for (ReleaseLine line : releaseLines) {
