@@ -153,7 +153,10 @@ public interface AggregatorConfig {
         @WithDefault("cluster-transitions")
         String transitions();
 
-        /** Records of the object-state topic that aggregation cannot use, unchanged, with the reason in headers (not compacted). */
+        /**
+         * Records of the object-state topic that aggregation cannot use, unchanged, with the reason in headers (not
+         * compacted).
+         */
         @WithName("dead-letters")
         @WithDefault("capi-object-states-dead-letters")
         String deadLetters();
@@ -235,7 +238,7 @@ public interface AggregatorConfig {
 
             /**
              * How long a dead holder keeps the others waiting; shorter than client-go's 15 s, for failover within
-             * the consumer group's 3 s session (benchmark figure 8). The holder renews every retry period and stops
+             * the consumer group's 3 s session. The holder renews every retry period and stops
              * ingesting after the renew deadline without a renewal, a second before another replica may take over.
              */
             @WithDefault("3s")

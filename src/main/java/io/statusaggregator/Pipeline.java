@@ -135,8 +135,10 @@ public final class Pipeline implements AutoCloseable {
     /** Starts every stage; returns when the topics exist, and ingest (if it runs here) has listed the objects. */
     public void start(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
         // Asked first, so that the answer is in when the aggregator would join: whether to rehearse its rebuild before.
-        CompletableFuture<Boolean> othersServe = settings.aggregatorSettings().rehearsal().isZero() ? CompletableFuture.completedFuture(false)
-                : RebuildRehearsal.othersServe(settings.kafka(), settings.groupId(), timeout);
+        CompletableFuture<Boolean> othersServe =
+                settings.aggregatorSettings().rehearsal().isZero()
+                        ? CompletableFuture.completedFuture(false)
+                        : RebuildRehearsal.othersServe(settings.kafka(), settings.groupId(), timeout);
         if (settings.createTopics()) {
             createTopics(timeout);
         }
@@ -164,14 +166,17 @@ public final class Pipeline implements AutoCloseable {
             }
         }, statusReader);
         statusReader.shutdown(); // its one task still runs
-        AtomicReference<CompletableFuture<Map<String, ClusterStatus>>> readAtStart = new AtomicReference<>(readingAtStart);
+        AtomicReference<CompletableFuture<Map<String, ClusterStatus>>> readAtStart =
+                new AtomicReference<>(readingAtStart);
         Supplier<Map<String, ClusterStatus>> published = () -> {
             CompletableFuture<Map<String, ClusterStatus>> first = readAtStart.getAndSet(null);
             try {
                 return first != null ? first.join() : publishedStatuses(timeout);
             } catch (TimeoutException | CompletionException e) {
                 LOG.warnf("%s; deletions while these partitions were elsewhere may go unannounced",
-                        e instanceof CompletionException && e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+                        e instanceof CompletionException && e.getCause() != null
+                                ? e.getCause().getMessage()
+                                : e.getMessage());
                 return Map.of();
             }
         };
@@ -184,8 +189,8 @@ public final class Pipeline implements AutoCloseable {
                 settings.ingestSettings().capiNamespace(), name, settings.ingestSettings().relistStalledAfter()));
         management = new ManagementClusterView();
         started.add(management);
-        management.watch(client, settings.ingestSettings().capiNamespace(), settings.ingestSettings().clusterNamespaces(),
-                settings.ingestSettings().relistStalledAfter());
+        management.watch(client, settings.ingestSettings().capiNamespace(),
+                settings.ingestSettings().clusterNamespaces(), settings.ingestSettings().relistStalledAfter());
         this.compatibilityData = compatibilityData;
         Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
         deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -195,12 +200,22 @@ public final class Pipeline implements AutoCloseable {
         kafkaClients.created(deadLetterSender);
         DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
         started.add(deadLetters);
-        aggregator = new Aggregator(consumer, properties -> {
-            KafkaConsumer<byte[], ByteBuffer> objectStates = new KafkaConsumer<>(properties);
-            kafkaClients.created(objectStates);
-            return objectStates;
-        }, deadLetters, settings.aggregatorSettings(), compatibilityData, management,
-                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver), feed, transitions, published, clock);
+        aggregator = new Aggregator(
+                consumer,
+                properties -> {
+                    KafkaConsumer<byte[], ByteBuffer> objectStates = new KafkaConsumer<>(properties);
+                    kafkaClients.created(objectStates);
+                    return objectStates;
+                },
+                deadLetters,
+                settings.aggregatorSettings(),
+                compatibilityData,
+                management,
+                outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver),
+                feed,
+                transitions,
+                published,
+                clock);
         started.add(aggregator);
         // Kubernetes Events on each Cluster whose change this instance published (it owns the cluster's partition).
         String instance = settings.leadership().map(IngestLeadership.Settings::identity)
@@ -210,8 +225,8 @@ public final class Pipeline implements AutoCloseable {
         EventRecorder recorder = clusterEvents;
         // With EKS-A's controller the wanted writer, nothing goes to the Clusters' namespaces.
         if (settings.aggregatorSettings().writer() == WantedWriter.AUTO) {
-            aggregator.onPublished(change -> recorder.record(change.cluster(), change.before().map(PublishedStatus::status),
-                    change.after().map(PublishedStatus::status)));
+            aggregator.onPublished(change -> recorder.record(change.cluster(),
+                    change.before().map(PublishedStatus::status), change.after().map(PublishedStatus::status)));
             aggregator.onSteppedAside(aside -> recorder.steppedAside(aside.cluster(), aside.writer(), aside.stored(),
                     aside.verdict()));
         } else {
@@ -225,7 +240,8 @@ public final class Pipeline implements AutoCloseable {
             // Longer than the read's own timeout, whose error says more.
             readingAtStart.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new TimeoutException("could not read topic " + settings.statusesTopic() + " within " + timeout.toSeconds() + " s");
+            throw new TimeoutException(
+                    "could not read topic " + settings.statusesTopic() + " within " + timeout.toSeconds() + " s");
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TimeoutException timedOut) {
                 throw timedOut;
@@ -236,14 +252,23 @@ public final class Pipeline implements AutoCloseable {
         // The API server answers (and lets this account read) before anything waits on an election.
         management.synced().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (settings.ingest()) {
-            // With an election, a standby from the start: informers listed and watching, so that taking over sends at once.
-            ReplicaIngest replica = new ReplicaIngest(client, new ReplicaIngest.Settings(settings.ingestSettings(),
-                    settings.cniSettings(), settings.kafka(), settings.objectStatesTopic(), PRODUCER_CLOSE), () -> {
+            // With an election, a standby from the start: informers listed and watching, so that taking over sends at
+            // once.
+            ReplicaIngest replica = new ReplicaIngest(
+                    client,
+                    new ReplicaIngest.Settings(
+                            settings.ingestSettings(),
+                            settings.cniSettings(),
+                            settings.kafka(),
+                            settings.objectStatesTopic(),
+                            PRODUCER_CLOSE),
+                    () -> {
                         KafkaProducer<String, String> producer = new KafkaProducer<>(
                                 producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
                         kafkaClients.created(producer);
                         return producer;
-                    }, clock);
+                    },
+                    clock);
             ingest = replica;
             replica.start(settings.leadership(), timeout);
         }
@@ -281,7 +306,10 @@ public final class Pipeline implements AutoCloseable {
         return this;
     }
 
-    /** Tells {@code observer} what each Cluster this instance aggregates shows, and when one leaves it; before {@link #start}. */
+    /**
+     * Tells {@code observer} what each Cluster this instance aggregates shows, and when one leaves it; before
+     * {@link #start}.
+     */
     public Pipeline observedBy(ClusterObserver observer) {
         this.clusterObserver = observer;
         return this;
@@ -378,7 +406,8 @@ public final class Pipeline implements AutoCloseable {
         producer.put(ProducerConfig.ACKS_CONFIG, "all");
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producer.put(ProducerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
+        producer.put(ProducerConfig.CLIENT_ID_CONFIG,
+                "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
         partitioner.ifPresent(p -> producer.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, p.getName()));
         return producer;
     }
@@ -390,7 +419,8 @@ public final class Pipeline implements AutoCloseable {
     private Map<String, ClusterStatus> publishedStatuses(Duration timeout) throws TimeoutException {
         try {
             return StatusFeed.latest(settings.kafka(), settings.statusesTopic(), timeout)
-                    .orElseThrow(() -> new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
+                    .orElseThrow(() ->
+                            new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
         } catch (KafkaException e) {
             throw new TimeoutException("could not read topic " + settings.statusesTopic() + ": " + e.getMessage());
         }
@@ -405,16 +435,22 @@ public final class Pipeline implements AutoCloseable {
         try (Admin admin = Admin.create(new HashMap<>(settings.kafka()))) {
             Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             List<NewTopic> missing = new ArrayList<>();
-            for (String topic : List.of(settings.objectStatesTopic(), settings.statusesTopic(), settings.transitionsTopic(),
+            for (String topic : List.of(
+                    settings.objectStatesTopic(),
+                    settings.statusesTopic(),
+                    settings.transitionsTopic(),
                     settings.deadLettersTopic())) {
                 if (!existing.contains(topic)) {
                     Map<String, String> configs = topic.equals(settings.deadLettersTopic())
                             ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
                                     TopicConfig.RETENTION_MS_CONFIG, Long.toString(DEAD_LETTER_RETENTION.toMillis()),
-                                    TopicConfig.MAX_MESSAGE_BYTES_CONFIG, Integer.toString(DeadLetters.MAX_LETTER_BYTES))
+                                    TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
+                                    Integer.toString(DeadLetters.MAX_LETTER_BYTES))
                             : Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, topic.equals(settings.transitionsTopic())
-                                    ? TopicConfig.CLEANUP_POLICY_DELETE : TopicConfig.CLEANUP_POLICY_COMPACT);
-                    missing.add(new NewTopic(topic, settings.partitions(), settings.replicationFactor()).configs(configs));
+                                            ? TopicConfig.CLEANUP_POLICY_DELETE
+                                            : TopicConfig.CLEANUP_POLICY_COMPACT);
+                    missing.add(
+                            new NewTopic(topic, settings.partitions(), settings.replicationFactor()).configs(configs));
                 }
             }
             if (!missing.isEmpty()) {

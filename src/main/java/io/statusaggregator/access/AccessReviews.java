@@ -30,9 +30,9 @@ import org.jboss.logging.Logger;
 /**
  * Who a bearer token belongs to and what they may do, asked of the API server as controller-runtime asks for its
  * metrics: a TokenReview, then a SubjectAccessReview. Answers are cached for a few seconds (the caches
- * {@code token-reviews} and {@code access-reviews}, see application.properties), so that a Prometheus scrape or a page's
- * requests cost the API server two reviews at most per interval, and a flood of made-up tokens is bounded in memory.
- * Tokens not reviewed yet are reviewed at most {@code aggregator.access.token-reviews-per-second} a second (a
+ * {@code token-reviews} and {@code access-reviews}, see application.properties), so that a Prometheus scrape or a
+ * page's requests cost the API server two reviews at most per interval, and a flood of made-up tokens is bounded in
+ * memory. Tokens not reviewed yet are reviewed at most {@code aggregator.access.token-reviews-per-second} a second (a
  * rate limit of SmallRye Fault Tolerance): beyond, a request is answered 429, so that a flood of made-up tokens
  * cannot make the aggregator's account flood the API server (whose priority and fairness would then hold back the
  * aggregator's own requests, its status writes among them).
@@ -45,7 +45,10 @@ import org.jboss.logging.Logger;
 public class AccessReviews {
     private static final Logger LOG = Logger.getLogger(AccessReviews.class);
 
-    /** Thrown when a review cannot be had now; the caller answers {@link #status} with {@code Retry-After}, not 401 or 403. */
+    /**
+     * Thrown when a review cannot be had now; the caller answers {@link #status} with {@code Retry-After}, not 401 or
+     * 403.
+     */
     public static class ReviewUnavailable extends RuntimeException {
         private final long retryAfterSeconds;
 
@@ -93,13 +96,23 @@ public class AccessReviews {
 
     /**
      * {@code review}: {@code aggregator.access.review}; false serves every request without a review from the start.
-     * {@code tokenReviewsPerSecond}: {@code aggregator.access.token-reviews-per-second} (which {@code run} holds to 1 at least).
+     * {@code tokenReviewsPerSecond}: {@code aggregator.access.token-reviews-per-second} (which {@code run} holds to 1
+     * at least).
      */
     @Inject
-    public AccessReviews(@ConfigProperty(name = "aggregator.access.review") Optional<Boolean> review,
-            @ConfigProperty(name = "aggregator.access.token-reviews-per-second", defaultValue = "20") int tokenReviewsPerSecond) {
-        this(review, Guard.create().withDescription("token reviews")
-                .withRateLimit().limit(Math.max(1, tokenReviewsPerSecond)).window(1, ChronoUnit.SECONDS).done().build());
+    public AccessReviews(
+            @ConfigProperty(name = "aggregator.access.review") Optional<Boolean> review,
+            @ConfigProperty(name = "aggregator.access.token-reviews-per-second", defaultValue = "20")
+                    int tokenReviewsPerSecond) {
+        this(
+                review,
+                Guard.create()
+                        .withDescription("token reviews")
+                        .withRateLimit()
+                        .limit(Math.max(1, tokenReviewsPerSecond))
+                        .window(1, ChronoUnit.SECONDS)
+                        .done()
+                        .build());
     }
 
     /** With {@code newTokens} holding the TokenReviews of tokens not in the cache to their rate. */
@@ -121,8 +134,13 @@ public class AccessReviews {
      */
     public void reviewWith(KubernetesClient client) {
         close();
-        this.client = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
-                .withRequestRetryBackoffLimit(0).withRequestTimeout(5_000).withConnectionTimeout(5_000).build()).build();
+        this.client = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(client.getConfiguration())
+                        .withRequestRetryBackoffLimit(0)
+                        .withRequestTimeout(5_000)
+                        .withConnectionTimeout(5_000)
+                        .build())
+                .build();
         mode = Mode.REVIEWING;
     }
 
@@ -141,11 +159,13 @@ public class AccessReviews {
     }
 
     /**
-     * Why a request without a token cannot be judged yet, while {@code run} has not decided whether requests are reviewed
-     * (the embedded default serves them open): empty once it has.
+     * Why a request without a token cannot be judged yet, while {@code run} has not decided whether requests are
+     * reviewed (the embedded default serves them open): empty once it has.
      */
     Optional<ReviewUnavailable> undecided() {
-        return mode == Mode.STARTING ? Optional.of(new ReviewUnavailable("the aggregator is starting", 1)) : Optional.empty();
+        return mode == Mode.STARTING
+                ? Optional.of(new ReviewUnavailable("the aggregator is starting", 1))
+                : Optional.empty();
     }
 
     /** The user {@code token} authenticates as, or empty when the API server does not accept it. */
@@ -154,8 +174,15 @@ public class AccessReviews {
         TokenReview review = new TokenReviewBuilder().withNewSpec().withToken(token).endSpec().build();
         TokenReviewStatus status;
         try {
-            status = newTokens.get(() -> ask("TokenReview", () -> reviewer().authentication().v1().tokenReviews().create(review)),
-                    TokenReview.class).getStatus();
+            status = newTokens
+                    .get(
+                            () -> ask("TokenReview", () -> reviewer()
+                                    .authentication()
+                                    .v1()
+                                    .tokenReviews()
+                                    .create(review)),
+                            TokenReview.class)
+                    .getStatus();
         } catch (RateLimitException e) {
             throw new TooManyReviews(e.getRetryAfterMillis());
         }
@@ -163,25 +190,38 @@ public class AccessReviews {
             return Optional.empty();
         }
         UserInfo user = status.getUser();
-        return Optional.of(new KubernetesUser(String.valueOf(user.getUsername()), Optional.ofNullable(user.getUid()).orElse(""),
-                Optional.ofNullable(user.getGroups()).orElse(List.of()), Optional.ofNullable(user.getExtra()).orElse(Map.of())));
+        return Optional.of(new KubernetesUser(
+                String.valueOf(user.getUsername()),
+                Optional.ofNullable(user.getUid()).orElse(""),
+                Optional.ofNullable(user.getGroups()).orElse(List.of()),
+                Optional.ofNullable(user.getExtra()).orElse(Map.of())));
     }
 
-    /** Whether the authorizer allows {@code user} {@code access} (an {@link RequiredAccess.OnResource} or {@link RequiredAccess.OnUrl}). */
+    /**
+     * Whether the authorizer allows {@code user} {@code access} (an {@link RequiredAccess.OnResource} or
+     * {@link RequiredAccess.OnUrl}).
+     */
     @CacheResult(cacheName = "access-reviews")
     public boolean allowed(KubernetesUser user, RequiredAccess access) {
         SubjectAccessReviewSpecBuilder spec = new SubjectAccessReviewSpecBuilder()
                 .withUser(user.name()).withUid(user.uid()).withGroups(user.groups()).withExtra(user.extra());
         if (access instanceof RequiredAccess.OnResource resource) {
-            spec.withNewResourceAttributes().withVerb(resource.verb()).withGroup(resource.group()).withResource(resource.resource())
-                    .withNamespace(resource.namespace()).withName(resource.name()).endResourceAttributes();
+            spec.withNewResourceAttributes()
+                    .withVerb(resource.verb())
+                    .withGroup(resource.group())
+                    .withResource(resource.resource())
+                    .withNamespace(resource.namespace())
+                    .withName(resource.name())
+                    .endResourceAttributes();
         } else if (access instanceof RequiredAccess.OnUrl url) {
             spec.withNewNonResourceAttributes().withVerb(url.verb()).withPath(url.path()).endNonResourceAttributes();
         } else {
             return true;
         }
         SubjectAccessReview review = new SubjectAccessReviewBuilder().withSpec(spec.build()).build();
-        SubjectAccessReview answer = ask("SubjectAccessReview", () -> reviewer().authorization().v1().subjectAccessReview().create(review));
+        SubjectAccessReview answer = ask(
+                "SubjectAccessReview",
+                () -> reviewer().authorization().v1().subjectAccessReview().create(review));
         return answer.getStatus() != null && Boolean.TRUE.equals(answer.getStatus().getAllowed())
                 && !Boolean.TRUE.equals(answer.getStatus().getDenied());
     }
@@ -198,10 +238,14 @@ public class AccessReviews {
         try {
             return request.get();
         } catch (KubernetesClientException e) {
-            // The status code only: the message can carry the API server's address. Once per 30 s: an outage is one line.
+            // The status code only: the message can carry the API server's address. Once per 30 s: an outage is one
+            // line.
             long now = System.nanoTime();
             long last = lastWarning.get();
-            if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now)) LOG.warnf("a %s failed (HTTP %d): requests that need one are answered 503 until the API server answers", kind, e.getCode());
+            if (now - last >= WARN_EVERY_NANOS && lastWarning.compareAndSet(last, now))
+                LOG.warnf(
+                        "a %s failed (HTTP %d): requests that need one are answered 503 until the API server answers",
+                        kind, e.getCode());
             throw new ReviewUnavailable("the Kubernetes API did not answer a " + kind);
         }
     }

@@ -29,7 +29,8 @@ public class KubernetesRbacPolicy implements HttpSecurityPolicy {
     }
 
     @Override
-    public Uni<CheckResult> checkPermission(RoutingContext request, Uni<SecurityIdentity> identity, AuthorizationRequestContext context) {
+    public Uni<CheckResult> checkPermission(
+            RoutingContext request, Uni<SecurityIdentity> identity, AuthorizationRequestContext context) {
         if (!reviews.reviewing()) {
             return CheckResult.permit();
         }
@@ -49,12 +50,16 @@ public class KubernetesRbacPolicy implements HttpSecurityPolicy {
             }
             KubernetesUser kubernetesUser = user.getAttribute(TokenReviewIdentityProvider.USER);
             try {
-                return kubernetesUser != null && reviews.allowed(kubernetesUser, access) ? CheckResult.PERMIT : CheckResult.DENY;
+                return kubernetesUser != null && reviews.allowed(kubernetesUser, access)
+                        ? CheckResult.PERMIT
+                        : CheckResult.DENY;
             } catch (AccessReviews.ReviewUnavailable unavailable) {
                 // Denied as to nobody, so that the mechanism's challenge answers (503, see UNAVAILABLE), not a 403
                 // that would tell the user they may not.
                 request.put(KubernetesTokenMechanism.UNAVAILABLE, unavailable);
-                return new CheckResult(false, QuarkusSecurityIdentity.builder().setAnonymous(true).build());
+                return new CheckResult(
+                        false,
+                        QuarkusSecurityIdentity.builder().setAnonymous(true).build());
             }
         });
     }

@@ -30,8 +30,12 @@ public class KubernetesTokenMechanism implements HttpAuthenticationMechanism {
     /** The browser's copy of the token it signed in with: HttpOnly, SameSite=Strict, Secure over HTTPS. */
     public static final String COOKIE = "status-aggregator-token";
     public static final String SIGN_IN_PATH = "/sign-in";
-    /** Set on the request (the {@link AccessReviews.ReviewUnavailable}) when it could not be reviewed: the challenge is then its 503 or 429, not 401. */
+    /**
+     * Set on the request (the {@link AccessReviews.ReviewUnavailable}) when it could not be reviewed: the challenge is
+     * then its 503 or 429, not 401.
+     */
     static final String UNAVAILABLE = AccessReviews.ReviewUnavailable.class.getName();
+
     private static final int MAX_TOKEN_LENGTH = 16 * 1024;
 
     private final AccessReviews reviews;
@@ -74,13 +78,17 @@ public class KubernetesTokenMechanism implements HttpAuthenticationMechanism {
 
     /** Whether {@code token} could be a bearer token at all: not empty, not huge, printable ASCII without spaces. */
     static boolean plausible(String token) {
-        return token != null && !token.isEmpty() && token.length() <= MAX_TOKEN_LENGTH && token.chars().allMatch(c -> c > 0x20 && c < 0x7f);
+        return token != null
+                && !token.isEmpty()
+                && token.length() <= MAX_TOKEN_LENGTH
+                && token.chars().allMatch(c -> c > 0x20 && c < 0x7f);
     }
 
     @Override
     public Uni<ChallengeData> getChallenge(RoutingContext context) {
         if (context.get(UNAVAILABLE) instanceof AccessReviews.ReviewUnavailable unavailable) {
-            return Uni.createFrom().item(new ChallengeData(unavailable.status(), Map.of("Retry-After", unavailable.retryAfter())));
+            return Uni.createFrom()
+                    .item(new ChallengeData(unavailable.status(), Map.of("Retry-After", unavailable.retryAfter())));
         }
         if (wantsPage(context)) {
             return Uni.createFrom().item(new ChallengeData(303, HttpHeaders.LOCATION, SIGN_IN_PATH));

@@ -43,8 +43,8 @@ public sealed interface RequiredAccess {
     }
 
     /** A verb on a resource: {@code namespace} and {@code name} empty for every namespace and every object. */
-    record OnResource(String verb, String group, String resource, String namespace, String name) implements RequiredAccess {
-    }
+    record OnResource(String verb, String group, String resource, String namespace, String name)
+            implements RequiredAccess {}
 
     /** A verb on a path that is no resource (RBAC's {@code nonResourceURLs}). */
     record OnUrl(String verb, String path) implements RequiredAccess {
@@ -74,7 +74,8 @@ public sealed interface RequiredAccess {
         String second = segments.size() < 2 ? "" : decoded(segments.get(1)).orElse("");
         return switch (first) {
             case "", "index.html", "fleet" -> LIST_CLUSTERS;
-            case "q" -> second.equals("metrics") ? new OnUrl("get", METRICS_PATH) : second.equals("health") ? OPEN : ANY_USER;
+            case "q" ->
+                second.equals("metrics") ? new OnUrl("get", METRICS_PATH) : second.equals("health") ? OPEN : ANY_USER;
             case "upgrade-check" -> segments.size() == 3 ? cluster(segments.get(1), segments.get(2)) : ANY_USER;
             case "admission" -> segments.size() == 2 && second.equals("clusters") ? OPEN : ANY_USER;
             case "sign-in", "sign-out" -> segments.size() == 1 ? OPEN : ANY_USER;
@@ -118,8 +119,12 @@ public sealed interface RequiredAccess {
             }
         }
         try {
-            return Optional.of(StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes.toByteArray())).toString());
+            return Optional.of(StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString());
         } catch (CharacterCodingException e) {
             return Optional.empty();
         }

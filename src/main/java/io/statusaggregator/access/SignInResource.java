@@ -69,19 +69,30 @@ public class SignInResource {
         try {
             user = reviews.authenticate(trimmed);
             if (user.isPresent() && !reviews.allowed(user.get(), RequiredAccess.LIST_CLUSTERS)) {
-                return refused(403, "The cluster does not allow " + user.get().name().replaceAll("[^A-Za-z0-9:@._-]", "?")
-                        + " to list EKS-A Clusters in every namespace.");
+                return refused(
+                        403,
+                        "The cluster does not allow " + user.get().name().replaceAll("[^A-Za-z0-9:@._-]", "?")
+                                + " to list EKS-A Clusters in every namespace.");
             }
         } catch (AccessReviews.ReviewUnavailable unavailable) {
             String why = unavailable.status() == 429 ? "Too many sign-ins at once; try again in a moment."
                     : "The Kubernetes API did not answer; try again shortly.";
-            return Response.fromResponse(refused(unavailable.status(), why)).header("Retry-After", unavailable.retryAfter()).build();
+            return Response.fromResponse(refused(unavailable.status(), why))
+                    .header("Retry-After", unavailable.retryAfter())
+                    .build();
         }
         if (user.isEmpty()) {
             return refused(401, "The cluster does not accept this token (unknown, expired or revoked).");
         }
-        return toFleet().cookie(new NewCookie.Builder(KubernetesTokenMechanism.COOKIE).value(trimmed).path("/").httpOnly(true)
-                .secure(https).sameSite(NewCookie.SameSite.STRICT).build()).build();
+        return toFleet()
+                .cookie(new NewCookie.Builder(KubernetesTokenMechanism.COOKIE)
+                        .value(trimmed)
+                        .path("/")
+                        .httpOnly(true)
+                        .secure(https)
+                        .sameSite(NewCookie.SameSite.STRICT)
+                        .build())
+                .build();
     }
 
     /** Forgets the browser's token. */
@@ -97,7 +108,9 @@ public class SignInResource {
         return toPath("/");
     }
 
-    /** A 303 to a path of this server: relative, as JAX-RS would make it absolute from the request's own Host header. */
+    /**
+     * A 303 to a path of this server: relative, as JAX-RS would make it absolute from the request's own Host header.
+     */
     private static Response.ResponseBuilder toPath(String path) {
         return Response.status(Response.Status.SEE_OTHER).header(HttpHeaders.LOCATION, path);
     }

@@ -28,7 +28,8 @@ public class TokenReviewIdentityProvider implements IdentityProvider<TokenAuthen
     }
 
     @Override
-    public Uni<SecurityIdentity> authenticate(TokenAuthenticationRequest request, AuthenticationRequestContext context) {
+    public Uni<SecurityIdentity> authenticate(
+            TokenAuthenticationRequest request, AuthenticationRequestContext context) {
         return context.runBlocking(() -> reviews.authenticate(request.getToken().getToken())
                 .map(user -> (SecurityIdentity) QuarkusSecurityIdentity.builder()
                         .setPrincipal(new QuarkusPrincipal(user.name()))

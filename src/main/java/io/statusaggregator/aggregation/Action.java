@@ -18,9 +18,9 @@ sealed interface Action {
     }
 
     /** The Cluster shows a status the feeds do not have yet: its change event, then its status record. */
-    record PublishChange(EksaCluster cluster, Optional<ClusterStatus> before, ClusterStatus after, StatusChange.Progress progress)
-            implements Action {
-    }
+    record PublishChange(
+            EksaCluster cluster, Optional<ClusterStatus> before, ClusterStatus after, StatusChange.Progress progress)
+            implements Action {}
 
     /** Another writer keeps setting a Cluster's status: this instance stops writing it, and says so once. */
     record StepAside(SteppedAside told) implements Action {
@@ -43,9 +43,8 @@ sealed interface Action {
     }
 
     /**
-     * Computing {@code cluster} (its EKS-A Cluster's namespace/name, else its name) failed on a fault, a bug: its status
-     * stays as it was until its next record; the other clusters are computed on.
+     * Computing {@code cluster} (its EKS-A Cluster's namespace/name, else its name) failed on a fault, a bug: its
+     * status stays as it was until its next record; the other clusters are computed on.
      */
-    record ComputationFailed(String cluster, RuntimeException fault) implements Action {
-    }
+    record ComputationFailed(String cluster, RuntimeException fault) implements Action {}
 }

@@ -67,8 +67,15 @@ public final class Aggregator implements AutoCloseable {
      * @param writer      who writes the Clusters' statuses; {@code stepAsideWindow}: how close two foreign writes of
      *                    one Cluster's status are, at most, for this instance to step aside ({@link StatusOwnership})
      */
-    public record Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
-            Duration rehearsal, String capiNamespace, WantedWriter writer, Duration stepAsideWindow) {
+    public record Settings(
+            String topic,
+            Duration coalescingWindow,
+            Duration longestCoalescingWindow,
+            Duration echoTimeout,
+            Duration rehearsal,
+            String capiNamespace,
+            WantedWriter writer,
+            Duration stepAsideWindow) {
         public Settings(String topic, Duration coalescingWindow, Duration longestCoalescingWindow, Duration echoTimeout,
                 Duration rehearsal, String capiNamespace) {
             this(topic, coalescingWindow, longestCoalescingWindow, echoTimeout, rehearsal, capiNamespace,
@@ -76,8 +83,11 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    /** Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}). */
+    /**
+     * Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}).
+     */
     private Consumer<byte[], ByteBuffer> consumer;
+
     private Map<String, Object> consumerSettings;
     private final Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers;
     private final DeadLetters deadLetters;
@@ -118,11 +128,18 @@ public final class Aggregator implements AutoCloseable {
      * @param consumers        makes the consumer from its settings: once, and again with a longer session when the
      *                         broker refuses the one asked for
      */
-    public Aggregator(Map<String, Object> consumerSettings, Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers,
-            DeadLetters deadLetters, Settings settings, Supplier<Compatibility> compatibility,
+    public Aggregator(
+            Map<String, Object> consumerSettings,
+            Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers,
+            DeadLetters deadLetters,
+            Settings settings,
+            Supplier<Compatibility> compatibility,
             Supplier<ManagementCluster> management,
             Function<java.util.function.Consumer<StatusWriter.Outcome>, StatusWriter> writers,
-            StatusFeed feed, TransitionFeed transitions, Supplier<Map<String, ClusterStatus>> statusTopic, Clock clock) {
+            StatusFeed feed,
+            TransitionFeed transitions,
+            Supplier<Map<String, ClusterStatus>> statusTopic,
+            Clock clock) {
         this.statusReads = new StatusTopicReads(statusTopic);
         this.management = management;
         this.consumerSettings = Map.copyOf(consumerSettings);
@@ -132,7 +149,8 @@ public final class Aggregator implements AutoCloseable {
         this.settings = settings;
         this.compatibility = compatibility;
         this.writer = writers.apply(outcomes::add);
-        Object pollRecords = this.consumerSettings.getOrDefault(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
+        Object pollRecords = this.consumerSettings.getOrDefault(
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
         this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
                 Integer.parseInt(String.valueOf(pollRecords)));
         this.book = new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace());
@@ -162,9 +180,10 @@ public final class Aggregator implements AutoCloseable {
     }
 
     /**
-     * Before {@link #start}: {@code listener} is told, on the aggregation thread, if aggregation stops on a fault rather
-     * than a {@link #close}: a poll the consumer could not make (credentials or ACLs refused, a rebalance that failed)
-     * or a fault in the loop itself. Nothing is aggregated after it; the consumer stays in its group until closed.
+     * Before {@link #start}: {@code listener} is told, on the aggregation thread, if aggregation stops on a fault
+     * rather than a {@link #close}: a poll the consumer could not make (credentials or ACLs refused, a rebalance that
+     * failed) or a fault in the loop itself. Nothing is aggregated after it; the consumer stays in its group until
+     * closed.
      */
     public Aggregator onStopped(java.util.function.Consumer<Throwable> listener) {
         onStopped = listener;
@@ -176,9 +195,11 @@ public final class Aggregator implements AutoCloseable {
      * {@link Settings#rehearsal} at most) if {@code othersServe}, asked then, says the group's other members serve it.
      */
     public Aggregator rehearsingFirst(BooleanSupplier othersServe) {
-        rehearsal = settings.rehearsal().isZero() ? null : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
-                () -> new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace()), compatibility,
-                management, clock, othersServe);
+        rehearsal = settings.rehearsal().isZero()
+                ? null
+                : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
+                        () -> new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace()),
+                        compatibility, management, clock, othersServe);
         return this;
     }
 
@@ -188,7 +209,8 @@ public final class Aggregator implements AutoCloseable {
         }
         Duration poll = settings.coalescingWindow().compareTo(Duration.ofMillis(100)) < 0
                 ? settings.coalescingWindow() : Duration.ofMillis(100);
-        subscription = Multi.createBy().repeating()
+        subscription = Multi.createBy()
+                .repeating()
                 .supplier(() -> {
                     subscribeOnce();
                     try {
@@ -199,14 +221,19 @@ public final class Aggregator implements AutoCloseable {
                     }
                 })
                 .until(records -> closed)
-                // In the stream, not in subscribe's callback: a fault there Mutiny would drop, stopping aggregation unsaid.
-                .onItem().invoke(this::process)
+                // In the stream, not in subscribe's callback: a fault there Mutiny would drop, stopping aggregation
+                // unsaid.
+                .onItem()
+                .invoke(this::process)
                 .runSubscriptionOn(thread)
-                .subscribe().with(processed -> { }, failure -> {
+                .subscribe()
+                .with(processed -> {}, failure -> {
                     if (!closed) {
-                        // Kafka's refusals say what was refused in a line; a fault of ours (a rebalance callback's, which
+                        // Kafka's refusals say what was refused in a line; a fault of ours (a rebalance callback's,
+                        // which
                         // Kafka wraps in a KafkaException) needs its trace.
-                        if (failure instanceof KafkaException && (failure.getCause() == null || failure.getCause() instanceof KafkaException)) {
+                        if (failure instanceof KafkaException
+                                && (failure.getCause() == null || failure.getCause() instanceof KafkaException)) {
                             LOG.errorf("aggregation stopped: %s", failure.toString());
                         } else {
                             LOG.error("aggregation stopped", failure);
@@ -222,9 +249,13 @@ public final class Aggregator implements AutoCloseable {
     private void joinWithLongerSession(InvalidSessionTimeoutException refused) {
         GroupSession refusedSession = GroupSession.of(consumerSettings);
         GroupSession longer = refusedSession.longer().orElseThrow(() -> refused);
-        LOG.warnf("the broker refuses a consumer group session of %d ms (its group.min.session.timeout.ms is higher): joining "
-                + "with %d ms; a replica that dies keeps its partitions that long. Let the broker take %d ms to fail over sooner",
-                refusedSession.timeout().toMillis(), longer.timeout().toMillis(), refusedSession.timeout().toMillis());
+        LOG.warnf(
+                "the broker refuses a consumer group session of %d ms (its group.min.session.timeout.ms is higher):"
+                    + " joining with %d ms; a replica that dies keeps its partitions that long. Let the broker take %d"
+                    + " ms to fail over sooner",
+                refusedSession.timeout().toMillis(),
+                longer.timeout().toMillis(),
+                refusedSession.timeout().toMillis());
         try {
             consumer.close(Duration.ZERO);
         } catch (RuntimeException e) {
@@ -277,7 +308,10 @@ public final class Aggregator implements AutoCloseable {
         return events.get();
     }
 
-    /** The aggregation thread's time on what its polls returned, not waiting in one: its share of a span is how busy it was. */
+    /**
+     * The aggregation thread's time on what its polls returned, not waiting in one: its share of a span is how busy it
+     * was.
+     */
     public Duration busy() {
         return Duration.ofNanos(busyNanos);
     }
@@ -309,7 +343,10 @@ public final class Aggregator implements AutoCloseable {
         return figures.lag();
     }
 
-    /** The coalescing window the live partitions' records not read yet make ({@link CoalescingWindow}): longer while behind. */
+    /**
+     * The coalescing window the live partitions' records not read yet make ({@link CoalescingWindow}): longer while
+     * behind.
+     */
     public Duration coalescingWindow() {
         return Duration.ofNanos(coalescing.nanos(figures.liveLag()));
     }
@@ -323,7 +360,9 @@ public final class Aggregator implements AutoCloseable {
         return deadLetters;
     }
 
-    /** Tells {@code observer} what each Cluster of this instance shows, and when one leaves it; before {@link #start}. */
+    /**
+     * Tells {@code observer} what each Cluster of this instance shows, and when one leaves it; before {@link #start}.
+     */
     public Aggregator observedBy(ClusterObserver observer) {
         book.observedBy(ownership.following(observer));
         return this;
@@ -338,7 +377,8 @@ public final class Aggregator implements AutoCloseable {
             events.incrementAndGet();
             // A live partition's records are read within a coalescing window; a rebuilt one's may wait far longer.
             var record = book.live(fetched.partition()) ? fetched : ObjectStateConsumer.detached(fetched);
-            carryOut(book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime()));
+            carryOut(book.apply(
+                    record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime()));
         }
         partitions.commitIfDue(consumer);
         statusReads.done((assignment, statuses) -> carryOut(book.statusesRead(assignment, statuses)));
@@ -394,8 +434,10 @@ public final class Aggregator implements AutoCloseable {
             } else if (action instanceof Action.DeadLetter letter) {
                 partitions.deadLetter(letter);
             } else if (action instanceof Action.ComputationFailed failed) {
-                LOG.errorf(failed.fault(), "computing cluster %s failed (a bug; please report it with this trace): its status "
-                        + "stays as it was until its next change; the other clusters are computed on", failed.cluster());
+                LOG.errorf(failed.fault(),
+                        "computing cluster %s failed (a bug; please report it with this trace): its status "
+                                + "stays as it was until its next change; the other clusters are computed on",
+                        failed.cluster());
             }
         }
     }
@@ -412,7 +454,8 @@ public final class Aggregator implements AutoCloseable {
             }
             consumer.seekToBeginning(assigned);
             Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
-            // What the status topic holds for these partitions' clusters, read meanwhile; another instance may have owned
+            // What the status topic holds for these partitions' clusters, read meanwhile; another instance may have
+            // owned
             // them. Every status this instance sent is there first.
             feeds.settle();
             Set<Integer> numbers = new HashSet<>();
@@ -446,7 +489,8 @@ public final class Aggregator implements AutoCloseable {
             List<Integer> numbers = gone.stream().map(TopicPartition::partition).toList();
             partitions.forget(numbers);
             book.revoked(numbers);
-            // Their next owner writes them: a write retried here would land over its newer status when the server answers.
+            // Their next owner writes them: a write retried here would land over its newer status when the server
+            // answers.
             int routedOver = partitionCount;
             writer.abandon(cluster -> numbers.contains(ClusterPartitioner.partitionOf(cluster.name(), routedOver)));
         }

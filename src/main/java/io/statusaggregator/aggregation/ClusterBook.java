@@ -40,7 +40,10 @@ import java.util.function.BiFunction;
  * per-cluster metrics) is told what each Cluster shows after each computation and write, and when one leaves.
  */
 final class ClusterBook {
-    /** How many records may wait unread while partitions are rebuilt: each an object's latest, kept as bytes (about 1 KB). */
+    /**
+     * How many records may wait unread while partitions are rebuilt: each an object's latest, kept as bytes (about 1
+     * KB).
+     */
     static final int UNREAD_WHILE_REBUILDING = 50_000;
 
     /** How long a change the broker did not take waits before its cluster is computed and published again. */
@@ -60,8 +63,12 @@ final class ClusterBook {
     private final PublishedStatuses published = new PublishedStatuses();
     private int partitionCount = 1;
     private long assignments;
-    /** The compatibility data and management cluster the clusters were last computed with: when either changes, all are again. */
+    /**
+     * The compatibility data and management cluster the clusters were last computed with: when either changes, all are
+     * again.
+     */
     private Compatibility computedWith;
+
     private ManagementCluster managementComputedWith = ManagementCluster.UNKNOWN;
     private long computations;
     private long computationFailures;
@@ -218,7 +225,9 @@ final class ClusterBook {
         return actions;
     }
 
-    /** Reads {@code cluster}'s records left unread, in the order they came; one may take the cluster away (not JSON). */
+    /**
+     * Reads {@code cluster}'s records left unread, in the order they came; one may take the cluster away (not JSON).
+     */
     private List<Action> readUnread(AssignedPartition partition, TrackedCluster cluster) {
         List<Action> actions = new ArrayList<>(0);
         for (Optional<UnreadRecords.Taken> next; (next = unread.next(cluster)).isPresent(); ) {
@@ -328,7 +337,8 @@ final class ClusterBook {
     /**
      * What is due at {@code now}: echoes not come within their timeout (the Cluster's own status is trusted again),
      * every cluster again when the compatibility data or the management cluster changed, and the clusters whose
-     * oldest uncomputed record is a coalescing window old ({@code backlog}: {@link #backlog}), computed at {@code instant}.
+     * oldest uncomputed record is a coalescing window old ({@code backlog}: {@link #backlog}), computed at
+     * {@code instant}.
      */
     List<Action> due(long now, long backlog, Compatibility inForce, ManagementCluster management, Instant instant) {
         long window = coalescing.nanos(backlog);
@@ -348,7 +358,9 @@ final class ClusterBook {
                 }
             } catch (RuntimeException fault) { // a bug: the other clusters are computed on, this one on its next record
                 computationFailures++;
-                actions.add(new ComputationFailed(cluster.state.cluster().map(c -> c.key().toString()).orElse(cluster.state.clusterName()), fault));
+                actions.add(new ComputationFailed(
+                        cluster.state.cluster().map(c -> c.key().toString()).orElse(cluster.state.clusterName()),
+                        fault));
             }
         }
         return actions;
@@ -382,7 +394,10 @@ final class ClusterBook {
         return Optional.of(new WriteStatus(eksa.get().key(), computed, eksa.get().resourceVersion()));
     }
 
-    /** Write-back wrote {@code status}, the API server kept {@code kept} of it: the change is published, the echo awaited. */
+    /**
+     * Write-back wrote {@code status}, the API server kept {@code kept} of it: the change is published, the echo
+     * awaited.
+     */
     List<Action> written(ObjectKey key, ClusterStatus status, ClusterStatus kept, long now) {
         TrackedCluster cluster = partitions.holding(key, partitionCount);
         if (cluster == null) {
@@ -414,8 +429,8 @@ final class ClusterBook {
     }
 
     /**
-     * Write-back did not write {@code status}: the Cluster changed since {@code basis}, the version it was computed from.
-     * Computed again at once if a newer state is here; else when its next state comes, or an echo timeout later.
+     * Write-back did not write {@code status}: the Cluster changed since {@code basis}, the version it was computed
+     * from. Computed again at once if a newer state is here; else when its next state comes, or an echo timeout later.
      */
     void conflicted(ObjectKey key, ClusterStatus status, String basis, long now) {
         TrackedCluster cluster = partitions.holding(key, partitionCount);

@@ -32,7 +32,10 @@ public final class ClusterState {
     private final String clusterName;
     private EksaCluster cluster;
     private final Map<ObjectKind, Map<ObjectKey, ClusterMember>> members = new EnumMap<>(ObjectKind.class);
-    /** Objects whose latest state cannot be read, by kind and key; an EKS-A Cluster among them has a stand-in in {@link #cluster}. */
+    /**
+     * Objects whose latest state cannot be read, by kind and key; an EKS-A Cluster among them has a stand-in in
+     * {@link #cluster}.
+     */
     private final Map<ObjectKind, Map<ObjectKey, MalformedObject>> malformed = new EnumMap<>(ObjectKind.class);
     /**
      * The last snapshot, and the compatibility data it was made with (the management cluster's data it holds itself);
@@ -132,7 +135,9 @@ public final class ClusterState {
         }
     }
 
-    /** The key this cluster holds for the member {@code key} names (an equal instance), or {@code key} if it holds none. */
+    /**
+     * The key this cluster holds for the member {@code key} names (an equal instance), or {@code key} if it holds none.
+     */
     public ObjectKey keyOf(ObjectKind kind, ObjectKey key) {
         Map<ObjectKey, ClusterMember> ofKind = members.get(kind);
         ClusterMember member = ofKind == null ? null : ofKind.get(key);
@@ -157,7 +162,9 @@ public final class ClusterState {
     }
 
     public boolean isEmpty() {
-        return cluster == null && members.values().stream().allMatch(Map::isEmpty) && malformed.values().stream().allMatch(Map::isEmpty);
+        return cluster == null
+                && members.values().stream().allMatch(Map::isEmpty)
+                && malformed.values().stream().allMatch(Map::isEmpty);
     }
 
     /** The input of the rules; empty until the EKS-A Cluster itself has been seen. */

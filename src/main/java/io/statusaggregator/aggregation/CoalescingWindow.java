@@ -23,7 +23,8 @@ public record CoalescingWindow(Duration window, Duration longest, int pollRecord
 
     public CoalescingWindow {
         if (window.isNegative() || pollRecords < 1) {
-            throw new IllegalArgumentException("a coalescing window of " + window + " over polls of " + pollRecords + " records");
+            throw new IllegalArgumentException(
+                    "a coalescing window of " + window + " over polls of " + pollRecords + " records");
         }
         if (longest.compareTo(window) < 0) {
             longest = window;

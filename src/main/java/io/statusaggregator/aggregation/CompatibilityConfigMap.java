@@ -83,7 +83,9 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
     private void read(ConfigMap map, String where) {
         String text = map.getData() == null ? null : map.getData().get(KEY);
         if (text == null) {
-            LOG.errorf("ConfigMap %s has no key %s: the compatibility data in force (version %s) is kept", where, KEY, inForce.get().version());
+            LOG.errorf(
+                    "ConfigMap %s has no key %s: the compatibility data in force (version %s) is kept",
+                    where, KEY, inForce.get().version());
             return;
         }
         try {
@@ -91,7 +93,9 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
             inForce.set(document);
             LOG.infof("compatibility data version %s from ConfigMap %s is in force", document.version(), where);
         } catch (Exception e) {
-            LOG.errorf("ConfigMap %s does not hold a valid compatibility document (%s): the data in force (version %s) is kept",
+            LOG.errorf(
+                    "ConfigMap %s does not hold a valid compatibility document (%s): the data in force (version %s) is"
+                            + " kept",
                     where, e.getMessage(), inForce.get().version());
         }
     }

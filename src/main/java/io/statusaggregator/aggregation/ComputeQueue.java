@@ -12,8 +12,8 @@ import java.util.Set;
  *
  * <p>Records are marked as they arrive, so those clusters are kept in the order of their oldest uncomputed record, and
  * {@link #due} takes them from the oldest and stops at the first one not due: in a fleet-wide catch-up thousands of
- * clusters wait a grown window, and looking at each of them at every poll was a tenth of the aggregation thread's
- * work. The few marked otherwise (due at once, or at a set time) are kept apart.
+ * clusters wait a grown window, and looking at each of them at every poll would cost a tenth of the aggregation
+ * thread's work. The few marked otherwise (due at once, or at a set time) are kept apart.
  */
 final class ComputeQueue {
     /** Marked by their records, oldest first: their {@code dirtySince} never decreases along the set. */
@@ -23,8 +23,8 @@ final class ComputeQueue {
     private long lastRecord = Long.MIN_VALUE;
 
     /**
-     * A record of {@code cluster} arrived at {@code now} (never before the last one marked); nothing if it waits already,
-     * unless for a later time ({@link #asOf}): then it is due as its record makes it.
+     * A record of {@code cluster} arrived at {@code now} (never before the last one marked); nothing if it waits
+     * already, unless for a later time ({@link #asOf}): then it is due as its record makes it.
      */
     void record(TrackedCluster cluster, long now) {
         if (cluster.dirtySince > now && atTime.remove(cluster)) {
@@ -63,7 +63,9 @@ final class ComputeQueue {
         }
     }
 
-    /** Takes the clusters due at {@code now} with a window of {@code window} nanoseconds, in the order they became due. */
+    /**
+     * Takes the clusters due at {@code now} with a window of {@code window} nanoseconds, in the order they became due.
+     */
     List<TrackedCluster> due(long now, long window) {
         List<TrackedCluster> due = new ArrayList<>(atOnce);
         atOnce.clear();

@@ -30,17 +30,21 @@ final class ConsumedPartition {
     }
 
     /**
-     * The partitions {@code assigned} to {@code consumer}, by number: each rebuilt until its end in {@code ends}, handled
-     * before the group's committed offset.
+     * The partitions {@code assigned} to {@code consumer}, by number: each rebuilt until its end in {@code ends},
+     * handled before the group's committed offset.
      */
-    static Map<Integer, ConsumedPartition> assigned(Consumer<?, ?> consumer, Collection<TopicPartition> assigned, Map<TopicPartition, Long> ends) {
+    static Map<Integer, ConsumedPartition> assigned(
+            Consumer<?, ?> consumer, Collection<TopicPartition> assigned, Map<TopicPartition, Long> ends) {
         Map<TopicPartition, OffsetAndMetadata> committed;
         try {
             committed = consumer.committed(new HashSet<>(assigned));
         } catch (RuntimeException e) {
             // Unknown how far the group got: take everything there as handled rather than dead-letter it twice.
-            Logger.getLogger(Aggregator.class).warnf("could not read the committed offsets of %s (%s): the records there now are "
-                    + "not dead-lettered again", assigned, e.toString());
+            Logger.getLogger(Aggregator.class)
+                    .warnf(
+                            "could not read the committed offsets of %s (%s): the records there now are "
+                                    + "not dead-lettered again",
+                            assigned, e.toString());
             committed = new HashMap<>();
             for (TopicPartition tp : assigned) {
                 committed.put(tp, new OffsetAndMetadata(ends.getOrDefault(tp, 0L)));
@@ -49,7 +53,9 @@ final class ConsumedPartition {
         Map<Integer, ConsumedPartition> partitions = new HashMap<>();
         for (TopicPartition tp : assigned) {
             OffsetAndMetadata handled = committed.get(tp);
-            partitions.put(tp.partition(), new ConsumedPartition(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
+            partitions.put(
+                    tp.partition(),
+                    new ConsumedPartition(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
         }
         return partitions;
     }

@@ -56,7 +56,8 @@ final class ConsumedPartitions {
         List<Integer> rebuilt = List.of();
         for (Map.Entry<Integer, ConsumedPartition> entry : partitions.entrySet()) {
             ConsumedPartition partition = entry.getValue();
-            if (!partition.readToEnd && consumer.position(new TopicPartition(topic, entry.getKey())) >= partition.rebuildUntil) {
+            if (!partition.readToEnd
+                    && consumer.position(new TopicPartition(topic, entry.getKey())) >= partition.rebuildUntil) {
                 partition.readToEnd = true;
                 if (rebuilt.isEmpty()) {
                     rebuilt = new ArrayList<>();
@@ -92,7 +93,9 @@ final class ConsumedPartitions {
         commit(consumer, List.copyOf(partitions.keySet()), true);
     }
 
-    /** Commits, for each of {@code which} held here, how far it has been handled; {@code sync}: waits for the answer. */
+    /**
+     * Commits, for each of {@code which} held here, how far it has been handled; {@code sync}: waits for the answer.
+     */
     void commit(Consumer<?, ?> consumer, Collection<Integer> which, boolean sync) {
         committedAt = System.nanoTime();
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();

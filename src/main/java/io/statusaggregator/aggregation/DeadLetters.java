@@ -160,15 +160,17 @@ public final class DeadLetters implements AutoCloseable {
                 }
             });
         } catch (RejectedExecutionException e) {
-            failedToSend(where, new IllegalStateException(closed ? "stopping" : QUEUE + " dead letters already waiting"));
+            failedToSend(
+                    where, new IllegalStateException(closed ? "stopping" : QUEUE + " dead letters already waiting"));
             pending.remove(record.offset());
         }
     }
 
     private void failedToSend(String where, Throwable failure) {
         failed.incrementAndGet();
-        LOG.errorf("could not send %s to the dead-letter topic %s: %s; it stays on its own topic until compacted", where, topic,
-                failure.toString());
+        LOG.errorf(
+                "could not send %s to the dead-letter topic %s: %s; it stays on its own topic until compacted",
+                where, topic, failure.toString());
     }
 
     /** Records the broker acknowledged on the dead-letter topic, for this reason. */

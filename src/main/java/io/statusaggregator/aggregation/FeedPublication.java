@@ -48,8 +48,14 @@ final class FeedPublication implements AutoCloseable {
     private final StatusFeed statuses;
     private final ClusterBook book;
     private final Clock clock;
-    private final ExecutorService feeds = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(BACKLOG),
-            DaemonThreads.named("feeds"), (task, executor) -> {
+    private final ExecutorService feeds = new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(BACKLOG),
+            DaemonThreads.named("feeds"),
+            (task, executor) -> {
                 try {
                     if (!executor.isShutdown()) {
                         executor.getQueue().put(task);
@@ -80,8 +86,12 @@ final class FeedPublication implements AutoCloseable {
         ObjectKey key = publication.cluster().key();
         // Encoded once, for the event and the status record; not kept (memory per cluster).
         PublishedStatus after = PublishedStatus.of(publication.after());
-        StatusChange change = new StatusChange(key, publication.cluster().generation(), publication.before().map(PublishedStatus::of),
-                Optional.of(after), publication.progress());
+        StatusChange change = new StatusChange(
+                key,
+                publication.cluster().generation(),
+                publication.before().map(PublishedStatus::of),
+                Optional.of(after),
+                publication.progress());
         Instant time = clock.instant();
         feeds.execute(() -> transitions.send(change, time, error -> acknowledged.add(() -> {
             if (error == null) {
@@ -103,12 +113,17 @@ final class FeedPublication implements AutoCloseable {
     }
 
     private void unpublished(Action.PublishChange publication, Exception error) {
-        if (book.unpublished(publication.cluster().key(), publication.before(), publication.after(), System.nanoTime())) {
-            LOG.warnf("could not publish the status change of %s (%s); trying again", publication.cluster().key(), error.toString());
+        if (book.unpublished(
+                publication.cluster().key(), publication.before(), publication.after(), System.nanoTime())) {
+            LOG.warnf(
+                    "could not publish the status change of %s (%s); trying again",
+                    publication.cluster().key(), error.toString());
         }
     }
 
-    /** A deleted Cluster: its deletion event, then the tombstone of its status; tried until taken, unless it is back. */
+    /**
+     * A deleted Cluster: its deletion event, then the tombstone of its status; tried until taken, unless it is back.
+     */
     void announce(Action.AnnounceDeletion deletion) {
         sendDeletion(deletion.cluster(), new StatusChange(deletion.cluster(), deletion.generation(),
                 Optional.of(PublishedStatus.of(deletion.last())), Optional.empty(), StatusChange.Progress.UNKNOWN));
@@ -178,7 +193,10 @@ final class FeedPublication implements AutoCloseable {
             try {
                 flushed.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
             } catch (TimeoutException | ExecutionException e) {
-                LOG.infof("the feeds did not finish within %s (%s); the next owner of their clusters publishes what is left", GRACE, e.toString());
+                LOG.infof(
+                        "the feeds did not finish within %s (%s); the next owner of their clusters publishes what is"
+                                + " left",
+                        GRACE, e.toString());
                 return;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

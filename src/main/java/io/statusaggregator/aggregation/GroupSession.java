@@ -9,7 +9,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
  * The consumer group session aggregation joins with. A replica killed without leaving the group keeps its partitions
- * until its session times out, so the session is what a crash costs (benchmark figure 8, failover): 3 s here, against
+ * until its session times out, so the session is what a crash costs: 3 s here, against
  * Kafka's 45 s. A broker only takes sessions from its {@code group.min.session.timeout.ms} (Kafka's default 6 s; the
  * brokers this project ships allow 3 s); when it refuses one, aggregation joins with the next longer of
  * {@link #FALLBACKS} rather than stop.

@@ -47,7 +47,9 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
 
     private final List<StalledWatchGuard.GuardedInformer<GenericKubernetesResource>> informers = new ArrayList<>();
     /** Where the guard relists informers whose watch stalled, and tells of what was deleted meanwhile. */
-    private final ScheduledExecutorService guardThread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("management-view"));
+    private final ScheduledExecutorService guardThread =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("management-view"));
+
     private KubernetesClient client;
     private StalledWatchGuard.GuardedInformer<GenericKubernetesResource> releases;
     /** The releases informer the view last read: a fresh one (at start, after a relist) is read once it has listed. */
@@ -62,22 +64,33 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
      * @param relistStalledAfter how long an informer may go without a running watch before it is replaced (see
      *                           {@link StalledWatchGuard})
      */
-    public void watch(KubernetesClient client, String releaseNamespace, List<String> clusterNamespaces, Duration relistStalledAfter) {
+    public void watch(
+            KubernetesClient client,
+            String releaseNamespace,
+            List<String> clusterNamespaces,
+            Duration relistStalledAfter) {
         this.client = client;
         StalledWatchGuard guard = new StalledWatchGuard(relistStalledAfter, guardThread);
         releases = guard.guard(RELEASES.getPlural() + "." + RELEASES.getGroup(),
                 () -> client.genericKubernetesResources(RELEASES).inNamespace(releaseNamespace)
                         .withLimit(KubernetesResources.LIST_PAGE).runnableInformer(0), changes(true));
         informers.add(releases);
-        for (String namespace : clusterNamespaces.isEmpty() ? Collections.<String>singletonList(null) : clusterNamespaces) {
+        for (String namespace :
+                clusterNamespaces.isEmpty() ? Collections.<String>singletonList(null) : clusterNamespaces) {
             var resources = client.genericKubernetesResources(CLUSTERS);
             var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
             // Every Cluster of the fleet: kept reduced, as ingest keeps them (the reduction keeps spec and status).
-            informers.add(guard.guard(CLUSTERS.getPlural() + "." + CLUSTERS.getGroup(), () -> scope.withLimit(KubernetesResources.LIST_PAGE)
-                    .runnableInformer(0).itemStore(new ReducedObjectStore(ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization())), changes(false)));
+            informers.add(guard.guard(
+                    CLUSTERS.getPlural() + "." + CLUSTERS.getGroup(),
+                    () -> scope.withLimit(KubernetesResources.LIST_PAGE)
+                            .runnableInformer(0)
+                            .itemStore(new ReducedObjectStore(
+                                    ObjectKind.EKSA_CLUSTER, client.getKubernetesSerialization())),
+                    changes(false)));
         }
         // Without waiting: until the first list, nothing is known. synced() tells when it is.
-        synced = CompletableFuture.allOf(informers.stream().map(StalledWatchGuard.GuardedInformer::start).toArray(CompletableFuture[]::new));
+        synced = CompletableFuture.allOf(
+                informers.stream().map(StalledWatchGuard.GuardedInformer::start).toArray(CompletableFuture[]::new));
     }
 
     /** Keeps the management versions up to date per event: a Cluster changes with every status write. */
@@ -100,9 +113,13 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
 
             private void changed(GenericKubernetesResource object, boolean deleted) {
                 if (!ofReleases) {
-                    String key = object.getMetadata().getNamespace() + "/" + object.getMetadata().getName();
-                    Optional<Map.Entry<String, String>> version = deleted ? Optional.empty() : managementVersion(object);
-                    Map.Entry<String, String> before = version.isPresent() ? managementVersions.put(key, version.get()) : managementVersions.remove(key);
+                    String key = object.getMetadata().getNamespace() + "/"
+                            + object.getMetadata().getName();
+                    Optional<Map.Entry<String, String>> version =
+                            deleted ? Optional.empty() : managementVersion(object);
+                    Map.Entry<String, String> before = version.isPresent()
+                            ? managementVersions.put(key, version.get())
+                            : managementVersions.remove(key);
                     if (Objects.equals(before, version.orElse(null))) {
                         return;
                     }
@@ -114,7 +131,8 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
 
     private Optional<Map.Entry<String, String>> managementVersion(GenericKubernetesResource object) {
         if (managedByAnother(object)) {
-            return Optional.empty(); // nearly every event: a workload cluster's status written; no decoding, no spec hash
+            return Optional
+                    .empty(); // nearly every event: a workload cluster's status written; no decoding, no spec hash
         }
         try {
             var decoded = ObjectDecoder.decode(asJson(object));

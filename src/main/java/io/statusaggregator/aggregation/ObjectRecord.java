@@ -32,7 +32,8 @@ import java.util.Optional;
  * each EKS-A Cluster's spec).
  */
 final class ObjectRecord {
-    private static final ObjectReader JSON = new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    private static final ObjectReader JSON =
+            new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     /** Most records are Machines and their owners' statuses: read without a tree, the rest by {@link ObjectDecoder}. */
     private final ClusterMemberReader members = new ClusterMemberReader();
     private final EksaClusterReader clusters = new EksaClusterReader();
@@ -108,8 +109,11 @@ final class ObjectRecord {
     Read readLater(byte[] key, ByteBuffer value) {
         Optional<ObjectStateKey> parsed = ObjectStateKey.parse(key);
         if (parsed.isEmpty()) {
-            return new BadKey("not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
-                    + (key == null ? "no key" : KubernetesNames.shown(new String(key, StandardCharsets.UTF_8))));
+            return new BadKey(
+                    "not a key this application writes (cluster/Kind.group/namespace/name of a kind the rules read): "
+                            + (key == null
+                                    ? "no key"
+                                    : KubernetesNames.shown(new String(key, StandardCharsets.UTF_8))));
         }
         ObjectStateKey objectKey = parsed.get();
         if (value == null) {
@@ -150,7 +154,8 @@ final class ObjectRecord {
             int offset = value.hasArray() ? value.arrayOffset() + value.position() : 0;
             fast = members.read(json, offset, value.remaining(), objectKey.key(), objectKey.clusterName());
         } else if (objectKey.kind() == ObjectKind.EKSA_CLUSTER) {
-            Optional<EksaClusterReader.Read> cluster = clusters.read(bytes(value), Optional.ofNullable(specs.get(objectKey.key())));
+            Optional<EksaClusterReader.Read> cluster =
+                    clusters.read(bytes(value), Optional.ofNullable(specs.get(objectKey.key())));
             if (cluster.isPresent() && cluster.get().cluster().key().equals(objectKey.key())) {
                 specs.remove(objectKey.key()); // then put: the key kept is the one the Cluster held now holds
                 specs.put(cluster.get().cluster().key(), cluster.get().spec());
@@ -174,8 +179,11 @@ final class ObjectRecord {
         }
         try {
             if (ObjectDecoder.kindOf(json).isEmpty()) {
-                return new OtherKind(objectKey, "not a kind the rules read: apiVersion \"" + json.path("apiVersion").asText()
-                        + "\", kind \"" + json.path("kind").asText() + "\"");
+                return new OtherKind(
+                        objectKey,
+                        "not a kind the rules read: apiVersion \""
+                                + json.path("apiVersion").asText() + "\", kind \""
+                                + json.path("kind").asText() + "\"");
             }
         } catch (MalformedObjectException e) {
             return new OtherKind(objectKey, "not a Kubernetes object of a kind the rules read: " + e.getMessage());

@@ -21,9 +21,9 @@ public final class ObjectStateConsumer {
      * this class (no auto-commit), keys and values as bytes so that a record it cannot use reaches the dead-letter
      * topic exactly as it was. A value is the part of the fetched response it came in, not a copy: most records wait
      * unread through a coalescing window, and copying each one, then the collector copying the copies it found alive,
-     * was a large part of aggregation's work (see {@link #detached} for what must not hold a response long). Larger
-     * polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
-     * those, aggregation spent most of a fleet-wide catch-up waiting for the next fetch (benchmark figure 1). A short
+     * would be a large part of aggregation's work (see {@link #detached} for what must not hold a response long).
+     * Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
+     * those, aggregation spends most of a fleet-wide catch-up waiting for the next fetch. A short
      * session timeout for failover. The clients' settings may still set the sizes and the timeouts.
      */
     public static Map<String, Object> properties(Map<String, Object> kafka, String groupId) {
@@ -35,13 +35,17 @@ public final class ObjectStateConsumer {
         consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteBufferDeserializer.class.getName());
         consumer.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 2_000);
         consumer.putIfAbsent(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 << 20);
-        // A replica killed without leaving the group keeps its partitions until the session times out (see GroupSession).
-        consumer.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int) GroupSession.DEFAULT.timeout().toMillis());
-        consumer.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int) GroupSession.DEFAULT.heartbeat().toMillis());
+        // A replica killed without leaving the group keeps its partitions until the session times out (see
+        // GroupSession).
+        consumer.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int)
+                GroupSession.DEFAULT.timeout().toMillis());
+        consumer.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int)
+                GroupSession.DEFAULT.heartbeat().toMillis());
         // Cooperative rebalancing: when a replica goes, the others keep their partitions (no rebuild of them) and only
-        // take the ones that moved. Kafka's default list [range, cooperative-sticky] moves to this in one rolling update.
-        consumer.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-                CooperativeStickyAssignor.class.getName());
+        // take the ones that moved. Kafka's default list [range, cooperative-sticky] moves to this in one rolling
+        // update.
+        consumer.putIfAbsent(
+                ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
         return consumer;
     }
 
@@ -53,7 +57,17 @@ public final class ObjectStateConsumer {
         ByteBuffer value = record.value() == null ? null : ByteBuffer.wrap(ObjectRecord.bytes(record.value()));
         RecordHeaders headers = new RecordHeaders();
         record.headers().forEach(header -> headers.add(new RecordHeader(header.key(), header.value())));
-        return new ConsumerRecord<>(record.topic(), record.partition(), record.offset(), record.timestamp(), record.timestampType(),
-                record.serializedKeySize(), record.serializedValueSize(), record.key(), value, headers, record.leaderEpoch());
+        return new ConsumerRecord<>(
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.timestamp(),
+                record.timestampType(),
+                record.serializedKeySize(),
+                record.serializedValueSize(),
+                record.key(),
+                value,
+                headers,
+                record.leaderEpoch());
     }
 }

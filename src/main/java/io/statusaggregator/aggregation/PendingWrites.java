@@ -56,8 +56,8 @@ final class PendingWrites<K> {
 
     /**
      * Write-back wrote {@code status}, of which the API server kept {@code kept} (all of it, unless its schema prunes
-     * fields; null when write-back is off and nothing was written). If it is still the pending one, the echo of what was
-     * kept is awaited from {@code now}, unless the Cluster showed that already: a write that changes nothing on the
+     * fields; null when write-back is off and nothing was written). If it is still the pending one, the echo of what
+     * was kept is awaited from {@code now}, unless the Cluster showed that already: a write that changes nothing on the
      * server makes no echo. A status replaced meanwhile is ignored: write-back writes the newer one next.
      */
     void written(K key, ClusterStatus status, ClusterStatus kept, boolean alreadyShown, long now) {
@@ -70,7 +70,9 @@ final class PendingWrites<K> {
         }
     }
 
-    /** Write-back did not write {@code status}: the Cluster changed since it was computed. Unless replaced, not pending. */
+    /**
+     * Write-back did not write {@code status}: the Cluster changed since it was computed. Unless replaced, not pending.
+     */
     void unwritten(K key, ClusterStatus status) {
         if (status.equals(beingWritten.get(key))) {
             beingWritten.remove(key);
@@ -90,7 +92,9 @@ final class PendingWrites<K> {
         awaitingEcho.remove(key);
     }
 
-    /** The keys whose echo has not come within the timeout, oldest write first; nothing is pending for them any more. */
+    /**
+     * The keys whose echo has not come within the timeout, oldest write first; nothing is pending for them any more.
+     */
     List<K> expire(long now) {
         List<K> expired = new ArrayList<>();
         Iterator<Map.Entry<K, Written>> oldestFirst = awaitingEcho.entrySet().iterator();

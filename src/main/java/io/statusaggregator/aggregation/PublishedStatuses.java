@@ -92,6 +92,8 @@ final class PublishedStatuses {
 
     /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
     private static int partitionOf(String statusKey, int partitionCount) {
-        return ObjectKey.parse(statusKey).map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount)).orElse(-1);
+        return ObjectKey.parse(statusKey)
+                .map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount))
+                .orElse(-1);
     }
 }

@@ -42,9 +42,10 @@ public final class RebuildRehearsal {
     private static final Logger LOG = Logger.getLogger(RebuildRehearsal.class);
     private static final Duration POLL = Duration.ofMillis(100);
 
-    /** What a rehearsal did: the records it read and clusters it computed, in how long; whether it read every partition. */
-    record Rehearsed(long records, long computations, int partitions, Duration took, boolean complete) {
-    }
+    /**
+     * What a rehearsal did: the records it read and clusters it computed, in how long; whether it read every partition.
+     */
+    record Rehearsed(long records, long computations, int partitions, Duration took, boolean complete) {}
 
     private final Map<String, Object> consumerSettings;
     private final String topic;
@@ -59,10 +60,17 @@ public final class RebuildRehearsal {
 
     /**
      * @param consumerSettings the aggregation consumer's: the rehearsal's consumer is made from them, outside the group
-     * @param othersServe      whether the group's other members serve its partitions: asked when the rehearsal would start
+     * @param othersServe whether the group's other members serve its partitions: asked when the rehearsal would start
      */
-    RebuildRehearsal(Map<String, Object> consumerSettings, String topic, Duration longest, Supplier<ClusterBook> books,
-            Supplier<Compatibility> compatibility, Supplier<ManagementCluster> management, Clock clock, BooleanSupplier othersServe) {
+    RebuildRehearsal(
+            Map<String, Object> consumerSettings,
+            String topic,
+            Duration longest,
+            Supplier<ClusterBook> books,
+            Supplier<Compatibility> compatibility,
+            Supplier<ManagementCluster> management,
+            Clock clock,
+            BooleanSupplier othersServe) {
         this.group = String.valueOf(consumerSettings.get(ConsumerConfig.GROUP_ID_CONFIG));
         this.othersServe = othersServe;
         this.consumerSettings = outsideTheGroup(consumerSettings);
@@ -74,7 +82,10 @@ public final class RebuildRehearsal {
         this.clock = clock;
     }
 
-    /** The aggregation consumer's settings for a consumer that reads partitions it assigns itself, under a client id of its own. */
+    /**
+     * The aggregation consumer's settings for a consumer that reads partitions it assigns itself, under a client id of
+     * its own.
+     */
     static Map<String, Object> outsideTheGroup(Map<String, Object> consumerSettings) {
         Map<String, Object> settings = new HashMap<>(consumerSettings);
         settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
@@ -84,7 +95,8 @@ public final class RebuildRehearsal {
         settings.remove(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
         Object clientId = consumerSettings.get(ConsumerConfig.CLIENT_ID_CONFIG);
         if (clientId != null) {
-            settings.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-rehearsal"); // its metrics apart from the real one's
+            settings.put(
+                    ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-rehearsal"); // its metrics apart from the real one's
         }
         return settings;
     }
@@ -99,16 +111,26 @@ public final class RebuildRehearsal {
             return;
         }
         progress.accept("rehearsing the rebuild before joining the group");
-        LOG.infof("consumer group %s has members serving topic %s: rehearsing the rebuild before joining it (%d s at most)", group, topic,
-                longest.toSeconds());
+        LOG.infof(
+                "consumer group %s has members serving topic %s: rehearsing the rebuild before joining it (%d s at"
+                        + " most)",
+                group, topic, longest.toSeconds());
         Rehearsed done = run(stopped);
         progress.accept("rehearsed the rebuild; joining the group");
-        LOG.infof("rehearsed the rebuild in %.1f s: %,d records of %d partitions%s, %,d computations; joining consumer group %s",
-                done.took().toMillis() / 1e3, done.records(), done.partitions(), done.complete() ? "" : " (cut short)",
-                done.computations(), group);
+        LOG.infof(
+                "rehearsed the rebuild in %.1f s: %,d records of %d partitions%s, %,d computations; joining consumer"
+                        + " group %s",
+                done.took().toMillis() / 1e3,
+                done.records(),
+                done.partitions(),
+                done.complete() ? "" : " (cut short)",
+                done.computations(),
+                group);
     }
 
-    /** Rehearses, {@code longest} at most; stops sooner once {@code stopped} says so. Never throws: an error ends it. */
+    /**
+     * Rehearses, {@code longest} at most; stops sooner once {@code stopped} says so. Never throws: an error ends it.
+     */
     Rehearsed run(BooleanSupplier stopped) {
         long start = System.nanoTime();
         long deadline = start + longest.toNanos();
@@ -136,7 +158,13 @@ public final class RebuildRehearsal {
                     for (ConsumerRecord<byte[], ByteBuffer> fetched : consumer.poll(POLL)) {
                         // As the aggregator treats a partition it rebuilds: the record copied out of its response.
                         ConsumerRecord<byte[], ByteBuffer> record = ObjectStateConsumer.detached(fetched);
-                        book.apply(record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime());
+                        book.apply(
+                                record.partition(),
+                                record.offset(),
+                                record.key(),
+                                record.value(),
+                                record,
+                                System.nanoTime());
                         records++;
                     }
                 }
@@ -164,27 +192,36 @@ public final class RebuildRehearsal {
      */
     public static CompletableFuture<Boolean> othersServe(Map<String, Object> kafka, String group, Duration timeout) {
         CompletableFuture<Boolean> served = new CompletableFuture<>();
-        DaemonThreads.named("group-members").newThread(() -> served.complete(hasMembers(kafka, group, timeout))).start();
+        DaemonThreads.named("group-members")
+                .newThread(() -> served.complete(hasMembers(kafka, group, timeout)))
+                .start();
         return served;
     }
 
     private static boolean hasMembers(Map<String, Object> kafka, String group, Duration timeout) {
         Map<String, Object> settings = new HashMap<>(kafka);
-        settings.keySet().retainAll(AdminClientConfig.configNames()); // the consumer's own keys would each be warned about
+        settings.keySet()
+                .retainAll(AdminClientConfig.configNames()); // the consumer's own keys would each be warned about
         Admin admin = null;
         try {
             admin = Admin.create(settings);
-            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+            ConsumerGroupDescription description = admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
                     .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             return !description.members().isEmpty();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof GroupIdNotFoundException)) {
-                LOG.infof("could not tell whether consumer group %s has members (%s): joining it without a rehearsal", group,
+                LOG.infof(
+                        "could not tell whether consumer group %s has members (%s): joining it without a rehearsal",
+                        group,
                         e.getCause() == null ? e.toString() : e.getCause().toString());
             }
             return false;
         } catch (TimeoutException | RuntimeException e) {
-            LOG.infof("could not tell whether consumer group %s has members (%s): joining it without a rehearsal", group, e.toString());
+            LOG.infof(
+                    "could not tell whether consumer group %s has members (%s): joining it without a rehearsal",
+                    group, e.toString());
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -27,7 +27,8 @@ final class StatusTopicReads implements AutoCloseable {
     }
 
     private final Supplier<Map<String, ClusterStatus>> statusTopic;
-    private final ExecutorService reader = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation-status-reads"));
+    private final ExecutorService reader =
+            Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation-status-reads"));
     private final List<Reading> readings = new ArrayList<>();
 
     /** @param statusTopic reads the status topic's last status of each cluster (namespace/name) */
@@ -52,8 +53,10 @@ final class StatusTopicReads implements AutoCloseable {
             try {
                 statuses = reading.statuses().join();
             } catch (RuntimeException e) {
-                LOG.warnf("could not read the status topic (%s); deletions while these partitions were elsewhere may go "
-                        + "unannounced", e.getCause() != null ? e.getCause().toString() : e.toString());
+                LOG.warnf(
+                        "could not read the status topic (%s); deletions while these partitions were elsewhere may go "
+                                + "unannounced",
+                        e.getCause() != null ? e.getCause().toString() : e.toString());
                 statuses = Map.of();
             }
             done.accept(reading.assignment(), statuses);

@@ -47,7 +47,9 @@ final class TrackedCluster {
         return lastWritten != null && (keptOfIt == null || shows.equals(keptOfIt)) ? lastWritten : shows;
     }
 
-    /** Whether it holds the EKS-A Cluster {@code eksaCluster} (a name's cluster may hold another namespace's Cluster). */
+    /**
+     * Whether it holds the EKS-A Cluster {@code eksaCluster} (a name's cluster may hold another namespace's Cluster).
+     */
     boolean holds(ObjectKey eksaCluster) {
         return state.cluster().map(c -> c.key().equals(eksaCluster)).orElse(false);
     }
@@ -64,7 +66,10 @@ final class TrackedCluster {
      * instance wrote to it and whose echo has not come, else its own; its spec only if it can be read.
      */
     ClusterObserver.Shown shown(EksaCluster eksa, Optional<ClusterStatus> unechoed) {
-        Optional<EksaClusterSpec> spec = state.malformed(ObjectKind.EKSA_CLUSTER, eksa.key()).isPresent() ? Optional.empty() : Optional.of(eksa.spec());
+        Optional<EksaClusterSpec> spec =
+                state.malformed(ObjectKind.EKSA_CLUSTER, eksa.key()).isPresent()
+                        ? Optional.empty()
+                        : Optional.of(eksa.spec());
         return new ClusterObserver.Shown(eksa.key(), eksa.generation(), spec, unechoed.orElse(eksa.status()),
                 state.capiCluster().flatMap(CapiCluster::remoteConnection).map(ObservedCondition::isTrue));
     }

@@ -22,9 +22,9 @@ import java.util.OptionalLong;
 final class UnreadRecords {
     /**
      * A record not read yet, at {@code offset}; {@code origin} is what a dead letter of it is made from. Linked to its
-     * partition's records before and after it: one read, replaced or forgotten leaves the chain at once, so that nothing
-     * of it is kept until the records before it are read (under a backlog that was most records of a coalescing window,
-     * copied by the collector with the rest).
+     * partition's records before and after it: one read, replaced or forgotten leaves the chain at once, so that
+     * nothing of it is kept until the records before it are read (under a backlog that was most records of a coalescing
+     * window, copied by the collector with the rest).
      */
     static final class Unread {
         private ObjectRecord.Unread record;

@@ -28,30 +28,35 @@ import picocli.CommandLine.Option;
 
 @Dependent
 @Unremovable
-@Command(name = "alerts",
+@Command(
+        name = "alerts",
         mixinStandardHelpOptions = true,
         header = "Post alerts to Alertmanager from the transitions feed.",
         description = {
-                "Posts alerts to a Prometheus Alertmanager (API v2): ClusterNotReady when a cluster's Ready has been "
-                        + "False for --not-ready-for, ClusterConditionError at once for a condition with severity "
-                        + "Error; resolved when the cluster recovers or is deleted. Runs until stopped.",
-                "",
-                "Reads kafka.bootstrap.servers (or the broker of an embedded default on this machine) and the other "
-                        + "kafka.* properties, the topic aggregator.topics.transitions and its own consumer group "
-                        + "aggregator.alerts.group-id. Offsets are committed only once Alertmanager has accepted "
-                        + "the alerts.",
-                "",
-                "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer or refuses "
-                        + "the credentials, 2 on bad arguments or settings, or no broker to ask, 3 when the bridge stops "
-                        + "on a fault or Kafka refuses the credentials later: a restart takes up from the offsets committed."})
+            "Posts alerts to a Prometheus Alertmanager (API v2): ClusterNotReady when a cluster's Ready has been "
+                    + "False for --not-ready-for, ClusterConditionError at once for a condition with severity "
+                    + "Error; resolved when the cluster recovers or is deleted. Runs until stopped.",
+            "",
+            "Reads kafka.bootstrap.servers (or the broker of an embedded default on this machine) and the other "
+                    + "kafka.* properties, the topic aggregator.topics.transitions and its own consumer group "
+                    + "aggregator.alerts.group-id. Offsets are committed only once Alertmanager has accepted "
+                    + "the alerts.",
+            "",
+            "Exit status: 0 when stopped by SIGTERM (Ctrl-C: 130), 1 when the Kafka broker does not answer or refuses"
+                + " the credentials, 2 on bad arguments or settings, or no broker to ask, 3 when the bridge stops on a"
+                + " fault or Kafka refuses the credentials later: a restart takes up from the offsets committed."
+        })
 public class AlertsCommand implements Callable<Integer> {
     private static final Logger LOG = Logger.getLogger(AlertsCommand.class);
     static final int UNREACHABLE = 1;
     static final int BAD_USE = 2;
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
-    @Option(names = "--alertmanager", paramLabel = "URL",
-            description = "The Alertmanager, like http://alertmanager:9093 (default: aggregator.alerts.alertmanager-url).")
+    @Option(
+            names = "--alertmanager",
+            paramLabel = "URL",
+            description =
+                    "The Alertmanager, like http://alertmanager:9093 (default: aggregator.alerts.alertmanager-url).")
     String alertmanager;
 
     @Option(names = "--not-ready-for", paramLabel = "DURATION",
@@ -72,26 +77,34 @@ public class AlertsCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         String url = alertmanager != null ? alertmanager : config.alerts().alertmanagerUrl().orElse(null);
         if (url == null || url.isBlank()) {
-            System.err.println("error: no Alertmanager: give --alertmanager URL or set aggregator.alerts.alertmanager-url");
+            System.err.println(
+                    "error: no Alertmanager: give --alertmanager URL or set aggregator.alerts.alertmanager-url");
             return BAD_USE;
         }
         Optional<URI> uri = httpUrl(url);
         if (uri.isPresent() && uri.get().getRawUserInfo() != null) {
-            // Not sent by the HTTP client, and it would be in every line that names the Alertmanager: not echoed either.
-            System.err.println("error: the Alertmanager URL carries credentials (user:password@), which are not used; give it without them");
+            // Not sent by the HTTP client, and it would be in every line that names the Alertmanager: not echoed
+            // either.
+            System.err.println(
+                    "error: the Alertmanager URL carries credentials (user:password@), which are not used; give it"
+                            + " without them");
             return BAD_USE;
         }
         if (uri.isEmpty()) {
-            System.err.println("error: the Alertmanager is an http:// or https:// URL, got " + KubernetesNames.shown(url));
+            System.err.println(
+                    "error: the Alertmanager is an http:// or https:// URL, got " + KubernetesNames.shown(url));
             return BAD_USE;
         }
         Optional<Duration> notReady = notReadyFor == null ? Optional.of(config.alerts().notReadyFor())
                 : DurationText.parse(notReadyFor.strip()).filter(d -> !d.isNegative() && !d.isZero());
         if (notReady.isEmpty()) {
-            System.err.println("error: --not-ready-for takes a positive duration like 90s, 10m or 1h, got \"" + notReadyFor + "\"");
+            System.err.println("error: --not-ready-for takes a positive duration like 90s, 10m or 1h, got \""
+                    + notReadyFor + "\"");
             return BAD_USE;
         }
-        Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
+        Map<String, Object> kafka = KafkaSettings.orEmbedded(
+                KafkaSettings.from(rawConfig),
+                Path.of(config.embedded().kubeconfig()).getParent());
         Optional<String> noKafka = KafkaSettings.feedReaderProblem(kafka);
         if (noKafka.isPresent()) {
             System.err.println("error: " + noKafka.get() + (kafka.containsKey("bootstrap.servers") ? ""
@@ -111,8 +124,14 @@ public class AlertsCommand implements Callable<Integer> {
                     e.getCause() == null ? e.getClass().getSimpleName() : e.getCause().getClass().getSimpleName());
             return UNREACHABLE;
         }
-        AlertBridge.Settings settings = new AlertBridge.Settings(kafka, config.topics().transitions(), config.alerts().groupId(), uri.get(),
-                notReady.get(), config.alerts().resendInterval(), config.alerts().evaluationInterval());
+        AlertBridge.Settings settings = new AlertBridge.Settings(
+                kafka,
+                config.topics().transitions(),
+                config.alerts().groupId(),
+                uri.get(),
+                notReady.get(),
+                config.alerts().resendInterval(),
+                config.alerts().evaluationInterval());
         FaultExit faultExit = new FaultExit();
         AlertBridge bridge = new AlertBridge(settings, Clock.systemUTC())
                 .onStopped(faultExit.onFault("a restart takes up from the offsets committed"));
@@ -120,7 +139,8 @@ public class AlertsCommand implements Callable<Integer> {
         stopping.add(bridge);
         try {
             bridge.start();
-            // SIGTERM ends the wait; the bridge is closed below (its last commit, the group left) and the exit status is 0.
+            // SIGTERM ends the wait; the bridge is closed below (its last commit, the group left) and the exit status
+            // is 0.
             StopSignal.onSigterm(Quarkus::asyncExit);
             LOG.info("alert bridge running; SIGTERM or Ctrl-C stops it");
             Quarkus.waitForExit();

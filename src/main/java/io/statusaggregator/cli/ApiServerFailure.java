@@ -40,21 +40,28 @@ final class ApiServerFailure {
 
     /** {@link #kubeconfigHint(Map, Path, Path)} of this process: its environment, home and service account. */
     private static Optional<String> kubeconfigHint() {
-        return kubeconfigHint(System.getenv(), Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN);
+        return kubeconfigHint(
+                System.getenv(), Path.of(System.getProperty("user.home"), ".kube", "config"), SERVICE_ACCOUNT_TOKEN);
     }
 
     /**
      * The line {@link #describe} makes when the Kubernetes API {@code client} talks to cannot be reached at all (no
-     * answer, an unknown host); empty when it answers, whatever it answers. Asked once, without retries, for 5 s at most.
+     * answer, an unknown host); empty when it answers, whatever it answers. Asked once, without retries, for 5 s at
+     * most.
      */
     static Optional<String> unreachable(KubernetesClient client) {
-        Config config = new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).withRequestTimeout(5_000)
-                .withConnectionTimeout(5_000).build();
+        Config config = new ConfigBuilder(client.getConfiguration())
+                .withRequestRetryBackoffLimit(0)
+                .withRequestTimeout(5_000)
+                .withConnectionTimeout(5_000)
+                .build();
         try (KubernetesClient probe = new KubernetesClientBuilder().withConfig(config).build()) {
             probe.getKubernetesVersion();
             return Optional.empty();
         } catch (KubernetesClientException e) {
-            return e.getCode() > 0 ? Optional.empty() : Optional.of(describe(client.getConfiguration().getMasterUrl(), e));
+            return e.getCode() > 0
+                    ? Optional.empty()
+                    : Optional.of(describe(client.getConfiguration().getMasterUrl(), e));
         }
     }
 
@@ -64,14 +71,18 @@ final class ApiServerFailure {
      */
     static boolean noKubeconfigOutsideACluster(KubernetesClient client) {
         String master = client.getConfiguration().getMasterUrl();
-        return master != null && master.replaceAll("/+$", "").equals(Config.DEFAULT_MASTER_URL) && kubeconfigHint().isPresent();
+        return master != null
+                && master.replaceAll("/+$", "").equals(Config.DEFAULT_MASTER_URL)
+                && kubeconfigHint().isPresent();
     }
 
     /** What is wrong with where the kubeconfig was looked for, if something is. */
-    static Optional<String> kubeconfigHint(Map<String, String> environment, Path defaultKubeconfig, Path serviceAccountToken) {
+    static Optional<String> kubeconfigHint(
+            Map<String, String> environment, Path defaultKubeconfig, Path serviceAccountToken) {
         String named = environment.get("KUBECONFIG");
         if (named != null && !named.isBlank()) {
-            Optional<String> missing = Arrays.stream(named.split(File.pathSeparator)).filter(f -> !f.isBlank() && !Files.exists(Path.of(f)))
+            Optional<String> missing = Arrays.stream(named.split(File.pathSeparator))
+                    .filter(f -> !f.isBlank() && !Files.exists(Path.of(f)))
                     .findFirst();
             return missing.map(f -> " (KUBECONFIG names " + f + ", which does not exist)");
         }

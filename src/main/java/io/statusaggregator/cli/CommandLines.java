@@ -34,10 +34,15 @@ class CommandLines {
                 });
     }
 
-    /** Each cause's type and message, outermost first, on one line: "KafkaException: ...; caused by ConfigException: ...". */
+    /**
+     * Each cause's type and message, outermost first, on one line: "KafkaException: ...; caused by ConfigException:
+     * ...".
+     */
     static String causes(Throwable failure) {
         StringBuilder text = new StringBuilder();
-        for (Throwable cause = failure; cause != null && text.length() < 1_000; cause = cause.getCause() == cause ? null : cause.getCause()) {
+        for (Throwable cause = failure;
+                cause != null && text.length() < 1_000;
+                cause = cause.getCause() == cause ? null : cause.getCause()) {
             if (!text.isEmpty()) {
                 text.append("; caused by ");
             }

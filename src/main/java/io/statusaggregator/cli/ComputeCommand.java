@@ -85,7 +85,8 @@ public class ComputeCommand implements Callable<Integer> {
             try {
                 return OffsetDateTime.parse(value.strip()).toInstant();
             } catch (DateTimeParseException e) {
-                throw new CommandLine.TypeConversionException("takes an RFC 3339 time like 2026-11-22T10:00:00Z, got '" + value + "'");
+                throw new CommandLine.TypeConversionException(
+                        "takes an RFC 3339 time like 2026-11-22T10:00:00Z, got '" + value + "'");
             }
         }
     }
@@ -156,8 +157,8 @@ public class ComputeCommand implements Callable<Integer> {
             if (object instanceof ClusterMember member) {
                 ClusterState state = clusters.get(member.clusterName());
                 if (!member.key().namespace().equals(capiNamespace)) {
-                    err.println("warning: skipped " + member.kind().kind() + " " + member.key() + ": not in the CAPI namespace "
-                            + capiNamespace);
+                    err.println("warning: skipped " + member.kind().kind() + " " + member.key()
+                            + ": not in the CAPI namespace " + capiNamespace);
                 } else if (state == null) {
                     err.println("warning: skipped " + member.kind().kind() + " " + member.key() + ": its cluster "
                             + member.clusterName() + " is not in the input");
@@ -167,10 +168,13 @@ public class ComputeCommand implements Callable<Integer> {
             }
         }
 
-        ManagementCluster management = new ManagementCluster(releases.isEmpty() ? Optional.empty() : Optional.of(releases),
-                clusters.values().stream().flatMap(c -> c.cluster().stream())
+        ManagementCluster management = new ManagementCluster(
+                releases.isEmpty() ? Optional.empty() : Optional.of(releases),
+                clusters.values().stream()
+                        .flatMap(c -> c.cluster().stream())
                         .filter(c -> c.isManagement() && c.spec().eksaVersion().isPresent())
-                        .collect(Collectors.toMap(c -> c.key().name(), c -> c.spec().eksaVersion().get(), (a, b) -> a)));
+                        .collect(Collectors.toMap(
+                                c -> c.key().name(), c -> c.spec().eksaVersion().get(), (a, b) -> a)));
         Compatibility compatibility = CompatibilityReader.builtIn();
         Instant at = now != null ? now : Clock.systemUTC().instant();
         // Strings quoted, as kubectl and the proposal's examples write them (a bare time is a YAML 1.1 timestamp).
@@ -231,9 +235,10 @@ public class ComputeCommand implements Callable<Integer> {
     private static final int NAMED = 3;
 
     /**
-     * Why DefaultCNIConfigured is False for these clusters, in one line. The usual input, {@code kubectl get ... -o yaml},
-     * never holds a CNIObservation: the aggregator makes it by watching each workload cluster's CNI, and keeps it on
-     * its topic, not in the API. Without the note, a cluster the aggregator shows Ready is not Ready here, unexplained.
+     * Why DefaultCNIConfigured is False for these clusters, in one line. The usual input,
+     * {@code kubectl get ... -o yaml}, never holds a CNIObservation: the aggregator makes it by watching each workload
+     * cluster's CNI, and keeps it on its topic, not in the API. Without the note, a cluster the aggregator shows Ready
+     * is not Ready here, unexplained.
      */
     static String cniNote(List<String> clusters) {
         String named = String.join(", ", clusters.subList(0, Math.min(NAMED, clusters.size())))

@@ -20,16 +20,18 @@ import picocli.CommandLine.Parameters;
 
 @Dependent
 @Unremovable
-@Command(name = "describe",
+@Command(
+        name = "describe",
         mixinStandardHelpOptions = true,
         header = "Show a cluster as a tree of its objects and their readiness.",
         description = {
-                "Shows the EKS-A Cluster, its control plane (the KubeadmControlPlane and its Machines), its workers (each "
-                        + "worker node group's MachineDeployment and its Machines), its external etcd and its CNI, each "
-                        + "with its readiness, severity, reason, age and message, as clusterctl describe cluster does. "
-                        + "Reads them through the kubeconfig (KUBECONFIG, ~/.kube/config) or the in-cluster account.",
-                "",
-                "Exit status: 0 when the Cluster is Ready, 1 when it is not or cannot be read, 2 for a bad argument."})
+            "Shows the EKS-A Cluster, its control plane (the KubeadmControlPlane and its Machines), its workers (each "
+                    + "worker node group's MachineDeployment and its Machines), its external etcd and its CNI, each "
+                    + "with its readiness, severity, reason, age and message, as clusterctl describe cluster does. "
+                    + "Reads them through the kubeconfig (KUBECONFIG, ~/.kube/config) or the in-cluster account.",
+            "",
+            "Exit status: 0 when the Cluster is Ready, 1 when it is not or cannot be read, 2 for a bad argument."
+        })
 public class DescribeCommand implements Callable<Integer> {
     static final int NOT_READY = 1;
     static final int BAD_ARGUMENT = 2;
@@ -37,12 +39,20 @@ public class DescribeCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
     String cluster;
 
-    @Option(names = "--grouping", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Show a group's Machines that are alike (readiness, severity, reason, phase, version, node health) as one line. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--grouping",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
+            description =
+                    "Show a group's Machines that are alike (readiness, severity, reason, phase, version, node health)"
+                            + " as one line. Default: ${DEFAULT-VALUE}.")
     boolean grouping;
 
-    @Option(names = "--all", description = "Show every object on a line of its own: each Machine, the CAPI Cluster, and each "
-            + "condition of the EKS-A Cluster.")
+    @Option(
+            names = "--all",
+            description = "Show every object on a line of its own: each Machine, the CAPI Cluster, and each "
+                    + "condition of the EKS-A Cluster.")
     boolean all;
 
     @Inject

@@ -11,7 +11,8 @@ final class DurationText {
     }
 
     /** Days, hours, minutes, seconds and milliseconds, each at most once and in that order: 90s, 1h30m, 500ms. */
-    private static final Pattern TYPED = Pattern.compile("(?:(\\d{1,9})d)?(?:(\\d{1,9})h)?(?:(\\d{1,9})m(?!s))?(?:(\\d{1,9})s)?(?:(\\d{1,9})ms)?");
+    private static final Pattern TYPED =
+            Pattern.compile("(?:(\\d{1,9})d)?(?:(\\d{1,9})h)?(?:(\\d{1,9})m(?!s))?(?:(\\d{1,9})s)?(?:(\\d{1,9})ms)?");
 
     static Optional<Duration> parse(String text) {
         Matcher typed = TYPED.matcher(text);
@@ -20,7 +21,10 @@ final class DurationText {
             for (int i = 0; i < amounts.length; i++) {
                 amounts[i] = typed.group(i + 1) == null ? 0 : Long.parseLong(typed.group(i + 1));
             }
-            return Optional.of(Duration.ofDays(amounts[0]).plusHours(amounts[1]).plusMinutes(amounts[2]).plusSeconds(amounts[3])
+            return Optional.of(Duration.ofDays(amounts[0])
+                    .plusHours(amounts[1])
+                    .plusMinutes(amounts[2])
+                    .plusSeconds(amounts[3])
                     .plusMillis(amounts[4]));
         }
         try {

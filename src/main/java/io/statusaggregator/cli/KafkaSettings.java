@@ -38,7 +38,8 @@ final class KafkaSettings {
         Map<String, Object> kafka = new HashMap<>();
         for (String name : config.getPropertyNames()) {
             if (name.startsWith("kafka.")) {
-                config.getOptionalValue(name, String.class).ifPresent(value -> kafka.put(name.substring("kafka.".length()), value));
+                config.getOptionalValue(name, String.class)
+                        .ifPresent(value -> kafka.put(name.substring("kafka.".length()), value));
             }
         }
         return kafka;
@@ -71,7 +72,8 @@ final class KafkaSettings {
             for (String server : String.valueOf(servers).split(",")) {
                 String address = server.strip();
                 if (Utils.getHost(address) == null || Utils.getPort(address) == null) {
-                    return Optional.of("bootstrap.servers is a comma-separated list of host:port, and \"" + address + "\" is not one");
+                    return Optional.of("bootstrap.servers is a comma-separated list of host:port, and \"" + address
+                            + "\" is not one");
                 }
             }
         }
@@ -83,9 +85,10 @@ final class KafkaSettings {
      * message names the mechanism, never a password.
      */
     static String refusedCredentials(Map<String, Object> kafka, String whose, AuthenticationException refused) {
-        return "Kafka at " + kafka.get("bootstrap.servers") + " refused " + whose + " credentials: " + refused.getMessage()
-                + ". Check kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (the user and password) and "
-                + "kafka.ssl.truststore.location.";
+        return "Kafka at " + kafka.get("bootstrap.servers") + " refused " + whose + " credentials: "
+                + refused.getMessage()
+                + ". Check kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (the user and"
+                + " password) and kafka.ssl.truststore.location.";
     }
 
     /** The settings none of the Kafka clients knows: a misspelt name is otherwise ignored without a word. */
@@ -136,8 +139,9 @@ final class KafkaSettings {
             return Optional.of("a Kafka setting (kafka.*) is invalid: " + badSetting.get());
         }
         if (!kafka.containsKey(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)) {
-            return Optional.of("no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded default "
-                    + "on this machine");
+            return Optional.of(
+                    "no Kafka broker: set kafka.bootstrap.servers (KAFKA_BOOTSTRAP_SERVERS), or run the embedded"
+                            + " default on this machine");
         }
         return Optional.empty();
     }
@@ -152,7 +156,8 @@ final class KafkaSettings {
             return false;
         }
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1))),
+            socket.connect(
+                    new InetSocketAddress(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1))),
                     (int) EMBEDDED_ANSWER.toMillis());
             return true;
         } catch (IOException | IllegalArgumentException e) {

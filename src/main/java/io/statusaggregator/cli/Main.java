@@ -44,7 +44,9 @@ public class Main implements QuarkusApplication {
             return commandLine.execute(args);
         } catch (OutOfMemoryError e) {
             // One line, not the stack trace: the user's remedy is the heap or the input, not the code.
-            System.err.printf("error: out of memory (a heap of %d MiB); give the JVM more (java -Xmx...) or the command less input%n",
+            System.err.printf(
+                    "error: out of memory (a heap of %d MiB); give the JVM more (java -Xmx...) or the command less"
+                            + " input%n",
                     Runtime.getRuntime().maxMemory() >> 20);
             return 1;
         }

@@ -160,14 +160,17 @@ public class RunCommand implements Callable<Integer> {
         FaultExit faultExit = new FaultExit();
         checkpoint();
         Map<String, Object> kafka = KafkaSettings.from(rawConfig);
-        KafkaSettings.unknown(kafka).forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
+        KafkaSettings.unknown(kafka)
+                .forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
         Optional<String> badSetting = KafkaSettings.problem(kafka);
         if (badSetting.isPresent()) {
             LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
             return 2;
         }
         if (config.access().tokenReviewsPerSecond() < 1) {
-            LOG.errorf("aggregator.access.token-reviews-per-second must be at least 1, is %d", config.access().tokenReviewsPerSecond());
+            LOG.errorf(
+                    "aggregator.access.token-reviews-per-second must be at least 1, is %d",
+                    config.access().tokenReviewsPerSecond());
             return 2;
         }
         Optional<ApiVersionChoice.Setting> capiVersion = ApiVersionChoice.Setting.parse(config.capi().apiVersion());
@@ -225,8 +228,8 @@ public class RunCommand implements Callable<Integer> {
             Path kubeconfig = api.writeKubeconfig(kubeconfigFile);
             running.add(() -> Files.deleteIfExists(kubeconfig));
             // For watch and alerts on this machine: they find the embedded broker here when none is configured.
-            Path bootstrap = EmbeddedKubernetes.writePrivately(kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE),
-                    broker.bootstrapServers());
+            Path bootstrap = EmbeddedKubernetes.writePrivately(
+                    kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE), broker.bootstrapServers());
             running.add(() -> Files.deleteIfExists(bootstrap));
             LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
                     broker.bootstrapServers(), api.url(), kubeconfig);
@@ -237,7 +240,9 @@ public class RunCommand implements Callable<Integer> {
             LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
                     client.getConfiguration().getMasterUrl());
             // No kubeconfig found: say so now, rather than after a minute of waiting for an address that cannot answer.
-            Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client) ? ApiServerFailure.unreachable(client) : Optional.empty();
+            Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client)
+                    ? ApiServerFailure.unreachable(client)
+                    : Optional.empty();
             if (nowhere.isPresent()) {
                 LOG.error(nowhere.get());
                 return 1;
@@ -249,7 +254,8 @@ public class RunCommand implements Callable<Integer> {
         PipelineMetrics metrics = new PipelineMetrics(registry);
         ClusterMetrics clusterMetrics = new ClusterMetrics(registry);
         running.add(clusterMetrics);
-        Pipeline pipeline = new Pipeline(settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
+        Pipeline pipeline = new Pipeline(
+                        settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
                 .observedBy((StatusWriter.Observer) metrics)
                 .observedBy(kafkaClients)
                 .observedBy(clusterMetrics)
@@ -262,10 +268,11 @@ public class RunCommand implements Callable<Integer> {
         ServedResources.Answer served = ServedResources.check(client, Pipeline.resourcesRead(),
                 config.ingest().enabled() ? ObjectIngest.CAPI_KINDS : List.of(), capiVersion.get());
         if (!served.missing().isEmpty()) {
-            LOG.errorf("the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management "
-                    + "cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta2 or "
-                    + "v1beta1); check the kubeconfig's context", client.getConfiguration().getMasterUrl(),
-                    String.join(", ", served.missing()));
+            LOG.errorf(
+                    "the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management"
+                        + " cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta2"
+                        + " or v1beta1); check the kubeconfig's context",
+                    client.getConfiguration().getMasterUrl(), String.join(", ", served.missing()));
             return 1;
         }
         if (!served.forced().isEmpty()) {
@@ -296,15 +303,21 @@ public class RunCommand implements Callable<Integer> {
             // Which of the two did not answer: the API server can be asked again now.
             if (!embedded) {
                 String kafkaDidNot = "Kafka at %s did not answer in time (%s), while the Kubernetes API at %s does. "
-                        .formatted(kafka.get("bootstrap.servers"), cause.getClass().getSimpleName(), client.getConfiguration().getMasterUrl())
+                                .formatted(
+                                        kafka.get("bootstrap.servers"),
+                                        cause.getClass().getSimpleName(),
+                                        client.getConfiguration().getMasterUrl())
                         + "Check kafka.bootstrap.servers and the network.";
                 LOG.errorf("could not start within %s: %s", DurationText.format(START_TIMEOUT),
                         ApiServerFailure.unreachable(client).orElse(kafkaDidNot));
                 return 1;
             }
-            LOG.errorf("could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
-                    + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
-                    DurationText.format(START_TIMEOUT), kafka.get("bootstrap.servers"), client.getConfiguration().getMasterUrl(),
+            LOG.errorf(
+                    "could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
+                            + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
+                    DurationText.format(START_TIMEOUT),
+                    kafka.get("bootstrap.servers"),
+                    client.getConfiguration().getMasterUrl(),
                     cause.getClass().getSimpleName());
             return 1;
         } finally {
@@ -344,8 +357,8 @@ public class RunCommand implements Callable<Integer> {
         } else {
             access.open();
             if (!embedded) {
-                LOG.warn("aggregator.access.review=false: the fleet page, the upgrade check and the metrics answer anyone "
-                        + "who reaches their ports");
+                LOG.warn("aggregator.access.review=false: the fleet page, the upgrade check and the metrics answer"
+                        + " anyone who reaches their ports");
             }
         }
     }
@@ -355,14 +368,19 @@ public class RunCommand implements Callable<Integer> {
         if (!rawConfig.getOptionalValue("quarkus.http.host-enabled", Boolean.class).orElse(true)) {
             return;
         }
-        boolean plain = !rawConfig.getOptionalValue("quarkus.http.insecure-requests", String.class).orElse("enabled").equals("disabled");
+        boolean plain = !rawConfig
+                .getOptionalValue("quarkus.http.insecure-requests", String.class)
+                .orElse("enabled")
+                .equals("disabled");
         if (plain) {
             LOG.infof("HTTP endpoints on HTTP port %d", rawConfig.getValue("quarkus.http.port", Integer.class));
         }
         if (tls.getDefault().filter(configuration -> configuration.getKeyStore() != null).isPresent()) {
             LOG.infof("HTTP endpoints on HTTPS port %d", rawConfig.getValue("quarkus.http.ssl-port", Integer.class));
         }
-        LOG.infof("health and metrics on the management interface, port %d", rawConfig.getValue("quarkus.management.port", Integer.class));
+        LOG.infof(
+                "health and metrics on the management interface, port %d",
+                rawConfig.getValue("quarkus.management.port", Integer.class));
     }
 
     private Pipeline.Settings settings(Map<String, Object> kafka, boolean embedded, KubernetesClient client) {
@@ -378,17 +396,34 @@ public class RunCommand implements Callable<Integer> {
                 embedded ? 1 : topics.replicationFactor(),
                 config.groupId(),
                 config.ingest().enabled(),
-                new ObjectIngest.Settings(config.capiNamespace(), config.clusterNamespaces().orElse(List.of()), config.ingest().relistStalledAfter(),
-                        config.ingest().reconcileEvery(), config.ingest().stuckSendAfter(),
-                        ApiVersionChoice.Setting.parse(config.capi().apiVersion()).orElseThrow(),
+                new ObjectIngest.Settings(
+                        config.capiNamespace(),
+                        config.clusterNamespaces().orElse(List.of()),
+                        config.ingest().relistStalledAfter(),
+                        config.ingest().reconcileEvery(),
+                        config.ingest().stuckSendAfter(),
+                        ApiVersionChoice.Setting.parse(config.capi().apiVersion())
+                                .orElseThrow(),
                         config.capi().versionCheckEvery()),
-                new Aggregator.Settings(topics.objectStates(), config.coalescingWindow(), config.longestCoalescingWindow(),
-                        config.echoTimeout(), config.rebuildRehearsal(), config.capiNamespace(),
-                        config.status().writer(), config.status().stepAsideWindow()),
-                new StatusWriter.Settings(config.write().concurrency(), config.write().initialBackoff(),
+                new Aggregator.Settings(
+                        topics.objectStates(),
+                        config.coalescingWindow(),
+                        config.longestCoalescingWindow(),
+                        config.echoTimeout(),
+                        config.rebuildRehearsal(),
+                        config.capiNamespace(),
+                        config.status().writer(),
+                        config.status().stepAsideWindow()),
+                new StatusWriter.Settings(
+                        config.write().concurrency(),
+                        config.write().initialBackoff(),
                         config.write().maxBackoff()),
-                new CniObserver.Settings(config.capiNamespace(), config.cni().maxConnections(), config.cni().staleAfter(),
-                        config.cni().checkInterval(), config.cni().requestTimeout()),
+                new CniObserver.Settings(
+                        config.capiNamespace(),
+                        config.cni().maxConnections(),
+                        config.cni().staleAfter(),
+                        config.cni().checkInterval(),
+                        config.cni().requestTimeout()),
                 config.compatibilityConfigMap(),
                 config.ingest().leaderElection() ? Optional.of(lease(client)) : Optional.empty());
     }

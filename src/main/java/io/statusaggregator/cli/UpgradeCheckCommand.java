@@ -38,8 +38,12 @@ public class UpgradeCheckCommand implements Callable<Integer> {
     @Option(names = "--cluster", required = true, paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
     String cluster;
 
-    @Option(names = "--to", paramLabel = "VERSION",
-            description = "An EKS-A version (v0.24.2) or a Kubernetes version (1.29); by default the newest release of the next EKS-A minor.")
+    @Option(
+            names = "--to",
+            paramLabel = "VERSION",
+            description =
+                    "An EKS-A version (v0.24.2) or a Kubernetes version (1.29); by default the newest release of the"
+                            + " next EKS-A minor.")
     String to;
 
     @Option(names = {"-o", "--output"}, defaultValue = "text", paramLabel = "FORMAT",
@@ -68,11 +72,16 @@ public class UpgradeCheckCommand implements Callable<Integer> {
         KubernetesClient api = client.get();
         try {
             Compatibility compatibility = config.compatibilityConfigMap()
-                    .map(name -> new CompatibilityConfigMap(CompatibilityReader.builtIn()).readOnce(api, config.capiNamespace(), name).get())
+                    .map(name -> new CompatibilityConfigMap(CompatibilityReader.builtIn())
+                            .readOnce(api, config.capiNamespace(), name)
+                            .get())
                     .orElseGet(CompatibilityReader::builtIn);
             UpgradePlan plan = UpgradeCheck.plan(UpgradeCheck.readCluster(api, key),
                     UpgradeCheck.readReleases(api, config.capiNamespace()), compatibility, Optional.ofNullable(to));
-            System.out.print(output.equals("json") ? UpgradeCheck.toJson(key, plan).toPrettyString() + "\n" : UpgradeCheck.toText(key, plan));
+            System.out.print(
+                    output.equals("json")
+                            ? UpgradeCheck.toJson(key, plan).toPrettyString() + "\n"
+                            : UpgradeCheck.toText(key, plan));
             return 0;
         } catch (UpgradePlan.UnreachableTarget e) {
             System.err.println("error: " + e.getMessage());

@@ -37,19 +37,21 @@ import picocli.CommandLine.Parameters;
 
 @Dependent
 @Unremovable
-@Command(name = "watch",
+@Command(
+        name = "watch",
         mixinStandardHelpOptions = true,
         header = "Follow one cluster until it is Ready.",
         description = {
-                "Shows one cluster coming up or upgrading, from the transitions feed: progress of the control plane "
-                        + "and the workers, and each condition with its reason. Waits until Ready (or --until "
-                        + "CONDITION) is True at the Cluster's generation.",
-                "",
-                "Reads kafka.bootstrap.servers; without it, the broker of an embedded default running on this "
-                        + "machine.",
-                "",
-                "Exit status: 0 when the condition is True, or when stopped by SIGTERM (Ctrl-C: 130); 1 on a failure "
-                        + "reason (or the Cluster deleted), 2 on bad arguments or an unreachable broker, 3 on --timeout."})
+            "Shows one cluster coming up or upgrading, from the transitions feed: progress of the control plane "
+                    + "and the workers, and each condition with its reason. Waits until Ready (or --until "
+                    + "CONDITION) is True at the Cluster's generation.",
+            "",
+            "Reads kafka.bootstrap.servers; without it, the broker of an embedded default running on this "
+                    + "machine.",
+            "",
+            "Exit status: 0 when the condition is True, or when stopped by SIGTERM (Ctrl-C: 130); 1 on a failure "
+                    + "reason (or the Cluster deleted), 2 on bad arguments or an unreachable broker, 3 on --timeout."
+        })
 public class WatchCommand implements Callable<Integer> {
     static final int BAD_USE = 2;
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -57,7 +59,12 @@ public class WatchCommand implements Callable<Integer> {
     @Parameters(paramLabel = "NAMESPACE/NAME", description = "The EKS-A Cluster.")
     String cluster;
 
-    @Option(names = "--until", defaultValue = "Ready", paramLabel = "CONDITION", description = "The condition to wait for: ControlPlaneInitialized, ControlPlaneReady, WorkersReady, DefaultCNIConfigured or Ready. Default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--until",
+            defaultValue = "Ready",
+            paramLabel = "CONDITION",
+            description = "The condition to wait for: ControlPlaneInitialized, ControlPlaneReady, WorkersReady,"
+                    + " DefaultCNIConfigured or Ready. Default: ${DEFAULT-VALUE}.")
     String until;
 
     @Option(names = "--timeout", defaultValue = "30m", paramLabel = "DURATION",
@@ -78,8 +85,11 @@ public class WatchCommand implements Callable<Integer> {
             return BAD_USE;
         }
         if (ConditionType.of(until).isEmpty()) {
-            System.err.println("error: --until takes one of " + Arrays.stream(ConditionType.values()).map(ConditionType::wireName)
-                    .collect(Collectors.joining(", ")) + ", got \"" + until + "\"");
+            System.err.println("error: --until takes one of "
+                    + Arrays.stream(ConditionType.values())
+                            .map(ConditionType::wireName)
+                            .collect(Collectors.joining(", "))
+                    + ", got \"" + until + "\"");
             return BAD_USE;
         }
         Optional<Duration> limit = DurationText.parse(timeout).filter(d -> !d.isNegative());
@@ -87,7 +97,9 @@ public class WatchCommand implements Callable<Integer> {
             System.err.println("error: --timeout takes a duration like 90s, 10m or 1h, got \"" + timeout + "\"");
             return BAD_USE;
         }
-        Map<String, Object> kafka = KafkaSettings.orEmbedded(KafkaSettings.from(rawConfig), Path.of(config.embedded().kubeconfig()).getParent());
+        Map<String, Object> kafka = KafkaSettings.orEmbedded(
+                KafkaSettings.from(rawConfig),
+                Path.of(config.embedded().kubeconfig()).getParent());
         Optional<String> noKafka = KafkaSettings.feedReaderProblem(kafka);
         if (noKafka.isPresent()) {
             System.err.println("error: " + noKafka.get());
@@ -95,7 +107,14 @@ public class WatchCommand implements Callable<Integer> {
         }
         AtomicBoolean stopRequested = new AtomicBoolean();
         StopSignal.onSigterm(() -> stopRequested.set(true));
-        return watch(kafka, config.topics().transitions(), cluster, until, limit.get(), System.out, System.console() != null,
+        return watch(
+                kafka,
+                config.topics().transitions(),
+                cluster,
+                until,
+                limit.get(),
+                System.out,
+                System.console() != null,
                 () -> stopRequested.get() || StopSignal.jvmStopping());
     }
 
@@ -103,9 +122,17 @@ public class WatchCommand implements Callable<Integer> {
      * Reads the whole feed (what happened so far, shown once caught up), then follows it live.
      *
      * @param redraw        redraw the view in place (a terminal), else print each new view after the last
-     * @param stopRequested whether to stop now (SIGTERM, or the JVM stopping): looked at after every poll, so within 200 ms
+     * @param stopRequested whether to stop now (SIGTERM, or the JVM stopping): looked at after every poll, so within
+     * 200 ms
      */
-    static int watch(Map<String, Object> kafka, String topic, String cluster, String until, Duration timeout, PrintStream out, boolean redraw,
+    static int watch(
+            Map<String, Object> kafka,
+            String topic,
+            String cluster,
+            String until,
+            Duration timeout,
+            PrintStream out,
+            boolean redraw,
             BooleanSupplier stopRequested) {
         Map<String, Object> props = new HashMap<>(kafka);
         props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -121,7 +148,8 @@ public class WatchCommand implements Callable<Integer> {
                 partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                         .map(p -> new TopicPartition(topic, p.partition())).toList();
             } catch (KafkaException e) {
-                System.err.println("error: cannot read topic " + topic + " from Kafka at " + kafka.get("bootstrap.servers") + ": " + e.getMessage());
+                System.err.println("error: cannot read topic " + topic + " from Kafka at "
+                        + kafka.get("bootstrap.servers") + ": " + e.getMessage());
                 return BAD_USE;
             }
             if (partitions.isEmpty()) {
@@ -181,7 +209,10 @@ public class WatchCommand implements Callable<Integer> {
             return false;
         }
         try {
-            return watch.accept(record.value().getSubject(), record.value().getType(), JSON.readTree(record.value().getData().toBytes()));
+            return watch.accept(
+                    record.value().getSubject(),
+                    record.value().getType(),
+                    JSON.readTree(record.value().getData().toBytes()));
         } catch (IOException e) {
             return false;
         }

@@ -62,7 +62,8 @@ final class YamlDocuments {
                 } catch (JsonProcessingException e) {
                     throw new NotYaml("document " + index + ": not valid YAML: " + problem(e));
                 } catch (RuntimeException e) {
-                    throw new NotYaml("document " + index + ": not valid YAML: " + firstLine(String.valueOf(e.getMessage())));
+                    throw new NotYaml(
+                            "document " + index + ": not valid YAML: " + firstLine(String.valueOf(e.getMessage())));
                 }
                 if (node == null || node.isNull() || node.isMissingNode()) {
                     continue; // an empty document, as between two "---"
@@ -92,14 +93,16 @@ final class YamlDocuments {
         int n;
         while ((n = in.read(buffer)) >= 0) {
             if (read.size() + n > MAX_INPUT) {
-                throw new NotYaml("the input is over " + (MAX_INPUT >> 20) + " MiB, more than compute reads; split it by cluster");
+                throw new NotYaml("the input is over " + (MAX_INPUT >> 20)
+                        + " MiB, more than compute reads; split it by cluster");
             }
             for (int i = 0; i < n; i++) {
                 if (buffer[i] == '\n') {
                     line++;
                     lineLength = 0;
                 } else if (++lineLength > MAX_LINE) {
-                    throw new NotYaml("line " + line + " is over " + (MAX_LINE >> 20) + " MiB, longer than any Kubernetes object");
+                    throw new NotYaml("line " + line + " is over " + (MAX_LINE >> 20)
+                            + " MiB, longer than any Kubernetes object");
                 }
             }
             read.write(buffer, 0, n);

@@ -25,8 +25,12 @@ import java.util.Optional;
  */
 public final class ClusterObjects {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<ObjectKind> CAPI_KINDS = List.of(ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
-            ObjectKind.MACHINE_DEPLOYMENT, ObjectKind.MACHINE, ObjectKind.ETCDADM_CLUSTER);
+    private static final List<ObjectKind> CAPI_KINDS = List.of(
+            ObjectKind.CAPI_CLUSTER,
+            ObjectKind.KUBEADM_CONTROL_PLANE,
+            ObjectKind.MACHINE_DEPLOYMENT,
+            ObjectKind.MACHINE,
+            ObjectKind.ETCDADM_CLUSTER);
     /** The names EKS-A gives a cluster's one-of-a-kind objects: the cluster's name and this. */
     private static final Map<ObjectKind, String> NAMED = Map.of(ObjectKind.CAPI_CLUSTER, "",
             ObjectKind.KUBEADM_CONTROL_PLANE, "", ObjectKind.ETCDADM_CLUSTER, "-etcd");
@@ -62,8 +66,11 @@ public final class ClusterObjects {
      * @throws KubernetesClientException when the API server cannot be reached or refuses
      */
     public Optional<Found> read(ObjectKey key) {
-        GenericKubernetesResource found = api.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
-                .inNamespace(key.namespace()).withName(key.name()).get();
+        GenericKubernetesResource found = api.genericKubernetesResources(
+                        KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+                .inNamespace(key.namespace())
+                .withName(key.name())
+                .get();
         if (found == null) {
             return Optional.empty();
         }

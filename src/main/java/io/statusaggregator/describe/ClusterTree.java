@@ -27,8 +27,8 @@ import java.util.Set;
  */
 public final class ClusterTree {
     /** One line: how deep, what it is, and what it says. */
-    public record Line(int depth, String name, String ready, String severity, String reason, String since, String message) {
-    }
+    public record Line(
+            int depth, String name, String ready, String severity, String reason, String since, String message) {}
 
     /**
      * @param grouping Machines alike (readiness, reason, phase, version) under one owner shown as one line
@@ -42,7 +42,7 @@ public final class ClusterTree {
 
     /**
      * @param cluster the EKS-A Cluster
-     * @param capi    the CAPI objects labelled with the cluster's name (Cluster, KubeadmControlPlane, MachineDeployments,
+     * @param capi the CAPI objects labelled with the cluster's name (Cluster, KubeadmControlPlane, MachineDeployments,
      *                Machines, EtcdadmCluster), any order
      */
     public static List<Line> of(JsonNode cluster, List<JsonNode> capi, Options options, Instant now) {
@@ -85,8 +85,14 @@ public final class ClusterTree {
         for (JsonNode kcp : ofKind(capi, "KubeadmControlPlane")) {
             lines.add(line(2, "KubeadmControlPlane/" + name(kcp), readiness(kcp), now, replicas(kcp)));
             lines.addAll(CapiConditions.of(kcp, 3, readinessType(kcp), now));
-            machines(lines, 3, machines.stream().filter(m -> m.path("metadata").path("labels").has(ObjectDecoder.CONTROL_PLANE_LABEL)).toList(),
-                    options, now);
+            machines(
+                    lines,
+                    3,
+                    machines.stream()
+                            .filter(m -> m.path("metadata").path("labels").has(ObjectDecoder.CONTROL_PLANE_LABEL))
+                            .toList(),
+                    options,
+                    now);
         }
         lines.add(new Line(1, "Workers", "", "", "", "", ""));
         Map<String, String> groups = new LinkedHashMap<>();
@@ -94,14 +100,23 @@ public final class ClusterTree {
             groups.put(name(cluster) + "-" + group.path("name").asText(), group.path("name").asText());
         }
         List<JsonNode> deployments = new ArrayList<>(ofKind(capi, "MachineDeployment"));
-        deployments.sort(Comparator.comparing((JsonNode md) -> !groups.containsKey(name(md))).thenComparing(ClusterTree::name));
+        deployments.sort(Comparator.comparing((JsonNode md) -> !groups.containsKey(name(md)))
+                .thenComparing(ClusterTree::name));
         for (JsonNode md : deployments) {
             String group = Optional.ofNullable(groups.get(name(md))).map(g -> g + " ").orElse("");
             lines.add(line(2, group + "MachineDeployment/" + name(md), readiness(md), now, replicas(md)));
             lines.addAll(CapiConditions.of(md, 3, readinessType(md), now));
-            machines(lines, 3, machines.stream()
-                    .filter(m -> name(md).equals(m.path("metadata").path("labels").path(ObjectDecoder.DEPLOYMENT_NAME_LABEL).asText())).toList(),
-                    options, now);
+            machines(
+                    lines,
+                    3,
+                    machines.stream()
+                            .filter(m -> name(md).equals(m.path("metadata")
+                                    .path("labels")
+                                    .path(ObjectDecoder.DEPLOYMENT_NAME_LABEL)
+                                    .asText()))
+                            .toList(),
+                    options,
+                    now);
         }
         List<JsonNode> etcd = ofKind(capi, "EtcdadmCluster");
         if (!etcd.isEmpty()) {
@@ -111,7 +126,8 @@ public final class ClusterTree {
         String cni = cluster.path("spec").path("clusterNetwork").path("cniConfig").fieldNames().hasNext()
                 ? cluster.path("spec").path("clusterNetwork").path("cniConfig").fieldNames().next()
                 : cluster.path("spec").path("clusterNetwork").path("cni").asText("");
-        lines.add(line(1, "CNI" + (cni.isEmpty() ? "" : " " + cni), condition(cluster, "DefaultCNIConfigured"), now, ""));
+        lines.add(
+                line(1, "CNI" + (cni.isEmpty() ? "" : " " + cni), condition(cluster, "DefaultCNIConfigured"), now, ""));
         return lines;
     }
 
@@ -191,8 +207,18 @@ public final class ClusterTree {
                 lines.add(first);
             } else {
                 // The group's age is its youngest member's: the whole group has been so at least that long.
-                String since = group.stream().map(m -> machine(depth, m, now).since()).min(Comparator.comparing(ClusterTree::seconds)).orElse("");
-                lines.add(new Line(depth, group.size() + " Machines...", first.ready(), first.severity(), first.reason(), since, first.message()));
+                String since = group.stream()
+                        .map(m -> machine(depth, m, now).since())
+                        .min(Comparator.comparing(ClusterTree::seconds))
+                        .orElse("");
+                lines.add(new Line(
+                        depth,
+                        group.size() + " Machines...",
+                        first.ready(),
+                        first.severity(),
+                        first.reason(),
+                        since,
+                        first.message()));
             }
         }
     }
@@ -289,7 +315,10 @@ public final class ClusterTree {
     }
 
     private static List<JsonNode> ofKind(List<JsonNode> objects, String kind) {
-        return objects.stream().filter(o -> kind.equals(o.path("kind").asText())).sorted(Comparator.comparing(ClusterTree::name)).toList();
+        return objects.stream()
+                .filter(o -> kind.equals(o.path("kind").asText()))
+                .sorted(Comparator.comparing(ClusterTree::name))
+                .toList();
     }
 
     private static String name(JsonNode object) {
@@ -300,8 +329,11 @@ public final class ClusterTree {
     public static String age(String time, Instant now) {
         try {
             long seconds = Math.max(0, Duration.between(Instant.parse(time), now).toSeconds());
-            return seconds < 120 ? seconds + "s" : seconds < 7_200 ? seconds / 60 + "m" : seconds < 172_800 ? seconds / 3_600 + "h"
-                    : seconds / 86_400 + "d";
+            return seconds < 120
+                    ? seconds + "s"
+                    : seconds < 7_200
+                            ? seconds / 60 + "m"
+                            : seconds < 172_800 ? seconds / 3_600 + "h" : seconds / 86_400 + "d";
         } catch (DateTimeParseException e) {
             return "";
         }
@@ -329,7 +361,9 @@ public final class ClusterTree {
         int width = Math.max("NAME".length(), names.stream().mapToInt(String::length).max().orElse(0));
         int reason = Math.max("REASON".length(), lines.stream().mapToInt(l -> l.reason().length()).max().orElse(0));
         String format = "%-" + width + "s  %-7s  %-8s  %-" + reason + "s  %-5s  %s";
-        StringBuilder out = new StringBuilder(String.format(format, "NAME", "READY", "SEVERITY", "REASON", "SINCE", "MESSAGE").stripTrailing())
+        StringBuilder out = new StringBuilder(
+                        String.format(format, "NAME", "READY", "SEVERITY", "REASON", "SINCE", "MESSAGE")
+                                .stripTrailing())
                 .append('\n');
         for (int i = 0; i < lines.size(); i++) {
             Line line = lines.get(i);

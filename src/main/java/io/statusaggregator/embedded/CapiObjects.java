@@ -87,7 +87,8 @@ final class CapiObjects {
      * An object of {@code kind} in the CAPI namespace, as CAPI and EKS-A shape them: apiVersion (the version written
      * at), kind, metadata, spec.
      */
-    private Map<String, Object> capiObject(ObjectKind kind, String name, Map<String, Object> labels, Map<String, Object> spec) {
+    private Map<String, Object> capiObject(
+            ObjectKind kind, String name, Map<String, Object> labels, Map<String, Object> spec) {
         return map(
                 "apiVersion", kind.apiVersion(shapes.version().version()),
                 "kind", kind.kind(),
@@ -101,7 +102,10 @@ final class CapiObjects {
     }
 
     Map<String, Object> kubeadmControlPlane(SimulatedCluster cluster) {
-        return capiObject(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name, map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name),
+        return capiObject(
+                ObjectKind.KUBEADM_CONTROL_PLANE,
+                cluster.name,
+                map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name),
                 kubeadmControlPlaneSpec(cluster));
     }
 
@@ -110,7 +114,10 @@ final class CapiObjects {
     }
 
     Map<String, Object> machineDeployment(SimulatedCluster cluster, Group group) {
-        return capiObject(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName, map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name),
+        return capiObject(
+                ObjectKind.MACHINE_DEPLOYMENT,
+                group.machines.objectName,
+                map(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name),
                 machineDeploymentSpec(cluster, group));
     }
 

@@ -293,8 +293,8 @@ final class CapiV1beta2Shapes implements CapiShapes {
         List<String> lines = new ArrayList<>();
         for (MachineSet set : sets) {
             if (matches.test(set)) {
-                lines.add("* " + (set.controlPlane ? "KubeadmControlPlane " : "MachineDeployment ") + set.objectName + ": "
-                        + what);
+                lines.add("* " + (set.controlPlane ? "KubeadmControlPlane " : "MachineDeployment ") + set.objectName
+                        + ": " + what);
             }
         }
         return String.join("\n", lines);

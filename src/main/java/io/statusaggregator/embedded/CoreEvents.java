@@ -62,10 +62,14 @@ final class CoreEvents {
             for (JsonNode event : list.path("items")) {
                 boolean written = "events.k8s.io/v1".equals(event.path("apiVersion").asText());
                 if (written != api.equals(EVENTS_V1)) {
-                    continue; // Fabric8 answers a v1 list with the events.k8s.io ones too, as they are: those are converted
+                    continue; // Fabric8 answers a v1 list with the events.k8s.io ones too, as they are: those are
+                              // converted
                 }
                 JsonNode core = written ? toCore(event) : event;
-                if ((name == null || name.equals(core.path("metadata").path("name").asText())) && selector.matches(core)) {
+                if ((name == null
+                                || name.equals(
+                                        core.path("metadata").path("name").asText()))
+                        && selector.matches(core)) {
                     found.add(core);
                 }
             }
@@ -89,13 +93,29 @@ final class CoreEvents {
      */
     static ObjectNode toCore(JsonNode event) {
         ObjectNode core = JSON.createObjectNode().put("kind", "Event").put("apiVersion", "v1");
-        core.set("metadata", event.path("metadata").isObject() ? event.get("metadata").deepCopy() : JSON.createObjectNode());
-        core.set("involvedObject", event.path("regarding").isObject() ? event.get("regarding").deepCopy() : JSON.createObjectNode());
+        core.set(
+                "metadata",
+                event.path("metadata").isObject() ? event.get("metadata").deepCopy() : JSON.createObjectNode());
+        core.set(
+                "involvedObject",
+                event.path("regarding").isObject() ? event.get("regarding").deepCopy() : JSON.createObjectNode());
         copy(event, "reason", core, "reason");
         copy(event, "note", core, "message");
-        core.set("source", event.path("deprecatedSource").isObject() ? event.get("deprecatedSource").deepCopy() : JSON.createObjectNode());
-        core.set("firstTimestamp", event.path("deprecatedFirstTimestamp").isMissingNode() ? JSON.nullNode() : event.get("deprecatedFirstTimestamp"));
-        core.set("lastTimestamp", event.path("deprecatedLastTimestamp").isMissingNode() ? JSON.nullNode() : event.get("deprecatedLastTimestamp"));
+        core.set(
+                "source",
+                event.path("deprecatedSource").isObject()
+                        ? event.get("deprecatedSource").deepCopy()
+                        : JSON.createObjectNode());
+        core.set(
+                "firstTimestamp",
+                event.path("deprecatedFirstTimestamp").isMissingNode()
+                        ? JSON.nullNode()
+                        : event.get("deprecatedFirstTimestamp"));
+        core.set(
+                "lastTimestamp",
+                event.path("deprecatedLastTimestamp").isMissingNode()
+                        ? JSON.nullNode()
+                        : event.get("deprecatedLastTimestamp"));
         if (event.path("deprecatedCount").asInt(0) != 0) {
             core.put("count", event.get("deprecatedCount").asInt());
         }
@@ -125,21 +145,43 @@ final class CoreEvents {
         record Term(String field, String value, boolean equal) {
         }
 
-        /** The fields, and where a {@code v1} Event has each ({@code source}: its component, else its reportingComponent). */
+        /**
+         * The fields, and where a {@code v1} Event has each ({@code source}: its component, else its
+         * reportingComponent).
+         */
         private static final Map<String, Function<JsonNode, String>> FIELDS = Map.ofEntries(
                 Map.entry("metadata.name", e -> e.path("metadata").path("name").asText("")),
-                Map.entry("metadata.namespace", e -> e.path("metadata").path("namespace").asText("")),
-                Map.entry("involvedObject.kind", e -> e.path("involvedObject").path("kind").asText("")),
-                Map.entry("involvedObject.namespace", e -> e.path("involvedObject").path("namespace").asText("")),
-                Map.entry("involvedObject.name", e -> e.path("involvedObject").path("name").asText("")),
-                Map.entry("involvedObject.uid", e -> e.path("involvedObject").path("uid").asText("")),
-                Map.entry("involvedObject.apiVersion", e -> e.path("involvedObject").path("apiVersion").asText("")),
-                Map.entry("involvedObject.resourceVersion", e -> e.path("involvedObject").path("resourceVersion").asText("")),
-                Map.entry("involvedObject.fieldPath", e -> e.path("involvedObject").path("fieldPath").asText("")),
+                Map.entry(
+                        "metadata.namespace",
+                        e -> e.path("metadata").path("namespace").asText("")),
+                Map.entry(
+                        "involvedObject.kind",
+                        e -> e.path("involvedObject").path("kind").asText("")),
+                Map.entry(
+                        "involvedObject.namespace",
+                        e -> e.path("involvedObject").path("namespace").asText("")),
+                Map.entry(
+                        "involvedObject.name",
+                        e -> e.path("involvedObject").path("name").asText("")),
+                Map.entry(
+                        "involvedObject.uid",
+                        e -> e.path("involvedObject").path("uid").asText("")),
+                Map.entry(
+                        "involvedObject.apiVersion",
+                        e -> e.path("involvedObject").path("apiVersion").asText("")),
+                Map.entry(
+                        "involvedObject.resourceVersion",
+                        e -> e.path("involvedObject").path("resourceVersion").asText("")),
+                Map.entry(
+                        "involvedObject.fieldPath",
+                        e -> e.path("involvedObject").path("fieldPath").asText("")),
                 Map.entry("reason", e -> e.path("reason").asText("")),
-                Map.entry("reportingComponent", e -> e.path("reportingComponent").asText("")),
-                Map.entry("source", e -> Optional.of(e.path("source").path("component").asText(""))
-                        .filter(c -> !c.isEmpty()).orElse(e.path("reportingComponent").asText(""))),
+                Map.entry(
+                        "reportingComponent", e -> e.path("reportingComponent").asText("")),
+                Map.entry("source", e -> Optional.of(
+                                e.path("source").path("component").asText(""))
+                        .filter(c -> !c.isEmpty())
+                        .orElse(e.path("reportingComponent").asText(""))),
                 Map.entry("type", e -> e.path("type").asText("")));
 
         /** @param selector the {@code fieldSelector} parameter, decoded; null or blank selects every Event */
@@ -151,7 +193,8 @@ final class CoreEvents {
             for (String term : split(selector, ',')) {
                 int at = operator(term);
                 if (at < 0) {
-                    throw new IllegalArgumentException("invalid selector: '" + selector + "'; can't understand '" + term + "'");
+                    throw new IllegalArgumentException(
+                            "invalid selector: '" + selector + "'; can't understand '" + term + "'");
                 }
                 boolean equal = term.charAt(at) == '=';
                 int valueAt = at + (equal && term.startsWith("==", at) || !equal ? 2 : 1);
@@ -228,12 +271,20 @@ final class CoreEvents {
     }
 
     private static MockResponse json(int code, JsonNode body) {
-        return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json").setBody(body.toString());
+        return new MockResponse()
+                .setResponseCode(code)
+                .setHeader("Content-Type", "application/json")
+                .setBody(body.toString());
     }
 
     private static MockResponse status(int code, String reason, String message) {
-        ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1").put("status", "Failure")
-                .put("message", message).put("reason", reason).put("code", code);
+        ObjectNode status = JSON.createObjectNode()
+                .put("kind", "Status")
+                .put("apiVersion", "v1")
+                .put("status", "Failure")
+                .put("message", message)
+                .put("reason", reason)
+                .put("code", code);
         status.putObject("metadata");
         return json(code, status);
     }

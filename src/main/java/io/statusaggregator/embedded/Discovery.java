@@ -37,7 +37,10 @@ final class Discovery {
         if (path.equals("/api")) {
             ObjectNode versions = JSON.createObjectNode().put("kind", "APIVersions");
             versions.putArray("versions").add("v1");
-            versions.putArray("serverAddressByClientCIDRs").addObject().put("clientCIDR", "0.0.0.0/0").put("serverAddress", "127.0.0.1");
+            versions.putArray("serverAddressByClientCIDRs")
+                    .addObject()
+                    .put("clientCIDR", "0.0.0.0/0")
+                    .put("serverAddress", "127.0.0.1");
             return Optional.of(versions.toString());
         }
         if (path.equals("/api/v1")) {
@@ -129,13 +132,19 @@ final class Discovery {
     }
 
     private static ObjectNode resourceList(String groupVersion) {
-        ObjectNode list = JSON.createObjectNode().put("kind", "APIResourceList").put("apiVersion", "v1").put("groupVersion", groupVersion);
+        ObjectNode list = JSON.createObjectNode()
+                .put("kind", "APIResourceList")
+                .put("apiVersion", "v1")
+                .put("groupVersion", groupVersion);
         list.putArray("resources");
         return list;
     }
 
     private static ObjectNode events() {
-        ObjectNode events = JSON.createObjectNode().put("name", "events").put("singularName", "event").put("namespaced", true)
+        ObjectNode events = JSON.createObjectNode()
+                .put("name", "events")
+                .put("singularName", "event")
+                .put("namespaced", true)
                 .put("kind", "Event");
         events.set("verbs", verbs());
         events.putArray("shortNames").add("ev");

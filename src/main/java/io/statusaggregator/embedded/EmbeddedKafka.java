@@ -47,7 +47,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         config.put("process.roles", "broker,controller");
         config.put("node.id", "1");
         config.put("controller.quorum.voters", "1@" + LOOPBACK + ":" + controllerPort);
-        config.put("listeners", "PLAINTEXT://" + LOOPBACK + ":" + brokerPort + ",CONTROLLER://" + LOOPBACK + ":" + controllerPort);
+        config.put(
+                "listeners",
+                "PLAINTEXT://" + LOOPBACK + ":" + brokerPort + ",CONTROLLER://" + LOOPBACK + ":" + controllerPort);
         config.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
         config.put("controller.listener.names", "CONTROLLER");
         config.put("inter.broker.listener.name", "PLAINTEXT");

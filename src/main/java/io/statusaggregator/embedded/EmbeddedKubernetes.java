@@ -69,15 +69,21 @@ public final class EmbeddedKubernetes implements AutoCloseable {
      */
     public static EmbeddedKubernetes start(int port, List<String> capiVersions) {
         MergePatchingDispatcher dispatcher = new MergePatchingDispatcher(new ServedVersions(capiVersions));
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
+        KubernetesMockServer server = new KubernetesMockServer(
+                new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
         server.init(InetAddress.getLoopbackAddress(), port);
         EmbeddedKubernetes kubernetes = new EmbeddedKubernetes(server, dispatcher);
         for (ObjectKind kind : ServedVersions.kinds()) {
             kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(kubernetes.crd(kind)).create();
         }
         var release = ManagementClusterView.RELEASES;
-        kubernetes.client.apiextensions().v1().customResourceDefinitions()
-                .resource(crd(release.getGroup(), release.getVersion(), release.getKind(), release.getPlural(), false)).create();
+        kubernetes
+                .client
+                .apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .resource(crd(release.getGroup(), release.getVersion(), release.getKind(), release.getPlural(), false))
+                .create();
         return kubernetes;
     }
 
@@ -165,7 +171,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     public void restart() {
         int port = server.getPort();
         server.destroy();
-        KubernetesMockServer restarted = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
+        KubernetesMockServer restarted = new KubernetesMockServer(
+                new Context(), new WatchStreamingWebServer(), new HashMap<>(), dispatcher, false);
         restarted.init(InetAddress.getLoopbackAddress(), port);
         server = restarted;
     }
@@ -186,7 +193,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
     public static Path writePrivately(Path file, String text) throws IOException {
         Path directory = file.toAbsolutePath().getParent();
         if (!Files.isDirectory(directory)) {
-            Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectories(
+                    directory, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         }
         Path written = Files.createTempFile(directory, file.getFileName().toString(), ".part",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -226,7 +234,8 @@ public final class EmbeddedKubernetes implements AutoCloseable {
                 kind == ObjectKind.EKSA_CLUSTER);
     }
 
-    static CustomResourceDefinition crd(String group, String versionName, String kind, String plural, boolean readyColumns) {
+    static CustomResourceDefinition crd(
+            String group, String versionName, String kind, String plural, boolean readyColumns) {
         return crd(group, List.of(versionName), kind, plural, readyColumns);
     }
 
@@ -250,7 +259,10 @@ public final class EmbeddedKubernetes implements AutoCloseable {
 
     private static CustomResourceDefinitionVersion crdVersion(String versionName, boolean storage,
             boolean readyColumns) {
-        JSONSchemaProps anything = new JSONSchemaPropsBuilder().withType("object").withXKubernetesPreserveUnknownFields(true).build();
+        JSONSchemaProps anything = new JSONSchemaPropsBuilder()
+                .withType("object")
+                .withXKubernetesPreserveUnknownFields(true)
+                .build();
         var version = new CustomResourceDefinitionVersionBuilder()
                 .withName(versionName)
                 .withServed(true)

@@ -195,7 +195,8 @@ public final class FleetSimulator implements AutoCloseable {
 
     /** The script is over and every cluster of the fleet is ready: nothing changes any more. */
     public synchronized boolean settled() {
-        return ticks >= CHARLIE_DELETE_TICK && fleet.stream().allMatch(c -> c.lifecycle == Lifecycle.DELETED || ready(c));
+        return ticks >= CHARLIE_DELETE_TICK
+                && fleet.stream().allMatch(c -> c.lifecycle == Lifecycle.DELETED || ready(c));
     }
 
     /** The API client of a cluster's workload API, while the cluster exists. The simulator closes it. */
@@ -265,8 +266,8 @@ public final class FleetSimulator implements AutoCloseable {
             api.create(ObjectKind.MACHINE_DEPLOYMENT, objects.machineDeployment(cluster, group));
         }
         cluster.lifecycle = Lifecycle.LIVE;
-        LOG.infof("tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s; its API at %s", now,
-                cluster.name, cluster.kubernetesVersion, cluster.controlPlaneCount, describeGroups(cluster),
+        LOG.infof("tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s; its API at %s",
+                now, cluster.name, cluster.kubernetesVersion, cluster.controlPlaneCount, describeGroups(cluster),
                 cluster.workload.url());
     }
 
@@ -374,7 +375,8 @@ public final class FleetSimulator implements AutoCloseable {
      * of its replicas, or, to roll, when it has an outdated machine and no surge machine yet.
      */
     private void stepMachines(MachineSet set) {
-        boolean replacementsReady = set.machines.stream().filter(m -> m.version.equals(set.version)).allMatch(m -> m.ready);
+        boolean replacementsReady =
+                set.machines.stream().filter(m -> m.version.equals(set.version)).allMatch(m -> m.ready);
         if (set.machines.size() > set.replicas && replacementsReady) {
             SimMachine retired = set.machines.stream().filter(m -> !m.version.equals(set.version)).findFirst()
                     .orElse(set.machines.get(set.machines.size() - 1));
@@ -395,7 +397,8 @@ public final class FleetSimulator implements AutoCloseable {
         if (cluster.initializedAt == now) {
             publishKubeconfig(cluster);
             cluster.workload.installCilium(CILIUM_VERSION, cluster.nodes());
-            LOG.infof("tick %d: cluster %s: kubeconfig secret written, Cilium %s starting", now, cluster.name, CILIUM_VERSION);
+            LOG.infof("tick %d: cluster %s: kubeconfig secret written, Cilium %s starting",
+                    now, cluster.name, CILIUM_VERSION);
         } else if (cluster.initialized() && !cluster.cniReady && now >= cluster.initializedAt + CNI_READY_AFTER) {
             cluster.cniReady = true;
             LOG.infof("tick %d: cluster %s: Cilium %s ready", now, cluster.name, CILIUM_VERSION);
@@ -413,11 +416,15 @@ public final class FleetSimulator implements AutoCloseable {
     }
 
     private static boolean ready(SimulatedCluster cluster) {
-        return cluster.lifecycle == Lifecycle.LIVE && cluster.cniReady
+        return cluster.lifecycle == Lifecycle.LIVE
+                && cluster.cniReady
                 && cluster.controlPlane.replicas == cluster.controlPlaneCount
-                && cluster.controlPlane.version.equals(CapiObjects.nodeVersion(cluster.kubernetesVersion)) && cluster.controlPlane.done()
-                && cluster.groups.stream().allMatch(g -> g.machines.replicas == g.count
-                        && g.machines.version.equals(CapiObjects.nodeVersion(cluster.versionOf(g))) && g.machines.done());
+                && cluster.controlPlane.version.equals(CapiObjects.nodeVersion(cluster.kubernetesVersion))
+                && cluster.controlPlane.done()
+                && cluster.groups.stream()
+                        .allMatch(g -> g.machines.replicas == g.count
+                                && g.machines.version.equals(CapiObjects.nodeVersion(cluster.versionOf(g)))
+                                && g.machines.done());
     }
 
     /**
@@ -425,7 +432,8 @@ public final class FleetSimulator implements AutoCloseable {
      * namespace, the workload API's kubeconfig in {@code data.value} (base64, as every secret's data).
      */
     private void publishKubeconfig(SimulatedCluster cluster) {
-        String kubeconfig = Base64.getEncoder().encodeToString(cluster.workload.kubeconfig().getBytes(StandardCharsets.UTF_8));
+        String kubeconfig =
+                Base64.getEncoder().encodeToString(cluster.workload.kubeconfig().getBytes(StandardCharsets.UTF_8));
         Secret secret = new SecretBuilder()
                 .withNewMetadata().withNamespace(capiNamespace).withName(kubeconfigSecretName(cluster))
                 .addToLabels(ObjectDecoder.CLUSTER_NAME_LABEL, cluster.name).endMetadata()
@@ -473,19 +481,27 @@ public final class FleetSimulator implements AutoCloseable {
                 api.writeStatus(ObjectKind.MACHINE, machine.name, objects.machineStatus(machine, group.machines));
             }
         }
-        api.writeStatus(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name,
-                objects.kubeadmControlPlaneStatus(cluster, api.generationOf(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name)));
+        api.writeStatus(
+                ObjectKind.KUBEADM_CONTROL_PLANE,
+                cluster.name,
+                objects.kubeadmControlPlaneStatus(
+                        cluster, api.generationOf(ObjectKind.KUBEADM_CONTROL_PLANE, cluster.name)));
         for (Group group : cluster.groups) {
-            api.writeStatus(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName,
-                    objects.machineDeploymentStatus(group.machines, api.generationOf(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName)));
+            api.writeStatus(
+                    ObjectKind.MACHINE_DEPLOYMENT,
+                    group.machines.objectName,
+                    objects.machineDeploymentStatus(group.machines,
+                            api.generationOf(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName)));
         }
-        api.writeStatus(ObjectKind.CAPI_CLUSTER, cluster.name, objects.capiClusterStatus(cluster, api.generationOf(ObjectKind.CAPI_CLUSTER, cluster.name)));
+        api.writeStatus(ObjectKind.CAPI_CLUSTER, cluster.name,
+                objects.capiClusterStatus(cluster, api.generationOf(ObjectKind.CAPI_CLUSTER, cluster.name)));
     }
 
     private static String describeGroups(SimulatedCluster cluster) {
         List<String> groups = new ArrayList<>();
         for (Group group : cluster.groups) {
-            groups.add(group.name + " x" + group.count + (group.kubernetesVersion != null ? " at " + group.kubernetesVersion : ""));
+            groups.add(group.name + " x" + group.count
+                    + (group.kubernetesVersion != null ? " at " + group.kubernetesVersion : ""));
         }
         return String.join(", ", groups);
     }

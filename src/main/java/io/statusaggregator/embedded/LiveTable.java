@@ -100,7 +100,9 @@ public final class LiveTable implements AutoCloseable {
         return show(readRows());
     }
 
-    /** Prints the table of these rows under a timestamp line, unless it is the one printed last; true when it printed. */
+    /**
+     * Prints the table of these rows under a timestamp line, unless it is the one printed last; true when it printed.
+     */
     synchronized boolean show(List<Row> rows) {
         String table = render(rows);
         if (table.equals(lastPrinted)) {
@@ -165,9 +167,15 @@ public final class LiveTable implements AutoCloseable {
                 workersDesired += group.path("count").asInt(1);
             }
             JsonNode ready = readyCondition(cluster);
-            rows.add(new Row(metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE), name, controlPlaneReady,
-                    spec.path("controlPlaneConfiguration").path("count").asInt(0), workersReady, workersDesired,
-                    text(ready.path("status")), text(ready.path("reason"))));
+            rows.add(new Row(
+                    metadata.path("namespace").asText(ObjectDecoder.DEFAULT_NAMESPACE),
+                    name,
+                    controlPlaneReady,
+                    spec.path("controlPlaneConfiguration").path("count").asInt(0),
+                    workersReady,
+                    workersDesired,
+                    text(ready.path("status")),
+                    text(ready.path("reason"))));
         }
         rows.sort(Comparator.comparing(Row::namespace).thenComparing(Row::name));
         return rows;

@@ -78,7 +78,8 @@ final class ManagementClusterApi {
             String since = now;
             if (previous != null) {
                 for (JsonNode before : previous) {
-                    if (before.path("type").equals(condition.path("type")) && before.path("status").equals(condition.path("status"))) {
+                    if (before.path("type").equals(condition.path("type"))
+                            && before.path("status").equals(condition.path("status"))) {
                         since = before.path("lastTransitionTime").asText(now);
                     }
                 }
@@ -95,8 +96,9 @@ final class ManagementClusterApi {
         return object.getMetadata().getGeneration();
     }
 
-    private MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> resources(
-            ObjectKind kind) {
+    private MixedOperation<
+                    GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
+            resources(ObjectKind kind) {
         return client.genericKubernetesResources(resource(kind, capiVersion));
     }
 
@@ -107,7 +109,8 @@ final class ManagementClusterApi {
     }
 
     void create(ObjectKind kind, Map<String, Object> object) {
-        GenericKubernetesResource resource = client.getKubernetesSerialization().convertValue(object, GenericKubernetesResource.class);
+        GenericKubernetesResource resource =
+                client.getKubernetesSerialization().convertValue(object, GenericKubernetesResource.class);
         resources(kind).inNamespace(resource.getMetadata().getNamespace()).resource(resource).create();
     }
 
@@ -118,14 +121,19 @@ final class ManagementClusterApi {
     }
 
     void patchEksaSpec(SimulatedCluster cluster) {
-        resources(ObjectKind.EKSA_CLUSTER).inNamespace(FleetSimulator.CLUSTER_NAMESPACE).withName(cluster.name)
-                .patch(PatchContext.of(PatchType.JSON), replace("/spec", JSON.valueToTree(CapiObjects.eksaClusterSpec(cluster))));
+        resources(ObjectKind.EKSA_CLUSTER)
+                .inNamespace(FleetSimulator.CLUSTER_NAMESPACE)
+                .withName(cluster.name)
+                .patch(
+                        PatchContext.of(PatchType.JSON),
+                        replace("/spec", JSON.valueToTree(CapiObjects.eksaClusterSpec(cluster))));
     }
 
     /**
      * A JSON Patch (RFC 6902) that sets one field whole ({@code add} replaces a member that exists). Not a merge patch:
      * the embedded API server (Fabric8's mock) merges the lists of a JSON merge patch into the stored ones instead of
-     * replacing them, so conditions and worker node groups would pile up; a JSON Patch it applies as a real server does.
+     * replacing them, so conditions and worker node groups would pile up; a JSON Patch it applies as a real server
+     * does.
      */
     static String replace(String path, JsonNode value) {
         ObjectNode operation = JSON.createObjectNode();
@@ -150,12 +158,17 @@ final class ManagementClusterApi {
         for (String version : FleetSimulator.AVAILABLE_RELEASES) {
             String name = EksaReleaseName.of(version);
             if (releases.withName(name).get() == null) {
-                releases.resource(client.getKubernetesSerialization().unmarshal("""
+                releases.resource(client.getKubernetesSerialization()
+                                .unmarshal(
+                                        """
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease
                         metadata: {name: %s, namespace: %s}
                         spec: {version: %s, bundlesRef: {name: bundles-%d, namespace: eksa-system}}
-                        """.formatted(name, capiNamespace, version, bundles), GenericKubernetesResource.class)).create();
+                        """
+                                                .formatted(name, capiNamespace, version, bundles),
+                                        GenericKubernetesResource.class))
+                        .create();
             }
             bundles++;
         }
@@ -163,7 +176,13 @@ final class ManagementClusterApi {
 
     void ensureNamespace(String name) {
         if (client.namespaces().withName(name).get() == null) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().build()).create();
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .endMetadata()
+                            .build())
+                    .create();
         }
     }
 }

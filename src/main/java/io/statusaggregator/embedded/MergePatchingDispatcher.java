@@ -64,7 +64,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         this.served = served;
         NamedObjects indexed = new NamedObjects();
         try {
-            // Fabric8 keeps the store in a final field it fills itself; every change goes through put, remove and clear.
+            // Fabric8 keeps the store in a final field it fills itself; every change goes through put, remove and
+            // clear.
             Field store = CrudDispatcher.class.getDeclaredField("map");
             store.setAccessible(true);
             store.set(this, Collections.synchronizedMap(indexed));
@@ -76,8 +77,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
 
     /**
      * The store, with its keys indexed by object name. Fabric8's dispatcher finds the object a write names by testing
-     * every stored key, so each create, update and patch took longer with every object stored: a fleet of 1,000
-     * clusters could not be loaded in minutes (benchmark figure 2).
+     * every stored key, so each create, update and patch takes longer with every object stored: a fleet of 1,000
+     * clusters would not load in minutes.
      */
     private final NamedObjects named;
 
@@ -114,7 +115,9 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         }
     }
 
-    /** One object by name, from the index: Fabric8 would test every stored key. Anything else is Fabric8's to answer. */
+    /**
+     * One object by name, from the index: Fabric8 would test every stored key. Anything else is Fabric8's to answer.
+     */
     private Optional<MockResponse> named(String path) {
         AttributeSet query = getKey(path);
         return nameOf(query) == null ? Optional.empty() : Optional.ofNullable(findResource(query))
@@ -150,15 +153,19 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         return found;
     }
 
-    /** Fabric8's lock on the store, and its deletion of one stored object (finalizers, the watch event): both private. */
+    /**
+     * Fabric8's lock on the store, and its deletion of one stored object (finalizers, the watch event): both private.
+     */
     private static final Field LOCK;
+
     private static final Method PROCESS_DELETE;
 
     static {
         try {
             LOCK = KubernetesCrudDispatcher.class.getDeclaredField("lock");
             LOCK.setAccessible(true);
-            PROCESS_DELETE = KubernetesCrudDispatcher.class.getDeclaredMethod("processDelete", String.class, AttributeSet.class, AttributeSet.class);
+            PROCESS_DELETE = KubernetesCrudDispatcher.class.getDeclaredMethod(
+                    "processDelete", String.class, AttributeSet.class, AttributeSet.class);
             PROCESS_DELETE.setAccessible(true);
         } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("this Fabric8 mock server deletes objects in a way it did not: " + e, e);
@@ -239,8 +246,11 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     public MockResponse handlePatch(RecordedRequest request) {
         String path = request.getPath();
         int query = path.indexOf('?');
-        return super.handlePatch(query < 0 ? request
-                : new RecordedRequest(request.getHttpVersion(), request.method(), path.substring(0, query), request.getHeaders(), request.getBody()));
+        return super.handlePatch(
+                query < 0
+                        ? request
+                        : new RecordedRequest(request.getHttpVersion(), request.method(), path.substring(0, query),
+                                request.getHeaders(), request.getBody()));
     }
 
     /**
@@ -315,7 +325,10 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     public MockResponse handleGet(String path) {
         String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
         MockResponse answer = Discovery.answer(bare, served)
-                .map(body -> new MockResponse().setResponseCode(200).setHeader("Content-Type", "application/json").setBody(body))
+                .map(body -> new MockResponse()
+                        .setResponseCode(200)
+                        .setHeader("Content-Type", "application/json")
+                        .setBody(body))
                 .or(() -> CoreEvents.answer(path, super::handleGet))
                 .or(() -> bare.equals(path) ? named(path) : Optional.empty())
                 .orElseGet(() -> super.handleGet(path));
@@ -323,12 +336,18 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         return answer.code() == 404 && empty ? notFound(bare).orElse(answer) : answer;
     }
 
-    /** Deletions kept, so that a watch resumed from a version is told of those after it (see {@link ResumableWatches}). */
+    /**
+     * Deletions kept, so that a watch resumed from a version is told of those after it (see {@link ResumableWatches}).
+     */
     private final ResumableWatches watches = new ResumableWatches();
 
     /** A deletion is stamped with a version of its own and kept; Fabric8 then removes it and tells the open watches. */
     @Override
-    public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes, GenericKubernetesResource resource,
+    public void processEvent(
+            String path,
+            AttributeSet pathAttributes,
+            AttributeSet oldAttributes,
+            GenericKubernetesResource resource,
             String newState) {
         String existing = newState == null && oldAttributes != null ? map.get(oldAttributes) : null;
         if (existing != null) {
@@ -337,7 +356,9 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
     }
 
-    /** A watch as a real API server makes it (see {@link ResumableWatches}); under Fabric8's read lock, from handleGet. */
+    /**
+     * A watch as a real API server makes it (see {@link ResumableWatches}); under Fabric8's read lock, from handleGet.
+     */
     @Override
     public MockResponse handleWatch(String path) {
         OptionalLong from = ResumableWatches.fromVersion(path);
@@ -360,7 +381,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
             }
             WatchAnnouncement.announce(dispatcherWatch, selected, lock().readLock());
         }
-        return new MockResponse().withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, deletions));
+        return new MockResponse()
+                .withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, deletions));
     }
 
     /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */
@@ -463,7 +485,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         if (!patch.isObject()) {
             return patch.deepCopy();
         }
-        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : JSON.createObjectNode();
+        ObjectNode result =
+                target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : JSON.createObjectNode();
         patch.properties().forEach(field -> {
             if (field.getValue().isNull()) {
                 result.remove(field.getKey());

@@ -44,8 +44,11 @@ import java.util.regex.Pattern;
  * <p>Deletions are kept under the dispatcher's write lock and read under its read lock; this class locks too, cheaply.
  */
 final class ResumableWatches {
-    /** How many deletions are kept: seconds of the benchmark's churn, far more than an informer's reconnection takes. */
+    /**
+     * How many deletions are kept: seconds of the benchmark's churn, far more than an informer's reconnection takes.
+     */
     static final int KEPT = 4096;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern FROM_VERSION = Pattern.compile("[?&]resourceVersion=([^&]*)");
     private static final Pattern NAME_SELECTOR = Pattern.compile("[?&]fieldSelector=metadata\\.name(?:%3D|=)([^&]*)");
@@ -130,18 +133,31 @@ final class ResumableWatches {
         }
     }
 
-    /** What a watch selects: the path's selection, and the one name its field selector names, if any, as Fabric8 reads it. */
+    /**
+     * What a watch selects: the path's selection, and the one name its field selector names, if any, as Fabric8 reads
+     * it.
+     */
     static AttributeSet selection(AttributeSet ofPath, String path) {
         Matcher name = NAME_SELECTOR.matcher(path);
-        return name.find() ? ofPath.add(new Attribute("name", URLDecoder.decode(name.group(1), StandardCharsets.UTF_8))) : ofPath;
+        return name.find()
+                ? ofPath.add(new Attribute("name", URLDecoder.decode(name.group(1), StandardCharsets.UTF_8)))
+                : ofPath;
     }
 
     /** A real API server's answer to a watch from a version it no longer has. */
     static MockResponse expired(long version) {
-        ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1").put("status", "Failure")
-                .put("message", "too old resource version: " + version).put("reason", "Expired").put("code", 410);
+        ObjectNode status = JSON.createObjectNode()
+                .put("kind", "Status")
+                .put("apiVersion", "v1")
+                .put("status", "Failure")
+                .put("message", "too old resource version: " + version)
+                .put("reason", "Expired")
+                .put("code", 410);
         status.putObject("metadata");
-        return new MockResponse().setResponseCode(410).setHeader("Content-Type", "application/json").setBody(status.toString());
+        return new MockResponse()
+                .setResponseCode(410)
+                .setHeader("Content-Type", "application/json")
+                .setBody(status.toString());
     }
 
     /** A stored object's {@code resourceVersion}; the highest there is when it has none to read, so that it is sent. */
@@ -223,7 +239,10 @@ final class ResumableWatches {
         }
     }
 
-    /** The socket the dispatcher's watch sends to: what comes before the real one opens is held, then passed on in order. */
+    /**
+     * The socket the dispatcher's watch sends to: what comes before the real one opens is held, then passed on in
+     * order.
+     */
     private static final class StandIn implements WebSocket {
         /** More held than this and the socket is taken as never to open (its client left during the handshake). */
         private static final int MOST_HELD = 200_000;

@@ -115,7 +115,11 @@ final class SimulatedCluster {
     static List<SimulatedCluster> fleet() {
         return List.of(
                 new SimulatedCluster("alpha", 1, 1, List.of(new Group("md-0", 2, null))),
-                new SimulatedCluster("bravo", 4, 3, List.of(new Group("md-0", 2, FleetSimulator.KUBERNETES_VERSION), new Group("md-1", 1, null))),
+                new SimulatedCluster(
+                        "bravo",
+                        4,
+                        3,
+                        List.of(new Group("md-0", 2, FleetSimulator.KUBERNETES_VERSION), new Group("md-1", 1, null))),
                 new SimulatedCluster("charlie", 7, 1, List.of(new Group("md-0", 1, null))),
                 new SimulatedCluster("delta", 10, 1, List.of(new Group("md-0", 1, null))));
     }

@@ -17,12 +17,12 @@ import java.util.function.Consumer;
  * selects as ADDED, under its lock and on its one event loop, where every other request waits:
  * <ul>
  * <li>a watch of one object by name (a field selector {@code metadata.name=NAME}, as the CNI observer opens on each
- * cluster's kubeconfig secret) took 25 to 30 ms with the 1,000-cluster fleet stored, and the CNI observer opens one per
- * cluster when a pipeline starts: 15 to 20 s of the event loop over its first 40 s (benchmark figure 2). Its object is
+ * cluster's kubeconfig secret) takes 25 to 30 ms with the 1,000-cluster fleet stored, and the CNI observer opens one
+ * per cluster when a pipeline starts: 15 to 20 s of the event loop over its first 40 s. Its object is
  * found through the store's name index instead;</li>
- * <li>a watch from a version (an informer's, after its list) was sent every object of its kind, then
- * a stand-in socket dropped those at or before that version: 0.8 to 3.1 s for the fleet's 10,000 Machines. Only
- * those changed since are sent now, as a real API server sends them ({@link ResumableWatches}).</li>
+ * <li>a watch from a version (an informer's, after its list) is sent every object of its kind, for a stand-in
+ * socket to drop those at or before that version: 0.8 to 3.1 s for the fleet's 10,000 Machines. Only those changed
+ * since are sent instead, as a real API server sends them ({@link ResumableWatches}).</li>
  * </ul>
  */
 final class WatchAnnouncement {
@@ -40,7 +40,8 @@ final class WatchAnnouncement {
             SEND = listener.getDeclaredMethod("sendWebSocketResponse", String.class, Watcher.Action.class);
             SEND.setAccessible(true);
         } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("this Fabric8 mock server announces its watches in a way it did not: " + e, e);
+            throw new IllegalStateException(
+                    "this Fabric8 mock server announces its watches in a way it did not: " + e, e);
         }
     }
 
@@ -51,7 +52,8 @@ final class WatchAnnouncement {
      * Makes {@code dispatcherWatch} (the dispatcher's, not opened yet) announce, when it opens, those of {@code stored}
      * that it selects, as ADDED, in their order, under {@code readLock} as Fabric8's own announcement is made.
      */
-    static void announce(WebSocketListener dispatcherWatch, List<Map.Entry<AttributeSet, String>> stored, Lock readLock) {
+    static void announce(
+            WebSocketListener dispatcherWatch, List<Map.Entry<AttributeSet, String>> stored, Lock readLock) {
         Consumer<Object> fromIndex = watch -> {
             readLock.lock();
             try {

@@ -40,16 +40,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Here a plain-HTTP watch is answered {@code 200} with {@code Transfer-Encoding: chunked}, one JSON watch event a
  * line, from the same watch the CRUD dispatcher opens for a WebSocket (same selection: namespace, name by field
  * selector, labels), which starts from the {@code resourceVersion} asked for as a real server's does
- * ({@link ResumableWatches}); the stream ends after {@code timeoutSeconds}. Bookmarks ({@code allowWatchBookmarks}) are optional for a server and not sent.
- * Every other request, WebSocket watches included, is served as Fabric8's server serves it.
+ * ({@link ResumableWatches}); the stream ends after {@code timeoutSeconds}. Bookmarks ({@code allowWatchBookmarks}) are
+ * optional for a server and not sent. Every other request, WebSocket watches included, is served as Fabric8's server
+ * serves it.
  */
 final class WatchStreamingWebServer extends MockWebServer {
     /** As Fabric8's server: the channel protocols of exec and attach. */
-    private static final List<String> WEBSOCKET_SUB_PROTOCOLS = List.of("v1.channel.k8s.io", "v2.channel.k8s.io", "v3.channel.k8s.io",
-            "v4.channel.k8s.io");
+    private static final List<String> WEBSOCKET_SUB_PROTOCOLS =
+            List.of("v1.channel.k8s.io", "v2.channel.k8s.io", "v3.channel.k8s.io", "v4.channel.k8s.io");
 
-    /** The Vert.x instance Fabric8's constructor made for its own listener, used for this one: made, so it is closed. */
+    /**
+     * The Vert.x instance Fabric8's constructor made for its own listener, used for this one: made, so it is closed.
+     */
     private final Vertx vertx;
+
     private volatile Dispatcher dispatcher = new QueueDispatcher();
     private HttpServer http;
     private boolean stopped;
@@ -130,7 +134,9 @@ final class WatchStreamingWebServer extends MockWebServer {
         return hostName;
     }
 
-    /** Requests are not queued here (Fabric8's server keeps every one until taken): see EmbeddedKubernetes.onRequest. */
+    /**
+     * Requests are not queued here (Fabric8's server keeps every one until taken): see EmbeddedKubernetes.onRequest.
+     */
     @Override
     public RecordedRequest takeRequest() {
         throw new UnsupportedOperationException("requests are not recorded; use EmbeddedKubernetes.onRequest");
@@ -149,8 +155,12 @@ final class WatchStreamingWebServer extends MockWebServer {
 
     private void streamWatch(HttpServerRequest request) {
         request.resume();
-        RecordedRequest recorded = new RecordedRequest(request.version().alpnName().toUpperCase(Locale.ROOT), HttpMethod.GET, request.uri(),
-                Headers.builder().addAll(request.headers()).build(), new Buffer());
+        RecordedRequest recorded = new RecordedRequest(
+                request.version().alpnName().toUpperCase(Locale.ROOT),
+                HttpMethod.GET,
+                request.uri(),
+                Headers.builder().addAll(request.headers()).build(),
+                new Buffer());
         MockResponse answer = dispatcher.dispatch(recorded);
         HttpServerResponse response = request.response();
         WebSocketListener watch = answer.getWebSocketListener();
@@ -168,11 +178,13 @@ final class WatchStreamingWebServer extends MockWebServer {
         response.exceptionHandler(failed -> stream.close(1011, failed.toString()));
         long timeout = parseLong(request.getParam("timeoutSeconds")).orElse(0);
         if (timeout > 0) {
-            stream.timer = vertx.setTimer(TimeUnit.SECONDS.toMillis(timeout), fired -> stream.close(1000, "timeoutSeconds"));
+            stream.timer =
+                    vertx.setTimer(TimeUnit.SECONDS.toMillis(timeout), fired -> stream.close(1000, "timeoutSeconds"));
         }
         watch.onBeforeAccept(stream, answer);
         watch.onOpen(stream, answer);
-        // The client learns that its watch is open once the dispatcher's watch is: every change from then on reaches it.
+        // The client learns that its watch is open once the dispatcher's watch is: every change from then on reaches
+        // it.
         stream.open();
     }
 

@@ -32,7 +32,9 @@ final class WorkloadCluster implements AutoCloseable {
     private final String name;
     private final KubernetesMockServer server;
     private final NamespacedKubernetesClient client;
-    /** The generation of the DaemonSet as created: the simulator never changes its spec. 0 until Cilium is installed. */
+    /**
+     * The generation of the DaemonSet as created: the simulator never changes its spec. 0 until Cilium is installed.
+     */
     private long ciliumGeneration;
     /** The status last written, so that only a change is written (and watchers see no empty updates). */
     private DaemonSetStatus writtenStatus;
@@ -46,8 +48,12 @@ final class WorkloadCluster implements AutoCloseable {
     /** Starts the cluster's API server, empty: as a cluster whose control plane is still being provisioned. */
     static WorkloadCluster start(String name) {
         // Plain CRUD dispatcher: DaemonSets are built in, and the simulator writes no JSON merge patch here.
-        KubernetesMockServer server = new KubernetesMockServer(new Context(), new WatchStreamingWebServer(), new HashMap<>(),
-                new KubernetesCrudDispatcher(List.of()), false);
+        KubernetesMockServer server = new KubernetesMockServer(
+                new Context(),
+                new WatchStreamingWebServer(),
+                new HashMap<>(),
+                new KubernetesCrudDispatcher(List.of()),
+                false);
         server.init(InetAddress.getLoopbackAddress(), 0);
         return new WorkloadCluster(name, server);
     }
@@ -71,11 +77,20 @@ final class WorkloadCluster implements AutoCloseable {
      */
     void installCilium(String version, int nodes) {
         if (client.namespaces().withName(CNI_NAMESPACE).get() == null) {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(CNI_NAMESPACE).endMetadata().build())
+            client.namespaces()
+                    .resource(new NamespaceBuilder()
+                            .withNewMetadata()
+                            .withName(CNI_NAMESPACE)
+                            .endMetadata()
+                            .build())
                     .create();
         }
         // Created without a status, as a real API server would store it whatever it is given; the status follows.
-        DaemonSet created = client.apps().daemonSets().inNamespace(CNI_NAMESPACE).resource(ciliumDaemonSet(version)).create();
+        DaemonSet created = client.apps()
+                .daemonSets()
+                .inNamespace(CNI_NAMESPACE)
+                .resource(ciliumDaemonSet(version))
+                .create();
         ciliumGeneration = created.getMetadata().getGeneration();
         writeCiliumStatus(nodes, false);
     }
@@ -99,16 +114,29 @@ final class WorkloadCluster implements AutoCloseable {
 
     private static DaemonSet ciliumDaemonSet(String version) {
         return new DaemonSetBuilder()
-                .withNewMetadata().withNamespace(CNI_NAMESPACE).withName(CILIUM).addToLabels("k8s-app", CILIUM).endMetadata()
+                .withNewMetadata()
+                .withNamespace(CNI_NAMESPACE)
+                .withName(CILIUM)
+                .addToLabels("k8s-app", CILIUM)
+                .endMetadata()
                 .withNewSpec()
-                .withNewSelector().addToMatchLabels("k8s-app", CILIUM).endSelector()
-                .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                .withNewSelector()
+                .addToMatchLabels("k8s-app", CILIUM)
+                .endSelector()
+                .withNewUpdateStrategy()
+                .withType("RollingUpdate")
+                .endUpdateStrategy()
                 .withNewTemplate()
-                .withNewMetadata().addToLabels("k8s-app", CILIUM).endMetadata()
+                .withNewMetadata()
+                .addToLabels("k8s-app", CILIUM)
+                .endMetadata()
                 .withNewSpec()
                 .withHostNetwork(true)
-                .addNewContainer().withName(CILIUM_AGENT).withImage(CILIUM_IMAGE_REPOSITORY + ":" + version)
-                .withCommand("cilium-agent").endContainer()
+                .addNewContainer()
+                .withName(CILIUM_AGENT)
+                .withImage(CILIUM_IMAGE_REPOSITORY + ":" + version)
+                .withCommand("cilium-agent")
+                .endContainer()
                 .endSpec()
                 .endTemplate()
                 .endSpec()

@@ -75,8 +75,14 @@ public final class AlertBridge implements AutoCloseable {
      * @param resendInterval     how often a firing alert is posted again
      * @param evaluationInterval how often the state is evaluated without events (how late a Ready alert may fire)
      */
-    public record Settings(Map<String, Object> kafka, String topic, String groupId, URI alertmanager, Duration notReadyFor,
-            Duration resendInterval, Duration evaluationInterval) {
+    public record Settings(
+            Map<String, Object> kafka,
+            String topic,
+            String groupId,
+            URI alertmanager,
+            Duration notReadyFor,
+            Duration resendInterval,
+            Duration evaluationInterval) {
         public Settings {
             kafka = Map.copyOf(kafka);
             Objects.requireNonNull(topic, "topic");
@@ -188,8 +194,9 @@ public final class AlertBridge implements AutoCloseable {
     }
 
     private void loop() {
-        LOG.infof("alert bridge: topic %s, group %s, Alertmanager %s, not ready for %s", settings.topic(), settings.groupId(),
-                settings.alertmanager(), settings.notReadyFor());
+        LOG.infof(
+                "alert bridge: topic %s, group %s, Alertmanager %s, not ready for %s",
+                settings.topic(), settings.groupId(), settings.alertmanager(), settings.notReadyFor());
         try {
             consumer.subscribe(List.of(settings.topic()), new Rebalance());
             while (running) {
@@ -232,8 +239,12 @@ public final class AlertBridge implements AutoCloseable {
         try {
             records = consumer.poll(pollTimeout());
         } catch (RecordDeserializationException e) {
-            // Not a CloudEvent: skip it, so that the partition moves on; its offset is committed with the next delivery.
-            LOG.warnf("skipped the event at %s offset %d: not a readable CloudEvent (%s)", e.topicPartition(), e.offset(),
+            // Not a CloudEvent: skip it, so that the partition moves on; its offset is committed with the next
+            // delivery.
+            LOG.warnf(
+                    "skipped the event at %s offset %d: not a readable CloudEvent (%s)",
+                    e.topicPartition(),
+                    e.offset(),
                     e.getCause() == null ? e.getMessage() : e.getCause().getMessage());
             eventsRead.incrementAndGet();
             eventsSkipped.incrementAndGet();
@@ -263,7 +274,9 @@ public final class AlertBridge implements AutoCloseable {
         Instant wake = failing ? nextAttempt : eventsSinceDelivery ? now : nextEvaluation;
         Duration wait = Duration.between(now, wake);
         Duration floor = Duration.ofMillis(10);
-        return wait.compareTo(floor) < 0 ? floor : wait.compareTo(settings.evaluationInterval()) > 0 ? settings.evaluationInterval() : wait;
+        return wait.compareTo(floor) < 0
+                ? floor
+                : wait.compareTo(settings.evaluationInterval()) > 0 ? settings.evaluationInterval() : wait;
     }
 
     private void take(ConsumerRecord<String, CloudEvent> record) {
@@ -283,7 +296,8 @@ public final class AlertBridge implements AutoCloseable {
             } catch (IOException e) {
                 throw new ClusterAlerts.MalformedEvent("the data cannot be read: " + e.getMessage());
             }
-            Instant time = event.getTime() != null ? event.getTime().toInstant() : Instant.ofEpochMilli(record.timestamp());
+            Instant time =
+                    event.getTime() != null ? event.getTime().toInstant() : Instant.ofEpochMilli(record.timestamp());
             cluster = alerts.accept(event.getType(), data, time);
         } catch (ClusterAlerts.MalformedEvent | RuntimeException e) {
             LOG.warnf("skipped the event at %s offset %d%s: %s", partition, record.offset(),
@@ -312,7 +326,9 @@ public final class AlertBridge implements AutoCloseable {
         }
         toRebuild.clear();
         consumer.resume(partitions);
-        LOG.infof("alert bridge: assigned %s; reading them from the beginning to rebuild the clusters' state", partitions);
+        LOG.infof(
+                "alert bridge: assigned %s; reading them from the beginning to rebuild the clusters' state",
+                partitions);
     }
 
     /** Whether every partition being read again has reached the end offset it had at assignment. */
@@ -321,7 +337,9 @@ public final class AlertBridge implements AutoCloseable {
         if (!rebuildUntil.isEmpty()) {
             return false;
         }
-        LOG.infof("alert bridge: state rebuilt from partitions %s (clusters known: %d)", consumer.assignment(), alerts.clusters());
+        LOG.infof(
+                "alert bridge: state rebuilt from partitions %s (clusters known: %d)",
+                consumer.assignment(), alerts.clusters());
         // Whatever fires now is posted again: this instance cannot know what Alertmanager still holds.
         posted.clear();
         eventsSinceDelivery = true;
@@ -340,7 +358,9 @@ public final class AlertBridge implements AutoCloseable {
         List<ClusterAlerts.Alert> sent = new ArrayList<>();
         for (ClusterAlerts.Alert alert : evaluation.firing()) {
             Posted last = posted.get(alert.labels());
-            if (last == null || !last.alert().equals(alert) || !now.isBefore(last.at().plus(settings.resendInterval()))) {
+            if (last == null
+                    || !last.alert().equals(alert)
+                    || !now.isBefore(last.at().plus(settings.resendInterval()))) {
                 batch.add(new AlertmanagerApi.Posting(alert, endsAt));
                 sent.add(alert);
                 if (last == null) {
@@ -363,9 +383,14 @@ public final class AlertBridge implements AutoCloseable {
         evaluation.firing().forEach(a -> firing.add(a.labels()));
         posted.keySet().retainAll(firing);
         sent.forEach(a -> posted.put(a.labels(), new Posted(a, now)));
-        newlyFiring.forEach(a -> LOG.infof("alert %s firing for %s: %s", a.labels().get("alertname"), a.cluster(), a.annotations().get("summary")));
-        evaluation.resolved().forEach(a -> LOG.infof("alert %s resolved for %s (%s)", a.labels().get("alertname"), a.cluster(),
-                a.labels().get("condition")));
+        newlyFiring.forEach(a -> LOG.infof(
+                "alert %s firing for %s: %s",
+                a.labels().get("alertname"), a.cluster(), a.annotations().get("summary")));
+        evaluation
+                .resolved()
+                .forEach(a -> LOG.infof(
+                        "alert %s resolved for %s (%s)",
+                        a.labels().get("alertname"), a.cluster(), a.labels().get("condition")));
         deliveries.incrementAndGet();
         if (failing) {
             LOG.infof("alert bridge: Alertmanager at %s accepts alerts again", settings.alertmanager());

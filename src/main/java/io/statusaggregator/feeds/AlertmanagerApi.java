@@ -30,11 +30,15 @@ final class AlertmanagerApi {
     }
 
     private final URI alertsUri;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(REQUEST_TIMEOUT).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(REQUEST_TIMEOUT)
+            .build();
 
     AlertmanagerApi(URI alertmanager) {
         String base = alertmanager.toString();
-        this.alertsUri = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/api/v2/alerts");
+        this.alertsUri =
+                URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/api/v2/alerts");
     }
 
     void post(List<Posting> postings, Instant now) throws DeliveryFailed, InterruptedException {

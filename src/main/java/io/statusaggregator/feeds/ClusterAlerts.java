@@ -71,8 +71,8 @@ public final class ClusterAlerts {
         }
     }
 
-    private record ConditionState(String type, String status, String reason, String message, String severity, Instant lastTransitionTime) {
-    }
+    private record ConditionState(
+            String type, String status, String reason, String message, String severity, Instant lastTransitionTime) {}
 
     private static final class ClusterState {
         final String namespace;
@@ -216,16 +216,26 @@ public final class ClusterAlerts {
                 Instant firesAt = state.readyLeftTrue.plus(notReadyFor);
                 if (!now.isBefore(firesAt)) {
                     Map<String, String> labels = labels(state, NOT_READY, condition, "warning");
-                    alerts.add(new Alert(labels, annotations(condition,
-                            "Cluster " + cluster + " has not been Ready since " + state.readyLeftTrue + reasonSuffix(condition)), firesAt));
+                    alerts.add(new Alert(
+                            labels,
+                            annotations(
+                                    condition,
+                                    "Cluster " + cluster + " has not been Ready since " + state.readyLeftTrue
+                                            + reasonSuffix(condition)),
+                            firesAt));
                 }
             }
         }
         for (ConditionState condition : state.conditions) {
             if ("Error".equals(condition.severity())) {
                 Map<String, String> labels = errorLabels(state, condition);
-                alerts.add(new Alert(labels, annotations(condition, "Cluster " + cluster + ": " + condition.type() + " is "
-                        + condition.status() + " with severity Error" + reasonSuffix(condition)), state.errorsSince.getOrDefault(labels, now)));
+                alerts.add(new Alert(
+                        labels,
+                        annotations(
+                                condition,
+                                "Cluster " + cluster + ": " + condition.type() + " is " + condition.status()
+                                        + " with severity Error" + reasonSuffix(condition)),
+                        state.errorsSince.getOrDefault(labels, now)));
             }
         }
         return alerts;
@@ -235,7 +245,8 @@ public final class ClusterAlerts {
         return labels(state, CONDITION_ERROR, condition, "critical");
     }
 
-    private static Map<String, String> labels(ClusterState state, String alertname, ConditionState condition, String severity) {
+    private static Map<String, String> labels(
+            ClusterState state, String alertname, ConditionState condition, String severity) {
         Map<String, String> labels = new TreeMap<>();
         labels.put("alertname", alertname);
         labels.put("cluster", state.key());
@@ -248,7 +259,15 @@ public final class ClusterAlerts {
 
     /** What may change while the alert fires: Alertmanager updates them in place when they are posted again. */
     private static Map<String, String> annotations(ConditionState condition, String summary) {
-        return Map.of("summary", summary, "description", describe(condition), "reason", condition.reason(), "message", condition.message());
+        return Map.of(
+                "summary",
+                summary,
+                "description",
+                describe(condition),
+                "reason",
+                condition.reason(),
+                "message",
+                condition.message());
     }
 
     private static String reasonSuffix(ConditionState condition) {
@@ -288,8 +307,13 @@ public final class ClusterAlerts {
                 // The Ready clock runs from it: without it, a restart could not tell how long a cluster has waited.
                 throw new MalformedEvent(where + ".lastTransitionTime: not an RFC 3339 time: " + time);
             }
-            conditions.add(new ConditionState(text(c, "type", where + ".type"), text(c, "status", where + ".status"),
-                    c.path("reason").asText(""), c.path("message").asText(""), c.path("severity").asText(""), lastTransitionTime));
+            conditions.add(new ConditionState(
+                    text(c, "type", where + ".type"),
+                    text(c, "status", where + ".status"),
+                    c.path("reason").asText(""),
+                    c.path("message").asText(""),
+                    c.path("severity").asText(""),
+                    lastTransitionTime));
         }
         return List.copyOf(conditions);
     }

@@ -54,8 +54,8 @@ public class ClusterView {
     private final Clock clock;
     private volatile ClusterObjects objects;
     /** Two reads at once, 16 waiting: a tree is a handful of list calls, and a page opens one at a time. */
-    private final ThreadPoolExecutor reads = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(16),
-            DaemonThreads.named("cluster-view-reads"));
+    private final ThreadPoolExecutor reads = new ThreadPoolExecutor(
+            2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(16), DaemonThreads.named("cluster-view-reads"));
 
     ClusterView() {
         this(Clock.systemUTC());
@@ -79,7 +79,9 @@ public class ClusterView {
         return objects != null;
     }
 
-    /** The tree of {@code key}, as {@code {cluster, lines: [{depth, name, ready, severity, reason, since, message}]}}. */
+    /**
+     * The tree of {@code key}, as {@code {cluster, lines: [{depth, name, ready, severity, reason, since, message}]}}.
+     */
     public Answer tree(ObjectKey key) {
         return tree(key, Optional.empty());
     }
@@ -106,7 +108,8 @@ public class ClusterView {
         } catch (TimeoutException e) {
             read.cancel(true);
             LOG.warnf("cluster view of %s: the Kubernetes API did not answer within %s", key, API_DEADLINE);
-            return new Answer.Unavailable("the Kubernetes API did not answer within " + API_DEADLINE.toSeconds() + " s; try again shortly");
+            return new Answer.Unavailable(
+                    "the Kubernetes API did not answer within " + API_DEADLINE.toSeconds() + " s; try again shortly");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Answer.Unavailable("the aggregator is stopping");
@@ -114,7 +117,8 @@ public class ClusterView {
             if (e.getCause() instanceof KubernetesClientException failure) {
                 // The client's message names the API server's address: it goes to the log, not to the browser.
                 LOG.warnf("cluster view of %s: the Kubernetes API failed: %s", key, failure.getMessage());
-                return new Answer.Unavailable("the Kubernetes API is unreachable or refused the read; try again shortly");
+                return new Answer.Unavailable(
+                        "the Kubernetes API is unreachable or refused the read; try again shortly");
             }
             LOG.errorf(e.getCause(), "cluster view of %s failed", key);
             return new Answer.Failed("the cluster view failed; the aggregator's log says why");

@@ -71,7 +71,9 @@ public final class ClusterWatch {
             return Optional.of(Outcome.FAILED);
         }
         boolean current = status.path("observedGeneration").asLong(-1) == latest.path("generation").asLong(-2);
-        return current && "True".equals(condition(status, until).path("status").asText()) ? Optional.of(Outcome.REACHED) : Optional.empty();
+        return current && "True".equals(condition(status, until).path("status").asText())
+                ? Optional.of(Outcome.REACHED)
+                : Optional.empty();
     }
 
     private static JsonNode condition(JsonNode status, String type) {
@@ -100,7 +102,9 @@ public final class ClusterWatch {
         bar(view, "control plane", progress.path("controlPlane"));
         bar(view, "workers", progress.path("workers"));
         for (JsonNode condition : status.path("conditions")) {
-            view.append("  ").append(pad(condition.path("type").asText(), 24)).append(pad(condition.path("status").asText(), 7));
+            view.append("  ")
+                    .append(pad(condition.path("type").asText(), 24))
+                    .append(pad(condition.path("status").asText(), 7));
             String reason = condition.path("reason").asText("");
             String message = condition.path("message").asText("");
             if (!reason.isEmpty()) {

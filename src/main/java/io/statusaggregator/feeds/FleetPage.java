@@ -104,7 +104,8 @@ public class FleetPage {
                 records -> onBatch(records, this::onTransition)));
         readers.forEach(TopicReader::start);
         keepalive = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-page-keepalive"));
-        keepalive.scheduleAtFixedRate(this::keepalive, KEEPALIVE.toMillis(), KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS);
+        keepalive.scheduleAtFixedRate(
+                this::keepalive, KEEPALIVE.toMillis(), KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Whether the page has its feeds: {@code run} starts it once the pipeline runs. */
@@ -112,7 +113,8 @@ public class FleetPage {
         return running;
     }
 
-    private synchronized <V> void onBatch(List<ConsumerRecord<String, V>> records, Consumer<ConsumerRecord<String, V>> each) {
+    private synchronized <V> void onBatch(
+            List<ConsumerRecord<String, V>> records, Consumer<ConsumerRecord<String, V>> each) {
         records.forEach(each);
     }
 
@@ -185,7 +187,8 @@ public class FleetPage {
         try {
             document = JSON.readTree(record.value());
         } catch (IOException e) {
-            LOG.warnf("skipped a record of %s on topic %s at offset %d: not JSON", key, record.topic(), record.offset());
+            LOG.warnf(
+                    "skipped a record of %s on topic %s at offset %d: not JSON", key, record.topic(), record.offset());
             return;
         }
         if (!document.isObject()) {
@@ -218,8 +221,12 @@ public class FleetPage {
         if (data.has("observedGeneration")) {
             entry.put("observedGeneration", data.path("observedGeneration").asLong());
         }
-        entry.set("transitions", data.path("transitions").isArray() ? data.get("transitions") : JsonNodeFactory.instance.arrayNode());
-        entry.set("progress", data.path("progress").isObject() ? data.get("progress") : JsonNodeFactory.instance.nullNode());
+        entry.set(
+                "transitions",
+                data.path("transitions").isArray() ? data.get("transitions") : JsonNodeFactory.instance.arrayNode());
+        entry.set(
+                "progress",
+                data.path("progress").isObject() ? data.get("progress") : JsonNodeFactory.instance.nullNode());
         if (StatusChange.DELETED.equals(event.getType())) {
             // The cluster is gone: its history goes with it, and a cluster made again under its name starts afresh.
             history.remove(key);
@@ -301,7 +308,9 @@ public class FleetPage {
             props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
             // Asking for a missing topic must not create it (uncompacted): the pipeline creates the topics.
             props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-            props.put(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
+            props.put(
+                    ConsumerConfig.CLIENT_ID_CONFIG,
+                    "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
             this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), values);
             this.thread = DaemonThreads.named(name).newThread(this::run);
         }
@@ -319,7 +328,8 @@ public class FleetPage {
                         if (System.nanoTime() - nextCheck >= 0) {
                             assignNew(assigned);
                             // Until the topic exists, look again soon.
-                            nextCheck = System.nanoTime() + (assigned.isEmpty() ? Duration.ofSeconds(1) : PARTITION_CHECK).toNanos();
+                            nextCheck = System.nanoTime()
+                                    + (assigned.isEmpty() ? Duration.ofSeconds(1) : PARTITION_CHECK).toNanos();
                         }
                         if (assigned.isEmpty()) {
                             Thread.sleep(200);
@@ -337,7 +347,9 @@ public class FleetPage {
                         }
                     } catch (RecordDeserializationException e) {
                         // Not an event this page can read: skipped, the topic goes on.
-                        LOG.warnf("skipped a record of topic %s at %s offset %d: %s", topic, e.topicPartition(), e.offset(), e.getMessage());
+                        LOG.warnf(
+                                "skipped a record of topic %s at %s offset %d: %s",
+                                topic, e.topicPartition(), e.offset(), e.getMessage());
                         consumer.seek(e.topicPartition(), e.offset() + 1);
                     } catch (WakeupException e) {
                         return;

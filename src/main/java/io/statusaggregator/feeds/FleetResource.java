@@ -121,7 +121,9 @@ public class FleetResource {
 
     private static Response json(JsonNode body) {
         if (body == null) {
-            return Response.fromResponse(error(503, "the aggregator is starting; try again shortly")).header("Retry-After", "5").build();
+            return Response.fromResponse(error(503, "the aggregator is starting; try again shortly"))
+                    .header("Retry-After", "5")
+                    .build();
         }
         return Response.ok(body).cacheControl(NO_CACHE).build();
     }

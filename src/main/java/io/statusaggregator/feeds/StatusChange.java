@@ -27,7 +27,11 @@ import java.util.Optional;
  * as the event's data carries it ({@link PublishedStatus#json}, empty where there is none): each status is written
  * once for the id and the data both, and a subscriber can check an id against the data.
  */
-public record StatusChange(ObjectKey cluster, long generation, Optional<PublishedStatus> before, Optional<PublishedStatus> after,
+public record StatusChange(
+        ObjectKey cluster,
+        long generation,
+        Optional<PublishedStatus> before,
+        Optional<PublishedStatus> after,
         Progress progress) {
     /** The CloudEvents type of a status change. */
     public static final String CHANGED = "io.statusaggregator.cluster.status.changed";
@@ -39,9 +43,11 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
         public static final Progress UNKNOWN = new Progress(0, 0, 0, 0);
 
         public static Progress of(ClusterSnapshot snapshot, ClusterStatus status) {
-            // Loops, not streams: every change published asks this (benchmark figure 1).
+            // Loops, not streams: every change published asks this.
             String name = snapshot.cluster().key().name();
-            KubeadmControlPlane controlPlane = snapshot.controlPlanes().isEmpty() ? null : snapshot.controlPlanes().get(0);
+            KubeadmControlPlane controlPlane = snapshot.controlPlanes().isEmpty()
+                    ? null
+                    : snapshot.controlPlanes().get(0);
             for (KubeadmControlPlane kcp : snapshot.controlPlanes()) {
                 if (kcp.key().name().equals(name)) {
                     controlPlane = kcp;
@@ -64,7 +70,8 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
             for (ClusterStatus.WorkerNodeGroupStatus shown : status.workerNodeGroups()) {
                 workersReady += shown.readyReplicas();
             }
-            return new Progress(controlPlaneReady, snapshot.cluster().spec().controlPlaneCount(), workersReady, workersDesired);
+            return new Progress(
+                    controlPlaneReady, snapshot.cluster().spec().controlPlaneCount(), workersReady, workersDesired);
         }
     }
 
@@ -91,7 +98,8 @@ public record StatusChange(ObjectKey cluster, long generation, Optional<Publishe
         for (ConditionType type : ConditionType.values()) {
             Optional<Condition> was = condition(before, type);
             Optional<Condition> now = condition(after, type);
-            if (was.isEmpty() && now.isEmpty() || was.isPresent() && now.isPresent() && sameState(was.get(), now.get())) {
+            if (was.isEmpty() && now.isEmpty()
+                    || was.isPresent() && now.isPresent() && sameState(was.get(), now.get())) {
                 continue;
             }
             moved.add(new Transition(type.wireName(), was.map(c -> c.status().wireName()).orElse(""),

@@ -60,7 +60,8 @@ public final class StatusFeed {
      * The last status of every cluster on {@code topic} (namespace/name), read to the topic's end; empty if that took
      * longer than {@code timeout}. A value that is not a status document is skipped, with a warning.
      */
-    public static Optional<Map<String, ClusterStatus>> latest(Map<String, Object> kafka, String topic, Duration timeout) {
+    public static Optional<Map<String, ClusterStatus>> latest(
+            Map<String, Object> kafka, String topic, Duration timeout) {
         Optional<Map<String, String>> latest = CompactedTopic.latest(kafka, topic, timeout);
         if (latest.isEmpty()) {
             return Optional.empty();
@@ -72,8 +73,11 @@ public final class StatusFeed {
                 return;
             }
             try {
-                Optional<ClusterStatus> streamed = EksaClusterReader.statusOf(document.getBytes(StandardCharsets.UTF_8));
-                published.put(cluster, streamed.isPresent() ? streamed.get() : ObjectDecoder.statusOf(json.readTree(document)));
+                Optional<ClusterStatus> streamed =
+                        EksaClusterReader.statusOf(document.getBytes(StandardCharsets.UTF_8));
+                published.put(
+                        cluster,
+                        streamed.isPresent() ? streamed.get() : ObjectDecoder.statusOf(json.readTree(document)));
             } catch (Exception e) {
                 LOG.warnf("skipped the status of %s on topic %s: %s", cluster, topic, e.getMessage());
             }

@@ -43,7 +43,9 @@ public final class TransitionFeed {
      */
     public void send(StatusChange change, Instant time, Consumer<Exception> done) {
         try {
-            producer.send(new ProducerRecord<>(topic, change.cluster().toString(), event(change, time)), (metadata, error) -> done.accept(error));
+            producer.send(
+                    new ProducerRecord<>(topic, change.cluster().toString(), event(change, time)),
+                    (metadata, error) -> done.accept(error));
         } catch (RuntimeException e) {
             done.accept(e); // refused at once (no metadata in time, closed, interrupted): the same as failing later
         }

@@ -40,7 +40,9 @@ final class CniDaemonSet {
         String withoutDigest = image.contains("@") ? image.substring(0, image.indexOf('@')) : image;
         int lastSlash = withoutDigest.lastIndexOf('/');
         int colon = withoutDigest.lastIndexOf(':');
-        return colon > lastSlash ? Optional.of(withoutDigest.substring(colon + 1)).filter(t -> !t.isEmpty()) : Optional.empty();
+        return colon > lastSlash
+                ? Optional.of(withoutDigest.substring(colon + 1)).filter(t -> !t.isEmpty())
+                : Optional.empty();
     }
 
     /** Ready: scheduled somewhere, ready and up to date on every node it is scheduled on, its rollout observed. */
@@ -52,7 +54,9 @@ final class CniDaemonSet {
         int desired = orZero(status.getDesiredNumberScheduled());
         long generation = daemonSet.getMetadata().getGeneration() == null ? 0 : daemonSet.getMetadata().getGeneration();
         long observed = status.getObservedGeneration() == null ? 0 : status.getObservedGeneration();
-        return desired > 0 && orZero(status.getNumberReady()) == desired && orZero(status.getUpdatedNumberScheduled()) == desired
+        return desired > 0
+                && orZero(status.getNumberReady()) == desired
+                && orZero(status.getUpdatedNumberScheduled()) == desired
                 && observed >= generation;
     }
 

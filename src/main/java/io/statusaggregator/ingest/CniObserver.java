@@ -59,7 +59,8 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     private final ObjectStatePublisher publisher;
     private final Clock clock;
     /** All state is touched on this one thread. */
-    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cni-observer"));
+    private final ScheduledExecutorService loop =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cni-observer"));
     /** Closing a client may wait on its connections: never on the observer's thread. */
     private final ExecutorService closer = Executors.newCachedThreadPool(DaemonThreads.named("cni-observer-close"));
     private final Map<String, Target> targets = new HashMap<>();
@@ -103,7 +104,11 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
      * @param relistStalledAfter how long an informer, of a secret or a DaemonSet, may go without a running watch before
      *                           it is replaced (see {@link StalledWatchGuard})
      */
-    public CniObserver(KubernetesClient management, Settings settings, Duration relistStalledAfter, ObjectStatePublisher publisher,
+    public CniObserver(
+            KubernetesClient management,
+            Settings settings,
+            Duration relistStalledAfter,
+            ObjectStatePublisher publisher,
             Clock clock) {
         this.management = management;
         this.settings = settings;
@@ -194,7 +199,9 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         if (connections >= settings.maxConnections()) {
             target.overLimit = true;
             if (!limitReported) {
-                LOG.warnf("workload connection limit reached (%d, aggregator.cni.max-connections): the CNI of further clusters is not observed",
+                LOG.warnf(
+                        "workload connection limit reached (%d, aggregator.cni.max-connections): the CNI of further"
+                                + " clusters is not observed",
                         settings.maxConnections());
                 limitReported = true;
             }
@@ -221,8 +228,14 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
                 onLoop(() -> kubeconfigChanged(target, null));
             }
         };
-        var watch = guard.guard("secret " + settings.capiNamespace() + "/" + secret,
-                () -> management.secrets().inNamespace(settings.capiNamespace()).withName(secret).runnableInformer(0), changes);
+        var watch = guard.guard(
+                "secret " + settings.capiNamespace() + "/" + secret,
+                () -> management
+                        .secrets()
+                        .inNamespace(settings.capiNamespace())
+                        .withName(secret)
+                        .runnableInformer(0),
+                changes);
         target.secretWatch = watch;
         watch.start().whenComplete((ok, failure) -> onLoop(() -> {
             if (target.secretWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
@@ -266,7 +279,9 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         } catch (RuntimeException e) {
             // The parser's message may quote the content, credentials included: name the secret only.
             publish(target, where + " does not hold a usable kubeconfig");
-            LOG.warnf("cluster %s: %s does not hold a usable kubeconfig (%s)", target.cluster, where, e.getClass().getSimpleName());
+            LOG.warnf(
+                    "cluster %s: %s does not hold a usable kubeconfig (%s)",
+                    target.cluster, where, e.getClass().getSimpleName());
             return;
         }
         int timeout = (int) settings.workloadRequestTimeout().toMillis();
@@ -290,8 +305,14 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             }
         };
         String daemonSet = CniDaemonSet.nameOf(target.cni);
-        var watch = guard.guard("daemonset " + CniDaemonSet.NAMESPACE + "/" + daemonSet + " of cluster " + target.cluster,
-                () -> workload.apps().daemonSets().inNamespace(CniDaemonSet.NAMESPACE).withName(daemonSet).runnableInformer(0), changes);
+        var watch = guard.guard(
+                "daemonset " + CniDaemonSet.NAMESPACE + "/" + daemonSet + " of cluster " + target.cluster,
+                () -> workload.apps()
+                        .daemonSets()
+                        .inNamespace(CniDaemonSet.NAMESPACE)
+                        .withName(daemonSet)
+                        .runnableInformer(0),
+                changes);
         target.workload = workload;
         target.daemonSetWatch = watch;
         target.unreachableSince = null;
@@ -393,10 +414,14 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     }
 
     private ObjectStateKey observationKey(String cluster) {
-        return new ObjectStateKey(cluster, ObjectKind.CNI_OBSERVATION, new ObjectKey(settings.capiNamespace(), cluster));
+        return new ObjectStateKey(
+                cluster, ObjectKind.CNI_OBSERVATION, new ObjectKey(settings.capiNamespace(), cluster));
     }
 
-    /** On the observer's thread. An event that arrives once the observer has stopped is dropped: nothing is observed any more. */
+    /**
+     * On the observer's thread. An event that arrives once the observer has stopped is dropped: nothing is observed any
+     * more.
+     */
     private void onLoop(Runnable task) {
         try {
             loop.execute(task);

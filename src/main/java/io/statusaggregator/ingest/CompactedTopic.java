@@ -28,8 +28,16 @@ public final class CompactedTopic {
      */
     public static Optional<Map<String, String>> latest(Map<String, Object> kafka, String topic, Duration timeout) {
         Map<String, String> latest = new HashMap<>();
-        return read(kafka, topic, timeout, new StringDeserializer(), Map.of(), new HashMap<>(), r -> latest.put(r.key(), r.value()))
-                ? Optional.of(latest) : Optional.empty();
+        return read(
+                        kafka,
+                        topic,
+                        timeout,
+                        new StringDeserializer(),
+                        Map.of(),
+                        new HashMap<>(),
+                        r -> latest.put(r.key(), r.value()))
+                ? Optional.of(latest)
+                : Optional.empty();
     }
 
     /**
@@ -42,7 +50,8 @@ public final class CompactedTopic {
      *                   partitions
      * @param ends       each partition's end offset when it was read
      */
-    public record LiveKeys(Map<String, Set<Integer>> partitions, Map<String, Set<Integer>> tombstoned, Map<Integer, Long> ends) {
+    public record LiveKeys(
+            Map<String, Set<Integer>> partitions, Map<String, Set<Integer>> tombstoned, Map<Integer, Long> ends) {
         /** The keys alive on some partition. */
         public Set<String> live() {
             return partitions.keySet();
@@ -53,7 +62,8 @@ public final class CompactedTopic {
      * The keys alive among the records from {@code from} on (an empty map: the whole topic); no value is copied or
      * decoded, only told apart from a tombstone. Empty when not read to the end within {@code timeout}.
      */
-    public static Optional<LiveKeys> liveKeysSince(Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
+    public static Optional<LiveKeys> liveKeysSince(
+            Map<String, Object> kafka, String topic, Map<Integer, Long> from, Duration timeout) {
         Map<Integer, Long> ends = new HashMap<>();
         Map<String, Set<Integer>> live = new HashMap<>();
         Map<String, Set<Integer>> tombstoned = new HashMap<>();

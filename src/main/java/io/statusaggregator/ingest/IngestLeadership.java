@@ -24,9 +24,13 @@ public final class IngestLeadership implements AutoCloseable {
      * @param identity      this replica's name in the Lease (its pod name)
      * @param leaseDuration how long a lease holds without renewal: how long a dead holder keeps the others waiting
      */
-    public record Settings(String namespace, String leaseName, String identity, Duration leaseDuration, Duration renewDeadline,
-            Duration retryPeriod) {
-    }
+    public record Settings(
+            String namespace,
+            String leaseName,
+            String identity,
+            Duration leaseDuration,
+            Duration renewDeadline,
+            Duration retryPeriod) {}
 
     private final KubernetesClient client;
     private final Settings settings;
@@ -59,33 +63,43 @@ public final class IngestLeadership implements AutoCloseable {
         if (closed) {
             return;
         }
-        LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-                .withName(settings.leaseName())
-                .withLock(new LeaseLock(settings.namespace(), settings.leaseName(), settings.identity()))
-                .withLeaseDuration(settings.leaseDuration())
-                .withRenewDeadline(settings.renewDeadline())
-                .withRetryPeriod(settings.retryPeriod())
-                .withReleaseOnCancel(true)
-                .withLeaderCallbacks(new LeaderCallbacks(
-                        () -> {
-                            LOG.infof("%s holds lease %s/%s: this replica ingests", settings.identity(), settings.namespace(), settings.leaseName());
-                            startLeading.run();
-                        },
-                        () -> {
-                            LOG.infof("%s no longer holds lease %s/%s: this replica stops ingesting", settings.identity(),
-                                    settings.namespace(), settings.leaseName());
-                            stopLeading.run();
-                        },
-                        leader -> LOG.debugf("lease %s/%s held by %s", settings.namespace(), settings.leaseName(), leader)))
-                .build()).build();
+        LeaderElector elector = client.leaderElector()
+                .withConfig(new LeaderElectionConfigBuilder()
+                        .withName(settings.leaseName())
+                        .withLock(new LeaseLock(settings.namespace(), settings.leaseName(), settings.identity()))
+                        .withLeaseDuration(settings.leaseDuration())
+                        .withRenewDeadline(settings.renewDeadline())
+                        .withRetryPeriod(settings.retryPeriod())
+                        .withReleaseOnCancel(true)
+                        .withLeaderCallbacks(new LeaderCallbacks(
+                                () -> {
+                                    LOG.infof(
+                                            "%s holds lease %s/%s: this replica ingests",
+                                            settings.identity(), settings.namespace(), settings.leaseName());
+                                    startLeading.run();
+                                },
+                                () -> {
+                                    LOG.infof(
+                                            "%s no longer holds lease %s/%s: this replica stops ingesting",
+                                            settings.identity(), settings.namespace(), settings.leaseName());
+                                    stopLeading.run();
+                                },
+                                leader -> LOG.debugf(
+                                        "lease %s/%s held by %s", settings.namespace(), settings.leaseName(), leader)))
+                        .build())
+                .build();
         CompletableFuture<?> campaign = elector.start();
         running = campaign;
         campaign.whenComplete((done, failure) -> {
             if (!closed) {
-                LOG.debugf("election for lease %s/%s ended (%s); campaigning again", settings.namespace(), settings.leaseName(),
+                LOG.debugf(
+                        "election for lease %s/%s ended (%s); campaigning again",
+                        settings.namespace(),
+                        settings.leaseName(),
                         failure == null ? "lease lost" : failure.toString());
-                CompletableFuture.runAsync(this::campaign, CompletableFuture.delayedExecutor(settings.retryPeriod().toMillis(),
-                        TimeUnit.MILLISECONDS));
+                CompletableFuture.runAsync(
+                        this::campaign,
+                        CompletableFuture.delayedExecutor(settings.retryPeriod().toMillis(), TimeUnit.MILLISECONDS));
             }
         });
     }

@@ -83,7 +83,8 @@ public final class ObjectIngest implements AutoCloseable {
     private final ObjectStatePublisher publisher;
     private final List<Watched> informers = new CopyOnWriteArrayList<>();
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
-    private final ScheduledExecutorService resender = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
+    private final ScheduledExecutorService resender =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
     private final StalledWatchGuard guard;
     private final ReadVersions versions;
     /** How long after an informer's relist the topic is checked, so that others relisting with it are included. */
@@ -102,7 +103,9 @@ public final class ObjectIngest implements AutoCloseable {
     public interface Listener {
         void changed(ObjectKind kind, JsonNode object);
 
-        /** {@code lastKnown} may come from the informer's store: then it holds only {@link ObjectReduction}'s fields. */
+        /**
+         * {@code lastKnown} may come from the informer's store: then it holds only {@link ObjectReduction}'s fields.
+         */
         void deleted(ObjectKind kind, JsonNode lastKnown);
     }
 
@@ -118,15 +121,19 @@ public final class ObjectIngest implements AutoCloseable {
     /** When a standby taking over sends every object, after what changed recently. */
     static final Duration FULL_REPLAY_AFTER = Duration.ofSeconds(5);
     private final Map<String, Recent> recent = new ConcurrentHashMap<>();
-    /** Held while a state is read and sent, by the informers' handlers and by every send from a store (see sendCurrent). */
+    /**
+     * Held while a state is read and sent, by the informers' handlers and by every send from a store (see sendCurrent).
+     */
     private final Object sending = new Object();
+
     private volatile long startedAt;
 
     public ObjectIngest(KubernetesClient client, Settings settings, ObjectStatePublisherFactory publishers) {
         this.client = client;
         this.settings = settings;
         this.publisher = publishers.create(failed::add);
-        // On ingest's own thread: a tombstone's send may wait for the broker, which must not hold the client's event loop.
+        // On ingest's own thread: a tombstone's send may wait for the broker, which must not hold the client's event
+        // loop.
         this.guard = new StalledWatchGuard(settings.relistStalledAfter(), resender);
         this.versions = new ReadVersions(client, settings.capiVersion(), settings.versionCheckEvery(), CAPI_KINDS);
     }
@@ -157,17 +164,19 @@ public final class ObjectIngest implements AutoCloseable {
     }
 
     /**
-     * A standby takes over: from now on every change is sent, and first what changed in the last {@link #RECENT}, newest
-     * first, which the replica that led before may not have sent (it is gone, or lost the Lease). Then, {@link #FULL_REPLAY_AFTER}
-     * later so that those go first, every object the informers hold, as if just listed, in case the one before lost
-     * sends it never knew of; and {@code thenFully} (the topic checked against the informers). When the informers
-     * started within {@link #RECENT}, what changed recently is every object: no second round.
+     * A standby takes over: from now on every change is sent, and first what changed in the last {@link #RECENT},
+     * newest first, which the replica that led before may not have sent (it is gone, or lost the Lease). Then,
+     * {@link #FULL_REPLAY_AFTER} later so that those go first, every object the informers hold, as if just listed, in
+     * case the one before lost sends it never knew of; and {@code thenFully} (the topic checked against the informers).
+     * When the informers started within {@link #RECENT}, what changed recently is every object: no second round.
      */
     public void lead(Runnable thenFully) {
         long now = System.nanoTime();
         boolean complete = now - startedAt < RECENT.toNanos();
         List<Recent> first;
-        synchronized (sending) { // as the handlers decide (seen): each change seen as a standby is in first, or sent by its handler
+        synchronized (
+                sending) { // as the handlers decide (seen): each change seen as a standby is in first, or sent by its
+                           // handler
             leading = true;
             first = new ArrayList<>(recent.values());
             recent.clear();
@@ -214,13 +223,19 @@ public final class ObjectIngest implements AutoCloseable {
         }
     }
 
-    /** A change a standby saw and did not send: the object's key in its informer's store, or its last state if deleted. */
-    private record Recent(ObjectKind kind, String key, JsonNode deleted, long at) {
-    }
+    /**
+     * A change a standby saw and did not send: the object's key in its informer's store, or its last state if deleted.
+     */
+    private record Recent(ObjectKind kind, String key, JsonNode deleted, long at) {}
 
     /** The object of {@code kind} under {@code storeKey} (namespace/name) in its informer's store now, or null. */
     private GenericKubernetesResource current(ObjectKind kind, String storeKey) {
-        return informers.stream().filter(w -> w.kind() == kind).map(w -> w.get(storeKey)).filter(Objects::nonNull).findFirst().orElse(null);
+        return informers.stream()
+                .filter(w -> w.kind() == kind)
+                .map(w -> w.get(storeKey))
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null);
     }
 
     private static String storeKey(String namespace, String name) {
@@ -233,12 +248,14 @@ public final class ObjectIngest implements AutoCloseable {
      * kept, or sent here, never kept after the drain (where nothing would send it).
      */
     private void seen(ObjectKind kind, GenericKubernetesResource object, boolean deleted) {
-        // Converted before the lock when it will be used, as the informers' handlers did before: they convert in parallel.
+        // Converted before the lock when it will be used, as the informers' handlers did before: they convert in
+        // parallel.
         JsonNode converted = leading || deleted ? json(object) : null;
         synchronized (sending) {
             if (!leading) {
                 String key = storeKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
-                recent.put(kind.name() + "/" + key, new Recent(kind, key, deleted ? converted : null, System.nanoTime()));
+                recent.put(
+                        kind.name() + "/" + key, new Recent(kind, key, deleted ? converted : null, System.nanoTime()));
                 return;
             }
             JsonNode state = converted != null ? converted : json(object); // it took over since the handler looked
@@ -301,8 +318,11 @@ public final class ObjectIngest implements AutoCloseable {
             boolean missing) {
         // A CNI observation exists as long as its cluster's EKS-A Cluster does.
         Set<String> clusters = new HashSet<>();
-        informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER)
-                .forEach(w -> w.informer().current().getStore().list().forEach(c -> clusters.add(c.getMetadata().getName())));
+        informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER).forEach(w -> w.informer()
+                .current()
+                .getStore()
+                .list()
+                .forEach(c -> clusters.add(c.getMetadata().getName())));
         return reconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
                 ? clusters.contains(key.clusterName())
                 : current(key.kind(), storeKey(key.key().namespace(), key.key().name())) != null,
@@ -344,7 +364,9 @@ public final class ObjectIngest implements AutoCloseable {
             try {
                 tombstoneVanished(kafka, topic, timeout, whole, whole);
             } catch (RuntimeException e) {
-                LOG.warnf("checking %s against the API server failed, again in %s: %s", topic, settings.reconcileEvery(), e.toString());
+                LOG.warnf(
+                        "checking %s against the API server failed, again in %s: %s",
+                        topic, settings.reconcileEvery(), e.toString());
             }
         };
         resender.scheduleWithFixedDelay(() -> reconcile.accept(false), every, every, TimeUnit.MILLISECONDS);
@@ -362,37 +384,51 @@ public final class ObjectIngest implements AutoCloseable {
     }
 
     private Watched watch(ObjectKind kind, String namespace) {
-        return new Watched(kind, guard.guard(kind.plural() + "." + kind.group(), () -> {
-            // At the version read when made: a switch over makes a fresh one.
-            var resources = client.genericKubernetesResources(KubernetesResources.of(kind, versions.of(kind)));
-            var scope = namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-            return scope.withLimit(KubernetesResources.LIST_PAGE).runnableInformer(0)
-                    .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()))
-                    .exceptionHandler((isStarted, failure) -> {
-                        if (notFound(failure)) {
-                            versions.notServed(kind); // Cluster API upgraded: the CRD no longer serves this version
-                        }
-                        return isStarted && !(failure instanceof WatcherException); // as Fabric8 does without a handler
-                    });
-        },
-                new ResourceEventHandler<>() {
-                    @Override
-                    public void onAdd(GenericKubernetesResource object) {
-                        seen(kind, object, false);
-                    }
+        return new Watched(
+                kind,
+                guard.guard(
+                        kind.plural() + "." + kind.group(),
+                        () -> {
+                            // At the version read when made: a switch over makes a fresh one.
+                            var resources =
+                                    client.genericKubernetesResources(KubernetesResources.of(kind, versions.of(kind)));
+                            var scope =
+                                    namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
+                            return scope.withLimit(KubernetesResources.LIST_PAGE)
+                                    .runnableInformer(0)
+                                    .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()))
+                                    .exceptionHandler((isStarted, failure) -> {
+                                        if (notFound(failure)) {
+                                            versions.notServed(
+                                                    kind); // Cluster API upgraded: the CRD no longer serves this
+                                                           // version
+                                        }
+                                        return isStarted
+                                                && !(failure
+                                                        instanceof
+                                                        WatcherException); // as Fabric8 does without a handler
+                                    });
+                        },
+                        new ResourceEventHandler<>() {
+                            @Override
+                            public void onAdd(GenericKubernetesResource object) {
+                                seen(kind, object, false);
+                            }
 
-                    @Override
-                    public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                        if (!Objects.equals(before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())) {
-                            seen(kind, after, false);
-                        }
-                    }
+                            @Override
+                            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+                                if (!Objects.equals(
+                                        before.getMetadata().getResourceVersion(),
+                                        after.getMetadata().getResourceVersion())) {
+                                    seen(kind, after, false);
+                                }
+                            }
 
-                    @Override
-                    public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                        seen(kind, object, true);
-                    }
-                }));
+                            @Override
+                            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
+                                seen(kind, object, true);
+                            }
+                        }));
     }
 
     private static boolean notFound(Throwable failure) {

@@ -21,8 +21,10 @@ import java.util.Set;
  * {@code status.deprecated} block of a v1beta2 object is never read, so never sent.
  */
 public final class ObjectReduction {
-    private static final List<String> CONDITION_FIELDS = List.of("type", "status", "reason", "message", "severity", "lastTransitionTime");
-    private static final List<String> LABELS = List.of(ObjectDecoder.CLUSTER_NAME_LABEL, ObjectDecoder.DEPLOYMENT_NAME_LABEL);
+    private static final List<String> CONDITION_FIELDS =
+            List.of("type", "status", "reason", "message", "severity", "lastTransitionTime");
+    private static final List<String> LABELS =
+            List.of(ObjectDecoder.CLUSTER_NAME_LABEL, ObjectDecoder.DEPLOYMENT_NAME_LABEL);
     /** The EKS-A Cluster's annotations the rules read; any other (a tool's notes, a 1 MiB blob) is not sent. */
     static final List<String> ANNOTATIONS = List.of(EksaVersionSkew.SKIP_ANNOTATION);
     /**

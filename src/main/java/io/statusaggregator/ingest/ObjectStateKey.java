@@ -22,8 +22,8 @@ public record ObjectStateKey(String clusterName, ObjectKind kind, ObjectKey key)
     }
 
     /**
-     * {@link #parse(String)} of the key's UTF-8 bytes, as a record carries it. By hand, on the bytes: every record of the
-     * topic has its key parsed, and only the names it holds are made strings.
+     * {@link #parse(String)} of the key's UTF-8 bytes, as a record carries it. By hand, on the bytes: every record of
+     * the topic has its key parsed, and only the names it holds are made strings.
      */
     public static Optional<ObjectStateKey> parse(byte[] key) {
         if (key == null) {
@@ -69,7 +69,11 @@ public record ObjectStateKey(String clusterName, ObjectKind kind, ObjectKey key)
     // Written out: a record's own equals and hashCode go through method handles, and every record read looks keys up.
     @Override
     public boolean equals(Object other) {
-        return this == other || other instanceof ObjectStateKey o && kind == o.kind && key.equals(o.key) && clusterName.equals(o.clusterName);
+        return this == other
+                || other instanceof ObjectStateKey o
+                        && kind == o.kind
+                        && key.equals(o.key)
+                        && clusterName.equals(o.clusterName);
     }
 
     @Override

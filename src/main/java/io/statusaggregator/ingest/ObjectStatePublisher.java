@@ -125,8 +125,12 @@ public final class ObjectStatePublisher {
      */
     void tombstone(ObjectStateKey key, int partition) {
         // Not to onFailure: its re-send would go where the cluster's records go, not to this partition.
-        send(new ProducerRecord<>(topic, partition, key.encode(), null), () -> "a tombstone for %s %s to partition %d".formatted(
-                key.kind().kind(), key.key(), partition), "the next check sends it again", () -> { });
+        send(
+                new ProducerRecord<>(topic, partition, key.encode(), null),
+                () -> "a tombstone for %s %s to partition %d"
+                        .formatted(key.kind().kind(), key.key(), partition),
+                "the next check sends it again",
+                () -> {});
     }
 
     /** Waits until every record sent so far has been answered by the broker. */

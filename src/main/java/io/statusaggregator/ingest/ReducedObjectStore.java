@@ -104,8 +104,8 @@ public final class ReducedObjectStore implements ItemStore<GenericKubernetesReso
     /**
      * What Fabric8's informer reads of the object a put replaced or a remove took: namespace (its namespace index),
      * name, and resourceVersion (an update of the same version is none); and what it hands to {@code onUpdate} as the
-     * state before, of which ingest reads the resourceVersion only. Read from the kept JSON without building the object,
-     * a second parse per watch event that ingest's profile showed on the client's event loop.
+     * state before, of which ingest reads the resourceVersion only. Read from the kept JSON without building the
+     * object, a second parse per watch event that ingest's profile showed on the client's event loop.
      */
     static GenericKubernetesResource identity(byte[] kept) {
         if (kept == null) {
@@ -148,6 +148,8 @@ public final class ReducedObjectStore implements ItemStore<GenericKubernetesReso
     }
 
     private GenericKubernetesResource restore(byte[] kept) {
-        return kept == null ? null : serialization.unmarshal(new ByteArrayInputStream(kept), GenericKubernetesResource.class);
+        return kept == null
+                ? null
+                : serialization.unmarshal(new ByteArrayInputStream(kept), GenericKubernetesResource.class);
     }
 }

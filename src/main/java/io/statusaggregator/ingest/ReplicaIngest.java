@@ -21,7 +21,7 @@ import org.jboss.logging.Logger;
  * This replica's part in ingest. Every replica that may ingest keeps informers listing and watching the API server,
  * as controller-runtime starts its caches on every replica, but only the one that leads sends what they see (and
  * runs the CNI observer): the holder of the {@link IngestLeadership Lease}, or this replica unconditionally when no
- * election is set. A replica taking the Lease over sends what it holds at once (benchmark figure 8).
+ * election is set. A replica taking the Lease over sends what it holds at once.
  */
 public final class ReplicaIngest implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ReplicaIngest.class);
@@ -31,9 +31,12 @@ public final class ReplicaIngest implements AutoCloseable {
      * @param topic         the object-state topic
      * @param producerClose how long a stop waits for the producer's records in flight
      */
-    public record Settings(ObjectIngest.Settings objects, CniObserver.Settings cni, Map<String, Object> kafka, String topic,
-            Duration producerClose) {
-    }
+    public record Settings(
+            ObjectIngest.Settings objects,
+            CniObserver.Settings cni,
+            Map<String, Object> kafka,
+            String topic,
+            Duration producerClose) {}
 
     private final KubernetesClient client;
     private final Settings settings;
@@ -55,7 +58,8 @@ public final class ReplicaIngest implements AutoCloseable {
     /** Whether ingest should run here: always without an election, while holding the lease with one. */
     private volatile boolean leading;
 
-    public ReplicaIngest(KubernetesClient client, Settings settings, Supplier<Producer<String, String>> producers, Clock clock) {
+    public ReplicaIngest(
+            KubernetesClient client, Settings settings, Supplier<Producer<String, String>> producers, Clock clock) {
         this.client = client;
         this.settings = settings;
         this.producers = producers;
@@ -154,8 +158,11 @@ public final class ReplicaIngest implements AutoCloseable {
             objects.lead(() -> objects.tombstoneVanished(settings.kafka(), settings.topic(), timeout));
             objects.reconcilePeriodically(settings.kafka(), settings.topic(), timeout);
             ingest = objects;
-            LOG.infof("ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
-                    settings.objects().clusterNamespaces().isEmpty() ? "every namespace" : settings.objects().clusterNamespaces(),
+            LOG.infof(
+                    "ingest synced: watching EKS-A Clusters in %s and CAPI objects in %s",
+                    settings.objects().clusterNamespaces().isEmpty()
+                            ? "every namespace"
+                            : settings.objects().clusterNamespaces(),
                     settings.objects().capiNamespace());
         } catch (Exception e) {
             LOG.errorf("ingest could not start: %s", e.toString());

@@ -80,13 +80,16 @@ public final class StalledWatchGuard {
         private SharedIndexInformer<T> pending;
         /** The current informer's start: failed when its first list did. */
         private CompletableFuture<Void> started = new CompletableFuture<>();
-        /** What the last informer that listed knew: deletions are found against it, past fresh ones whose list failed. */
+        /**
+         * What the last informer that listed knew: deletions are found against it, past fresh ones whose list failed.
+         */
         private List<T> lastKnown = List.of();
         /** Since when (System.nanoTime) the current informer has had no running watch; null while it has one. */
         private Long notWatchingSince;
         private boolean closed;
 
-        private GuardedInformer(String what, Supplier<SharedIndexInformer<T>> factory, ResourceEventHandler<T> handler) {
+        private GuardedInformer(
+                String what, Supplier<SharedIndexInformer<T>> factory, ResourceEventHandler<T> handler) {
             this.what = what;
             this.factory = factory;
             this.handler = handler;

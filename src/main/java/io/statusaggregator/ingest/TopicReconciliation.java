@@ -40,9 +40,12 @@ final class TopicReconciliation {
             ObjectStatePublisher publisher, Predicate<ObjectStateKey> resend, Collection<ObjectStateKey> held,
             Duration timeout, boolean whole) {
         // Only whether each key is alive: the values are neither copied nor decoded.
-        Optional<CompactedTopic.LiveKeys> read = CompactedTopic.liveKeysSince(kafka, topic, whole ? Map.of() : checkedUpTo, timeout);
+        Optional<CompactedTopic.LiveKeys> read =
+                CompactedTopic.liveKeysSince(kafka, topic, whole ? Map.of() : checkedUpTo, timeout);
         if (read.isEmpty()) {
-            LOG.warnf("could not read %s to its end within %s; deletions from before this start may linger", topic, timeout);
+            LOG.warnf(
+                    "could not read %s to its end within %s; deletions from before this start may linger",
+                    topic, timeout);
             return 0;
         }
         int partitionCount = read.get().ends().size();
@@ -71,13 +74,18 @@ final class TopicReconciliation {
                 resend.test(key); // its state where it belongs
             }
         }
-        // A tombstone where its cluster's records go, for an object the API server has: written by something else (ingest
+        // A tombstone where its cluster's records go, for an object the API server has: written by something else
+        // (ingest
         // sends one only once its informer has lost the object), it made aggregation forget a live object.
         int revived = 0;
         for (Map.Entry<String, Set<Integer>> dead : read.get().tombstoned().entrySet()) {
             Optional<ObjectStateKey> parsed = ObjectStateKey.parse(dead.getKey());
-            if (parsed.isPresent() && dead.getValue().contains(ClusterPartitioner.partitionOf(parsed.get().clusterName(), partitionCount))
-                    && exists.test(parsed.get()) && resend.test(parsed.get())) {
+            if (parsed.isPresent()
+                    && dead.getValue()
+                            .contains(
+                                    ClusterPartitioner.partitionOf(parsed.get().clusterName(), partitionCount))
+                    && exists.test(parsed.get())
+                    && resend.test(parsed.get())) {
                 revived++;
             }
         }
@@ -93,15 +101,22 @@ final class TopicReconciliation {
         }
         checkedUpTo = read.get().ends();
         if (vanished > 0) {
-            LOG.infof("%d keys on %s name objects the API server does not have (deleted while ingest was not running, or "
-                    + "written by something else): tombstones sent", vanished, topic);
+            LOG.infof(
+                    "%d keys on %s name objects the API server does not have (deleted while ingest was not running, or "
+                            + "written by something else): tombstones sent",
+                    vanished, topic);
         }
         if (misplaced > 0) {
-            LOG.infof("%d records on %s are on a partition their cluster is not routed to (written by something else, or before "
-                    + "the topic gained partitions): tombstones sent there, the objects' states sent where they belong", misplaced, topic);
+            LOG.infof(
+                    "%d records on %s are on a partition their cluster is not routed to (written by something else, or"
+                        + " before the topic gained partitions): tombstones sent there, the objects' states sent where"
+                        + " they belong",
+                    misplaced, topic);
         }
         if (revived > 0) {
-            LOG.infof("%d objects the API server has were tombstoned on %s by something but ingest: their states sent again",
+            LOG.infof(
+                    "%d objects the API server has were tombstoned on %s by something but ingest: their states sent"
+                            + " again",
                     revived, topic);
         }
         if (missing > 0) {

@@ -15,7 +15,8 @@ import java.util.Optional;
  */
 final class WorkloadKubeconfig {
     private static final YAMLMapper YAML = new YAMLMapper();
-    private static final List<String> USER_REFUSED = List.of("exec", "auth-provider", "tokenFile", "client-certificate", "client-key");
+    private static final List<String> USER_REFUSED =
+            List.of("exec", "auth-provider", "tokenFile", "client-certificate", "client-key");
     private static final List<String> CLUSTER_REFUSED = List.of("certificate-authority");
 
     private WorkloadKubeconfig() {
@@ -38,14 +39,16 @@ final class WorkloadKubeconfig {
         for (JsonNode user : config.path("users")) {
             for (String field : USER_REFUSED) {
                 if (user.path("user").has(field)) {
-                    return Optional.of("its user has " + field + ", and only credentials written into the kubeconfig are used");
+                    return Optional.of(
+                            "its user has " + field + ", and only credentials written into the kubeconfig are used");
                 }
             }
         }
         for (JsonNode cluster : config.path("clusters")) {
             for (String field : CLUSTER_REFUSED) {
                 if (cluster.path("cluster").has(field)) {
-                    return Optional.of("its cluster has " + field + ", and only a CA written into the kubeconfig is used");
+                    return Optional.of(
+                            "its cluster has " + field + ", and only a CA written into the kubeconfig is used");
                 }
             }
         }

@@ -93,11 +93,18 @@ public final class ServedResources {
         return Optional.of(versions);
     }
 
-    /** The resources {@code groupVersion} serves (none when it is not served), or empty when discovery did not answer. */
+    /**
+     * The resources {@code groupVersion} serves (none when it is not served), or empty when discovery did not answer.
+     */
     private static Optional<Set<String>> plurals(KubernetesClient client, String groupVersion) {
         try {
             APIResourceList list = client.getApiResources(groupVersion);
-            return Optional.of(list == null ? Set.of() : list.getResources().stream().map(APIResource::getName).collect(Collectors.toSet()));
+            return Optional.of(
+                    list == null
+                            ? Set.of()
+                            : list.getResources().stream()
+                                    .map(APIResource::getName)
+                                    .collect(Collectors.toSet()));
         } catch (RuntimeException e) {
             return Optional.empty();
         }

@@ -9,8 +9,8 @@ import java.util.Optional;
  */
 public record ClusterStatus(long observedGeneration, Optional<Failure> failure, Optional<DefaultCni> defaultCni,
         List<Condition> conditions, List<WorkerNodeGroupStatus> workerNodeGroups, Versions versions) {
-    public static final ClusterStatus NONE = new ClusterStatus(0, Optional.empty(), Optional.empty(), List.of(), List.of(),
-            Versions.NONE);
+    public static final ClusterStatus NONE =
+            new ClusterStatus(0, Optional.empty(), Optional.empty(), List.of(), List.of(), Versions.NONE);
 
     public ClusterStatus {
         conditions = List.copyOf(conditions);
@@ -36,7 +36,8 @@ public record ClusterStatus(long observedGeneration, Optional<Failure> failure, 
      */
     public record Versions(Optional<String> next, Optional<String> current, Optional<String> last,
             Optional<KubernetesVersions> currentKubernetes) {
-        public static final Versions NONE = new Versions(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
+        public static final Versions NONE =
+                new Versions(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
 
         /** A value without exactly one {@code #} counts as empty. */
         public Versions {

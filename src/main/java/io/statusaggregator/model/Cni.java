@@ -2,7 +2,10 @@ package io.statusaggregator.model;
 
 import java.util.Optional;
 
-/** The CNIs EKS Anywhere manages, by the name used in {@code spec.clusterNetwork.cniConfig} and {@code status.defaultCNI}. */
+/**
+ * The CNIs EKS Anywhere manages, by the name used in {@code spec.clusterNetwork.cniConfig} and
+ * {@code status.defaultCNI}.
+ */
 public enum Cni {
     CILIUM("cilium"),
     KINDNETD("kindnetd");

@@ -6,7 +6,8 @@ package io.statusaggregator.model;
  *
  * @param updatedReplicas   {@code status.updatedReplicas} at v1beta1, {@code status.upToDateReplicas} at v1beta2
  * @param readyReplicas     at v1beta1 the Nodes that are ready; at v1beta2 the Machines whose {@code Ready} is True
- * @param availableReplicas {@code status.availableReplicas} (v1beta2; 0 at v1beta1, which has none): shown, not ruled on
+ * @param availableReplicas {@code status.availableReplicas} (v1beta2; 0 at v1beta1, which has none): shown, not ruled
+ * on
  * @param initialized       {@code status.initialized} at v1beta1, {@code status.initialization.controlPlaneInitialized}
  *                          at v1beta2
  */
@@ -21,7 +22,8 @@ public record KubeadmControlPlane(
         int updatedReplicas,
         int availableReplicas,
         boolean initialized,
-        ObservedConditions conditions) implements ClusterMember {
+        ObservedConditions conditions)
+        implements ClusterMember {
 
     public static final String AVAILABLE = "Available";
     public static final String CONTROL_PLANE_COMPONENTS_HEALTHY = "ControlPlaneComponentsHealthy";

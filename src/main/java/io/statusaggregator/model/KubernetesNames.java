@@ -62,7 +62,10 @@ public final class KubernetesNames {
         return isLabel(value, start, value.length());
     }
 
-    /** Whether {@code value[from, to)} is an RFC 1123 label: lowercase letters, digits and '-', alphanumeric at both ends. */
+    /**
+     * Whether {@code value[from, to)} is an RFC 1123 label: lowercase letters, digits and '-', alphanumeric at both
+     * ends.
+     */
     static boolean isLabel(String value, int from, int to) {
         if (to <= from || !alphanumeric(value.charAt(from)) || !alphanumeric(value.charAt(to - 1))) {
             return false;
@@ -85,7 +88,8 @@ public final class KubernetesNames {
      * so that an answer or a log line never carries a caller's text whole.
      */
     public static String shown(String value) {
-        return "\"" + printable(value, SHOWN, true) + (value.codePointCount(0, value.length()) > SHOWN ? "\"..." : "\"");
+        return "\"" + printable(value, SHOWN, true)
+                + (value.codePointCount(0, value.length()) > SHOWN ? "\"..." : "\"");
     }
 
     /**

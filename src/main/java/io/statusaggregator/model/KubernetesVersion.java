@@ -13,9 +13,9 @@ public record KubernetesVersion(int major, int minor) implements Comparable<Kube
     }
 
     /**
-     * Parses a Machine's or node's form, {@code vMAJOR.MINOR.PATCH} with an optional build suffix: an optional {@code v},
-     * 1 to 4 digits, a dot, 1 to 4 digits, optionally a dot and 1 to 6 digits, optionally {@code -} or {@code +} and
-     * letters, digits, dots, pluses and minuses.
+     * Parses a Machine's or node's form, {@code vMAJOR.MINOR.PATCH} with an optional build suffix: an optional
+     * {@code v}, 1 to 4 digits, a dot, 1 to 4 digits, optionally a dot and 1 to 6 digits, optionally {@code -} or
+     * {@code +} and letters, digits, dots, pluses and minuses.
      */
     public static Optional<KubernetesVersion> parseMachine(String text) {
         return parse(text, true);

@@ -22,7 +22,9 @@ public record MachineDeployment(
     public static final String READY = "Ready";
     public static final String AVAILABLE = "Available";
 
-    /** The condition whose False says the deployment is not ready: v1beta2 has no {@code Ready} on a MachineDeployment. */
+    /**
+     * The condition whose False says the deployment is not ready: v1beta2 has no {@code Ready} on a MachineDeployment.
+     */
     public String readinessCondition() {
         return apiVersion == CapiApiVersion.V1BETA1 ? READY : AVAILABLE;
     }

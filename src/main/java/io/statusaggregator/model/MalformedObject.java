@@ -8,7 +8,9 @@ package io.statusaggregator.model;
  * @param problem the decoder's words, naming the field: {@code status.replicas: must not be negative, got -3}
  */
 public record MalformedObject(ObjectKind kind, ObjectKey key, String problem) {
-    /** {@code MachineDeployment eksa-system/alpha-md-0 cannot be read: status.replicas: must not be negative, got -3} */
+    /**
+     * {@code MachineDeployment eksa-system/alpha-md-0 cannot be read: status.replicas: must not be negative, got -3}
+     */
     public String describe() {
         String kindName = switch (kind) {
             case EKSA_CLUSTER -> "EKS-A Cluster";

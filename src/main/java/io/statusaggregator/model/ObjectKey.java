@@ -10,7 +10,9 @@ public record ObjectKey(String namespace, String name) {
         Objects.requireNonNull(name, "name");
     }
 
-    /** {@code namespace/name}, as {@link #toString()} writes it, of names Kubernetes accepts; empty for anything else. */
+    /**
+     * {@code namespace/name}, as {@link #toString()} writes it, of names Kubernetes accepts; empty for anything else.
+     */
     public static Optional<ObjectKey> parse(String text) {
         if (problemOf(text).isPresent()) {
             return Optional.empty();
@@ -41,7 +43,8 @@ public record ObjectKey(String namespace, String name) {
     // Written out: a record's own equals and hashCode go through method handles, and every record read looks keys up.
     @Override
     public boolean equals(Object other) {
-        return this == other || other instanceof ObjectKey key && name.equals(key.name) && namespace.equals(key.namespace);
+        return this == other
+                || other instanceof ObjectKey key && name.equals(key.name) && namespace.equals(key.namespace);
     }
 
     @Override

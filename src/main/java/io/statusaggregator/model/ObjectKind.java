@@ -114,7 +114,9 @@ public enum ObjectKind {
         int slash = apiVersion.lastIndexOf('/');
         int groupLength = Math.max(slash, 0);
         for (ObjectKind candidate : KINDS) {
-            if (candidate.kind.equals(kind) && candidate.group.length() == groupLength && apiVersion.startsWith(candidate.group)) {
+            if (candidate.kind.equals(kind)
+                    && candidate.group.length() == groupLength
+                    && apiVersion.startsWith(candidate.group)) {
                 return Optional.of(candidate);
             }
         }

@@ -26,8 +26,10 @@ public enum ClusterMetric {
             "The generation of the EKS-A Cluster its status was computed from (status.observedGeneration)"),
     WORKER_GROUP_READY("eksa_cluster_worker_group_replicas_ready",
             "Ready nodes of the worker node group (status.workerNodeGroups[].readyReplicas)", "worker_group"),
-    WORKER_GROUP_DESIRED("eksa_cluster_worker_group_replicas_desired",
-            "Nodes the worker node group asks for (spec.workerNodeGroupConfigurations[].count); not for autoscaled groups",
+    WORKER_GROUP_DESIRED(
+            "eksa_cluster_worker_group_replicas_desired",
+            "Nodes the worker node group asks for (spec.workerNodeGroupConfigurations[].count); not for autoscaled"
+                    + " groups",
             "worker_group"),
     REMOTE_CONNECTION("eksa_cluster_remote_connection_up",
             "Whether the management cluster reaches the workload cluster's API: 1 while the CAPI Cluster's"

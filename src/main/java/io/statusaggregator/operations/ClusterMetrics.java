@@ -20,8 +20,8 @@ import org.jboss.logging.Logger;
 /**
  * The per-cluster metrics on Micrometer's registry: the shell of {@link ClusterSeries}, which decides. A series
  * becomes a gauge when it first appears, its value is set in place after that, and the gauge is removed from the
- * registry ({@link MeterRegistry#remove}) when the series goes: when its cluster is deleted or its partition leaves this
- * instance, no series of it stays behind.
+ * registry ({@link MeterRegistry#remove}) when the series goes: when its cluster is deleted or its partition leaves
+ * this instance, no series of it stays behind.
  *
  * <p>Aggregation tells it on its own thread ({@link ClusterObserver}); the registry is worked on a thread of its own
  * ({@code cluster-metrics}), since registering a gauge costs tens of microseconds (2 to 5 s for the 40,000 series of

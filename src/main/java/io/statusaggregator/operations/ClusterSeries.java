@@ -18,9 +18,9 @@ import java.util.Map;
  * and what to change in the exported series when a cluster shows something else or leaves this instance. Records in,
  * changes out; no Micrometer type ({@link ClusterMetrics} carries the changes out). One thread, the aggregation's.
  *
- * <p>It keeps what each cluster showed last, so that a cluster showing the same again (every computation tells it) costs
- * a comparison, and a change sets only the series whose value changed and removes the ones that no longer exist (a
- * condition's series under its old status label, the info series of the old versions).
+ * <p>It keeps what each cluster showed last, so that a cluster showing the same again (every computation tells it)
+ * costs a comparison, and a change sets only the series whose value changed and removes the ones that no longer exist
+ * (a condition's series under its old status label, the info series of the old versions).
  */
 public final class ClusterSeries {
     /** One series: a metric and its label values, in the order of the metric's labels. */
@@ -83,23 +83,42 @@ public final class ClusterSeries {
                 series.put(new Series(ClusterMetric.CONDITION, List.of(namespace, name, type, each.wireName())),
                         condition.status() == each ? 1.0 : 0.0);
             }
-            series.put(new Series(ClusterMetric.CONDITION_LAST_TRANSITION, List.of(namespace, name, type, condition.status().wireName())),
+            series.put(
+                    new Series(
+                            ClusterMetric.CONDITION_LAST_TRANSITION,
+                            List.of(namespace, name, type, condition.status().wireName())),
                     seconds(condition.lastTransitionTime()));
             for (Severity each : SEVERITIES) {
-                series.put(new Series(ClusterMetric.CONDITION_SEVERITY, List.of(namespace, name, type, each.wireName())),
+                series.put(
+                        new Series(ClusterMetric.CONDITION_SEVERITY, List.of(namespace, name, type, each.wireName())),
                         condition.severity() == each ? 1.0 : 0.0);
             }
         }
-        cluster.spec().ifPresent(spec -> series.put(new Series(ClusterMetric.INFO, List.of(namespace, name,
-                spec.kubernetesVersion().map(Object::toString).orElse(""), spec.eksaVersion().orElse(""), spec.cni().cni().wireName())), 1.0));
+        cluster.spec()
+                .ifPresent(spec -> series.put(
+                        new Series(
+                                ClusterMetric.INFO,
+                                List.of(
+                                        namespace,
+                                        name,
+                                        spec.kubernetesVersion()
+                                                .map(Object::toString)
+                                                .orElse(""),
+                                        spec.eksaVersion().orElse(""),
+                                        spec.cni().cni().wireName())),
+                        1.0));
         series.put(new Series(ClusterMetric.GENERATION, List.of(namespace, name)), (double) cluster.generation());
-        series.put(new Series(ClusterMetric.OBSERVED_GENERATION, List.of(namespace, name)), (double) status.observedGeneration());
+        series.put(new Series(ClusterMetric.OBSERVED_GENERATION, List.of(namespace, name)), (double)
+                status.observedGeneration());
         for (ClusterStatus.WorkerNodeGroupStatus group : status.workerNodeGroups()) {
-            series.put(new Series(ClusterMetric.WORKER_GROUP_READY, List.of(namespace, name, group.name())), (double) group.readyReplicas());
+            series.put(new Series(ClusterMetric.WORKER_GROUP_READY, List.of(namespace, name, group.name())), (double)
+                    group.readyReplicas());
         }
         // An autoscaled group's size is the autoscaler's to choose: no count of the spec says what it asks for.
-        cluster.spec().ifPresent(spec -> spec.workerNodeGroups().stream().filter(group -> group.autoscaling().isEmpty())
-                .forEach(group -> series.put(new Series(ClusterMetric.WORKER_GROUP_DESIRED, List.of(namespace, name, group.name())),
+        cluster.spec().ifPresent(spec -> spec.workerNodeGroups().stream()
+                .filter(group -> group.autoscaling().isEmpty())
+                .forEach(group -> series.put(
+                        new Series(ClusterMetric.WORKER_GROUP_DESIRED, List.of(namespace, name, group.name())),
                         (double) group.count())));
         cluster.remoteConnection().ifPresent(up -> series.put(
                 new Series(ClusterMetric.REMOTE_CONNECTION, List.of(namespace, name)), up ? 1.0 : 0.0));
@@ -109,7 +128,9 @@ public final class ClusterSeries {
     /** Removals first (series {@code now} lacks), then the series that are new or whose value changed. */
     private static List<Change> changes(Map<Series, Double> before, Map<Series, Double> now) {
         List<Change> changes = new ArrayList<>();
-        before.keySet().stream().filter(series -> !now.containsKey(series)).forEach(series -> changes.add(new Remove(series)));
+        before.keySet().stream()
+                .filter(series -> !now.containsKey(series))
+                .forEach(series -> changes.add(new Remove(series)));
         now.forEach((series, value) -> {
             Double was = before.get(series);
             if (was == null || Double.compare(was, value) != 0) {

@@ -109,7 +109,9 @@ public class PipelineHealth {
 
     private HealthCheck check(String name, Predicate<Pipeline> up) {
         return () -> HealthCheckResponse.named(name)
-                .status(running.get().filter(pipeline -> pipeline.aggregator() != null && up.test(pipeline)).isPresent())
+                .status(running.get()
+                        .filter(pipeline -> pipeline.aggregator() != null && up.test(pipeline))
+                        .isPresent())
                 .build();
     }
 }

@@ -34,15 +34,23 @@ public final class PipelineMetrics implements StatusWriter.Observer {
         FunctionCounter.builder("aggregator_computations", aggregator, Aggregator::computations)
                 .description("Status computations").register(registry);
         FunctionCounter.builder("aggregator_computation_failures", aggregator, Aggregator::computationFailures)
-                .description("Status computations that failed on a fault, a bug: logged with the cluster; the others go on")
+                .description(
+                        "Status computations that failed on a fault, a bug: logged with the cluster; the others go on")
                 .register(registry);
-        FunctionCounter.builder("aggregator_busy_seconds", aggregator, a -> a.busy().toNanos() / 1e9)
-                .description("Time the aggregation thread spent outside its polls, on the records they returned and the "
-                        + "computations those made: its rate is how busy the thread is (a poll's own work is not counted)").register(registry);
+        FunctionCounter.builder(
+                        "aggregator_busy_seconds", aggregator, a -> a.busy().toNanos() / 1e9)
+                .description("Time the aggregation thread spent outside its polls, on the records they returned and the"
+                        + " computations those made: its rate is how busy the thread is (a poll's own work is not"
+                        + " counted)")
+                .register(registry);
         Gauge.builder("aggregator_consumer_lag", aggregator, Aggregator::lag)
                 .description("Object-state records of the assigned partitions not read yet").register(registry);
-        Gauge.builder("aggregator_coalescing_ratio", aggregator, a -> a.computations() == 0 ? 0 : (double) a.events() / a.computations())
-                .description("Records read per computation: how much the coalescing window gathers").register(registry);
+        Gauge.builder(
+                        "aggregator_coalescing_ratio",
+                        aggregator,
+                        a -> a.computations() == 0 ? 0 : (double) a.events() / a.computations())
+                .description("Records read per computation: how much the coalescing window gathers")
+                .register(registry);
         Gauge.builder("aggregator_coalescing_window_seconds", aggregator, a -> a.coalescingWindow().toNanos() / 1e9)
                 .description("How long a cluster's first record waits for the next before the cluster is computed: "
                         + "aggregator.coalescing-window, longer while records wait to be read").register(registry);
@@ -54,11 +62,14 @@ public final class PipelineMetrics implements StatusWriter.Observer {
         DeadLetters deadLetters = aggregator.deadLetters();
         for (DeadLetters.Reason reason : DeadLetters.Reason.values()) {
             FunctionCounter.builder("aggregator_dead_letters", deadLetters, d -> d.sent(reason))
-                    .description("Object-state records aggregation could not use, sent to the dead-letter topic, by reason")
-                    .tag("reason", reason.code()).register(registry);
+                    .description(
+                            "Object-state records aggregation could not use, sent to the dead-letter topic, by reason")
+                    .tag("reason", reason.code())
+                    .register(registry);
         }
         FunctionCounter.builder("aggregator_dead_letter_failures", deadLetters, DeadLetters::failed)
-                .description("Dead letters that could not be sent (logged with their partition and offset)").register(registry);
+                .description("Dead letters that could not be sent (logged with their partition and offset)")
+                .register(registry);
         Gauge.builder("aggregator_ingesting", pipeline, p -> p.ingesting() ? 1 : 0)
                 .description("1 when this instance holds the ingest lease and feeds the topic").register(registry);
         for (ObjectKind kind : ObjectIngest.CAPI_KINDS) {
@@ -74,7 +85,10 @@ public final class PipelineMetrics implements StatusWriter.Observer {
     /** {@code aggregator_status_writes_seconds{outcome}}: its count is the number of writes by outcome. */
     @Override
     public void attempted(String outcome, Duration took) {
-        Timer.builder("aggregator_status_writes").description("Status writes to the Cluster's status subresource, by outcome")
-                .tag("outcome", outcome).register(registry).record(took);
+        Timer.builder("aggregator_status_writes")
+                .description("Status writes to the Cluster's status subresource, by outcome")
+                .tag("outcome", outcome)
+                .register(registry)
+                .record(took);
     }
 }

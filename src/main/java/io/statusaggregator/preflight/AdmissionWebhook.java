@@ -114,7 +114,8 @@ public final class AdmissionWebhook {
         if (operation.equals("UPDATE")) {
             Optional<EksaCluster> old = oldCluster(request.path("oldObject"));
             if (old.isPresent() && old.get().specHash().equals(cluster.get().specHash())) {
-                return Optional.empty(); // no spec change (metadata, say): a cluster already failing can still be edited
+                return Optional
+                        .empty(); // no spec change (metadata, say): a cluster already failing can still be edited
             }
             stored = reached(cluster.get().key(), old.map(EksaCluster::status).orElse(ClusterStatus.NONE), history);
         }

@@ -56,8 +56,8 @@ public class PreflightResource {
 
     private final RunningPipeline running;
     /** Reads for upgrade checks, four at once at most, 32 waiting; beyond that a caller is told to come back. */
-    private final ExecutorService reads = new ThreadPoolExecutor(4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(32),
-            DaemonThreads.named("upgrade-check-reads"));
+    private final ExecutorService reads = new ThreadPoolExecutor(
+            4, 4, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(32), DaemonThreads.named("upgrade-check-reads"));
     /** Admission reviews: CPU only, two at once, 64 waiting; beyond that the API server is told to come back. */
     private final ExecutorService reviews = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(64), DaemonThreads.named("admission-reviews"));
@@ -132,21 +132,35 @@ public class PreflightResource {
         ObjectKey key = new ObjectKey(namespace, name);
         Future<Read> read;
         try {
-            read = reads.submit(() -> new Read(UpgradeCheck.readCluster(pipeline.client(), key), pipeline.management().get().releases()
-                    .orElseGet(() -> UpgradeCheck.readReleases(pipeline.client(), pipeline.capiNamespace()))));
+            read = reads.submit(() -> new Read(
+                    UpgradeCheck.readCluster(pipeline.client(), key),
+                    pipeline.management()
+                            .get()
+                            .releases()
+                            .orElseGet(() -> UpgradeCheck.readReleases(pipeline.client(), pipeline.capiNamespace()))));
         } catch (RejectedExecutionException e) {
-            return Response.fromResponse(error(503, "too many upgrade checks at once; try again shortly")).header("Retry-After", "5").build();
+            return Response.fromResponse(error(503, "too many upgrade checks at once; try again shortly"))
+                    .header("Retry-After", "5")
+                    .build();
         }
         try {
             Read done = read.get(API_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
-            return Response.ok(UpgradeCheck.toJson(key, UpgradeCheck.plan(done.cluster(), done.releases(), pipeline.compatibility().get(),
-                    Optional.ofNullable(to)))).build();
+            return Response.ok(UpgradeCheck.toJson(
+                            key,
+                            UpgradeCheck.plan(
+                                    done.cluster(),
+                                    done.releases(),
+                                    pipeline.compatibility().get(),
+                                    Optional.ofNullable(to))))
+                    .build();
         } catch (UnreachableTarget failure) {
             return refusal(422, key, failure);
         } catch (TimeoutException e) {
             read.cancel(true);
             LOG.warnf("upgrade check of %s: the Kubernetes API did not answer within %s", key, API_DEADLINE);
-            return error(503, "the Kubernetes API did not answer within " + API_DEADLINE.toSeconds() + " s; try again shortly");
+            return error(
+                    503,
+                    "the Kubernetes API did not answer within " + API_DEADLINE.toSeconds() + " s; try again shortly");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return error(503, "the aggregator is stopping");
@@ -176,15 +190,22 @@ public class PreflightResource {
     }
 
     private static Response refusal(int code, ObjectKey key, Throwable failure) {
-        return Response.status(code).type(MediaType.APPLICATION_JSON)
-                .entity(JSON.createObjectNode().put("cluster", key.toString()).put("error", failure.getMessage())).build();
+        return Response.status(code)
+                .type(MediaType.APPLICATION_JSON)
+                .entity(JSON.createObjectNode().put("cluster", key.toString()).put("error", failure.getMessage()))
+                .build();
     }
 
     private static Response starting() {
-        return Response.fromResponse(error(503, "the aggregator is starting; try again shortly")).header("Retry-After", "5").build();
+        return Response.fromResponse(error(503, "the aggregator is starting; try again shortly"))
+                .header("Retry-After", "5")
+                .build();
     }
 
     private static Response error(int code, String message) {
-        return Response.status(code).type(MediaType.APPLICATION_JSON).entity(JSON.createObjectNode().put("error", message)).build();
+        return Response.status(code)
+                .type(MediaType.APPLICATION_JSON)
+                .entity(JSON.createObjectNode().put("error", message))
+                .build();
     }
 }

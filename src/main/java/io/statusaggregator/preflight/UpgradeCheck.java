@@ -51,20 +51,30 @@ public final class UpgradeCheck {
     }
 
     /** The Cluster {@code key}, read from the API server. */
-    public static EksaCluster readCluster(KubernetesClient client, ObjectKey key) throws ClusterNotFound, MalformedObjectException {
-        GenericKubernetesResource found = client.genericKubernetesResources(CLUSTERS).inNamespace(key.namespace()).withName(key.name()).get();
+    public static EksaCluster readCluster(KubernetesClient client, ObjectKey key)
+            throws ClusterNotFound, MalformedObjectException {
+        GenericKubernetesResource found = client.genericKubernetesResources(CLUSTERS)
+                .inNamespace(key.namespace())
+                .withName(key.name())
+                .get();
         if (found == null) {
             throw new ClusterNotFound(key);
         }
-        return (EksaCluster) ObjectDecoder.decode(client.getKubernetesSerialization().convertValue(found, JsonNode.class)).orElseThrow();
+        return (EksaCluster)
+                ObjectDecoder.decode(client.getKubernetesSerialization().convertValue(found, JsonNode.class))
+                        .orElseThrow();
     }
 
     /** The EKSARelease objects of {@code namespace}, read from the API server; one that does not decode is left out. */
     public static List<EksaRelease> readReleases(KubernetesClient client, String namespace) {
         List<EksaRelease> releases = new ArrayList<>();
-        for (GenericKubernetesResource release : client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(namespace).list().getItems()) {
+        for (GenericKubernetesResource release : client.genericKubernetesResources(ManagementClusterView.RELEASES)
+                .inNamespace(namespace)
+                .list()
+                .getItems()) {
             try {
-                releases.add(ObjectDecoder.eksaRelease(client.getKubernetesSerialization().convertValue(release, JsonNode.class)));
+                releases.add(ObjectDecoder.eksaRelease(
+                        client.getKubernetesSerialization().convertValue(release, JsonNode.class)));
             } catch (MalformedObjectException e) {
                 // not a release anyone can upgrade to
             }
@@ -75,17 +85,24 @@ public final class UpgradeCheck {
     /**
      * @param to an EKS-A version, a Kubernetes version, or empty for the default target (the next release)
      */
-    public static UpgradePlan plan(EksaCluster cluster, List<EksaRelease> releases, Compatibility compatibility, Optional<String> to)
+    public static UpgradePlan plan(
+            EksaCluster cluster, List<EksaRelease> releases, Compatibility compatibility, Optional<String> to)
             throws UnreachableTarget {
         Target target = to.filter(t -> !t.isBlank()).isPresent() ? Target.parse(to.get()) : Target.NEXT;
-        List<EksaVersion> available = releases.stream().flatMap(r -> r.version().flatMap(EksaVersion::parse).stream()).toList();
+        List<EksaVersion> available = releases.stream()
+                .flatMap(r -> r.version().flatMap(EksaVersion::parse).stream())
+                .toList();
         return UpgradePlan.of(position(cluster, releases), target, available, compatibility);
     }
 
     /** Where the spec stands: an update in progress is planned from, since the spec is what the next change edits. */
     private static Position position(EksaCluster cluster, List<EksaRelease> releases) throws UnreachableTarget {
-        Optional<String> named = cluster.spec().eksaVersion().or(() -> cluster.spec().bundlesRef().flatMap(bundles ->
-                releases.stream().filter(r -> r.bundlesRef().equals(Optional.of(bundles))).findFirst().flatMap(EksaRelease::version)));
+        Optional<String> named = cluster.spec()
+                .eksaVersion()
+                .or(() -> cluster.spec().bundlesRef().flatMap(bundles -> releases.stream()
+                        .filter(r -> r.bundlesRef().equals(Optional.of(bundles)))
+                        .findFirst()
+                        .flatMap(EksaRelease::version)));
         EksaVersion eksa = named.flatMap(EksaVersion::parse).orElseThrow(() -> new UnreachableTarget(
                 "Cluster " + cluster.key() + " names no EKS-A version this check can read: spec.eksaVersion is "
                         + cluster.spec().eksaVersion().orElse("not set") + cluster.spec().bundlesRef()
@@ -130,11 +147,22 @@ public final class UpgradeCheck {
             text.append(cluster).append(": up to date (EKS-A ").append(plan.from().eksa()).append(", Kubernetes ")
                     .append(plan.from().controlPlane()).append(")\n");
         } else {
-            text.append(cluster).append(": EKS-A ").append(plan.from().eksa()).append(" -> ").append(plan.to().eksa()).append('\n');
+            text.append(cluster)
+                    .append(": EKS-A ")
+                    .append(plan.from().eksa())
+                    .append(" -> ")
+                    .append(plan.to().eksa())
+                    .append('\n');
             text.append("\nWhat changes:\n");
             for (Change change : changes(plan)) {
-                text.append("  ").append(change.component()).append(change.group().map(g -> " " + g).orElse("")).append(": ")
-                        .append(change.from()).append(" -> ").append(change.to()).append('\n');
+                text.append("  ")
+                        .append(change.component())
+                        .append(change.group().map(g -> " " + g).orElse(""))
+                        .append(": ")
+                        .append(change.from())
+                        .append(" -> ")
+                        .append(change.to())
+                        .append('\n');
             }
             text.append("\nSteps, in order:\n");
             int n = 1;
@@ -167,12 +195,16 @@ public final class UpgradeCheck {
             changes.add(new Change("Cilium", from.cilium().orElse("unknown"), to.cilium().orElse("unknown")));
         }
         if (!from.controlPlane().equals(to.controlPlane())) {
-            changes.add(new Change("Kubernetes control plane", from.controlPlane().toString(), to.controlPlane().toString()));
+            changes.add(new Change(
+                    "Kubernetes control plane",
+                    from.controlPlane().toString(),
+                    to.controlPlane().toString()));
         }
         from.workerNodeGroups().forEach((group, version) -> {
             KubernetesVersion after = to.workerNodeGroups().get(group);
             if (!version.equals(after)) {
-                changes.add(new Change("Kubernetes worker node group", Optional.of(group), version.toString(), after.toString()));
+                changes.add(new Change(
+                        "Kubernetes worker node group", Optional.of(group), version.toString(), after.toString()));
             }
         });
         return changes;
@@ -183,7 +215,9 @@ public final class UpgradeCheck {
         node.put("eksaVersion", position.eksa().toString());
         node.put("kubernetesVersion", position.controlPlane().toString());
         ArrayNode groups = node.putArray("workerNodeGroups");
-        position.workerNodeGroups().forEach((name, version) -> groups.addObject().put("name", name).put("kubernetesVersion", version.toString()));
+        position.workerNodeGroups()
+                .forEach((name, version) ->
+                        groups.addObject().put("name", name).put("kubernetesVersion", version.toString()));
         position.cilium().ifPresent(c -> node.put("cilium", c));
         return node;
     }

@@ -36,8 +36,10 @@ public final class ControlPlaneReady {
         }
         int upgrading = kcp.replicas() - kcp.updatedReplicas();
         if (upgrading > 0) {
-            return Verdict.notMet(ROLLING_UPGRADE_IN_PROGRESS, "Control plane nodes not up-to-date yet, %d upgrading (%d up to date)"
-                    .formatted(upgrading, kcp.updatedReplicas()));
+            return Verdict.notMet(
+                    ROLLING_UPGRADE_IN_PROGRESS,
+                    "Control plane nodes not up-to-date yet, %d upgrading (%d up to date)"
+                            .formatted(upgrading, kcp.updatedReplicas()));
         }
         if (kcp.replicas() > desired) {
             return Verdict.notMet(SCALING_DOWN, "Scaling down control plane to %d replicas (actual %d)"
@@ -46,7 +48,8 @@ public final class ControlPlaneReady {
         if (kcp.readyReplicas() < desired) {
             return scalingUp(desired, kcp.readyReplicas());
         }
-        Optional<ObservedCondition> components = kcp.conditions().get(KubeadmControlPlane.CONTROL_PLANE_COMPONENTS_HEALTHY);
+        Optional<ObservedCondition> components =
+                kcp.conditions().get(KubeadmControlPlane.CONTROL_PLANE_COMPONENTS_HEALTHY);
         if (components.isPresent() && components.get().isFalse()) {
             return Verdict.notMet(CONTROL_PLANE_COMPONENTS_UNHEALTHY, components.get().message(), Severity.ERROR);
         }
@@ -58,10 +61,13 @@ public final class ControlPlaneReady {
     }
 
     private static Verdict scalingUp(int desired, int actual) {
-        return Verdict.notMet(SCALING_UP, "Scaling up control plane to %d replicas (actual %d)".formatted(desired, actual));
+        return Verdict.notMet(
+                SCALING_UP, "Scaling up control plane to %d replicas (actual %d)".formatted(desired, actual));
     }
 
-    /** The KubeadmControlPlane the CAPI Cluster's {@code spec.controlPlaneRef} names; EKS-A names it like the cluster. */
+    /**
+     * The KubeadmControlPlane the CAPI Cluster's {@code spec.controlPlaneRef} names; EKS-A names it like the cluster.
+     */
     static Optional<KubeadmControlPlane> kubeadmControlPlane(ClusterSnapshot snapshot) {
         String name = snapshot.capiCluster().flatMap(CapiCluster::controlPlaneRef)
                 .orElse(snapshot.cluster().key().name());

@@ -28,7 +28,9 @@ public final class DefaultCniConfigured {
         Optional<CniObservation> observed = observation(snapshot);
         if (observed.isPresent() && observed.get().problem().isPresent()) {
             // Refines rule 2 (issue [3]): the CNI cannot be observed, so it is not known to be configured; say why.
-            return Verdict.notMet(WAITING_FOR_DEFAULT_CNI_CONFIGURED, "Managed CNI state unknown: " + observed.get().problem().get(),
+            return Verdict.notMet(
+                    WAITING_FOR_DEFAULT_CNI_CONFIGURED,
+                    "Managed CNI state unknown: " + observed.get().problem().get(),
                     Severity.WARNING);
         }
         if (observed.isEmpty() || !observed.get().ready()) {

@@ -40,7 +40,8 @@ public final class MalformedInputs {
     static Optional<Verdict> holdingBack(ClusterSnapshot snapshot, ConditionType condition) {
         List<MalformedObject> unreadable = snapshot.malformed().stream()
                 .filter(m -> readBy(m.kind()) == condition
-                        || condition == ConditionType.CONTROL_PLANE_INITIALIZED && m.kind() == ObjectKind.KUBEADM_CONTROL_PLANE)
+                        || condition == ConditionType.CONTROL_PLANE_INITIALIZED
+                                && m.kind() == ObjectKind.KUBEADM_CONTROL_PLANE)
                 .toList();
         if (unreadable.isEmpty()) {
             return Optional.empty();
@@ -66,18 +67,26 @@ public final class MalformedInputs {
      */
     static ClusterStatus unreadableCluster(ClusterSnapshot snapshot, MalformedObject problem, Instant stamp) {
         ClusterStatus previous = snapshot.cluster().status();
-        Verdict unknown = new Verdict(ConditionStatus.UNKNOWN, REASON, "Cannot be computed: " + problem.describe(), Severity.WARNING);
+        Verdict unknown = new Verdict(
+                ConditionStatus.UNKNOWN, REASON, "Cannot be computed: " + problem.describe(), Severity.WARNING);
         boolean initialized = previous.condition(ConditionType.CONTROL_PLANE_INITIALIZED)
                 .filter(c -> c.status() == ConditionStatus.TRUE).isPresent();
         Verdict ready = Verdict.notMet(REASON, problem.describe(), Severity.ERROR);
-        return new ClusterStatus(snapshot.cluster().generation(), Optional.of(new Failure(REASON, problem.describe())),
+        return new ClusterStatus(
+                snapshot.cluster().generation(),
+                Optional.of(new Failure(REASON, problem.describe())),
                 previous.defaultCni(),
                 List.of(
-                        StatusRules.stamped(ConditionType.CONTROL_PLANE_INITIALIZED, initialized ? Verdict.TRUE : unknown, previous, stamp),
+                        StatusRules.stamped(
+                                ConditionType.CONTROL_PLANE_INITIALIZED,
+                                initialized ? Verdict.TRUE : unknown,
+                                previous,
+                                stamp),
                         StatusRules.stamped(ConditionType.CONTROL_PLANE_READY, unknown, previous, stamp),
                         StatusRules.stamped(ConditionType.WORKERS_READY, unknown, previous, stamp),
                         StatusRules.stamped(ConditionType.DEFAULT_CNI_CONFIGURED, unknown, previous, stamp),
                         StatusRules.stamped(ConditionType.READY, ready, previous, stamp)),
-                previous.workerNodeGroups(), previous.versions());
+                previous.workerNodeGroups(),
+                previous.versions());
     }
 }

@@ -30,7 +30,8 @@ public final class StatusRules {
         }
         Verdict initialized = ControlPlaneInitialized.evaluate(snapshot);
         if (!initialized.isTrue()) {
-            initialized = MalformedInputs.holdingBack(snapshot, ConditionType.CONTROL_PLANE_INITIALIZED).orElse(initialized);
+            initialized = MalformedInputs.holdingBack(snapshot, ConditionType.CONTROL_PLANE_INITIALIZED)
+                    .orElse(initialized);
         }
         Verdict controlPlane = MalformedInputs.holdingBack(snapshot, ConditionType.CONTROL_PLANE_READY)
                 .orElseGet(() -> ControlPlaneReady.evaluate(snapshot));
@@ -50,8 +51,11 @@ public final class StatusRules {
                 stamped(ConditionType.WORKERS_READY, workers, previous, stamp),
                 stamped(ConditionType.DEFAULT_CNI_CONFIGURED, cni, previous, stamp),
                 stamped(ConditionType.READY, ready, previous, stamp));
-        return new ClusterStatus(snapshot.cluster().generation(), failure.map(f -> new Failure(f.reason(), bounded(f.message()))),
-                Optional.of(DefaultCniConfigured.summary(snapshot, cni)), conditions,
+        return new ClusterStatus(
+                snapshot.cluster().generation(),
+                failure.map(f -> new Failure(f.reason(), bounded(f.message()))),
+                Optional.of(DefaultCniConfigured.summary(snapshot, cni)),
+                conditions,
                 WorkerNodeGroups.summarize(snapshot),
                 VersionHistory.advance(snapshot.cluster(), ready.isTrue()));
     }
@@ -62,7 +66,8 @@ public final class StatusRules {
                 .filter(c -> c.status() == verdict.status())
                 .map(Condition::lastTransitionTime)
                 .orElse(now);
-        return new Condition(type, verdict.status(), verdict.reason(), bounded(verdict.message()), verdict.severity(), since);
+        return new Condition(
+                type, verdict.status(), verdict.reason(), bounded(verdict.message()), verdict.severity(), since);
     }
 
     /**

@@ -18,16 +18,24 @@ public final class WorkerNodeGroups {
 
     public static List<WorkerNodeGroupStatus> summarize(ClusterSnapshot snapshot) {
         String clusterName = snapshot.cluster().key().name();
-        return snapshot.cluster().spec().workerNodeGroups().stream().map(group -> {
-            Optional<KubernetesVersion> desired = snapshot.cluster().spec().kubernetesVersionOf(group);
-            Optional<MachineDeployment> md = snapshot.machineDeployments().stream()
-                    .filter(d -> d.key().name().equals(group.machineDeploymentName(clusterName)))
-                    .findFirst();
-            int replicas = md.map(MachineDeployment::replicas).orElse(0);
-            int outdated = md.map(d -> WorkersReady.outdated(d, desired, snapshot)).orElse(0);
-            return new WorkerNodeGroupStatus(group.name(), desired, replicas, md.map(MachineDeployment::readyReplicas).orElse(0),
-                    replicas - outdated);
-        }).toList();
+        return snapshot.cluster().spec().workerNodeGroups().stream()
+                .map(group -> {
+                    Optional<KubernetesVersion> desired =
+                            snapshot.cluster().spec().kubernetesVersionOf(group);
+                    Optional<MachineDeployment> md = snapshot.machineDeployments().stream()
+                            .filter(d -> d.key().name().equals(group.machineDeploymentName(clusterName)))
+                            .findFirst();
+                    int replicas = md.map(MachineDeployment::replicas).orElse(0);
+                    int outdated = md.map(d -> WorkersReady.outdated(d, desired, snapshot))
+                            .orElse(0);
+                    return new WorkerNodeGroupStatus(
+                            group.name(),
+                            desired,
+                            replicas,
+                            md.map(MachineDeployment::readyReplicas).orElse(0),
+                            replicas - outdated);
+                })
+                .toList();
     }
 
 }

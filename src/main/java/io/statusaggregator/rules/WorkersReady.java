@@ -41,7 +41,8 @@ public final class WorkersReady {
         for (MachineDeployment md : deployments) {
             if (md.observedGeneration() != md.generation()) {
                 String group = groupOf(md, groups, clusterName).map(WorkerNodeGroup::name).orElse(md.key().name());
-                return Verdict.notMet(OUTDATED_INFORMATION, "Worker node group %s status not up to date yet".formatted(group));
+                return Verdict.notMet(
+                        OUTDATED_INFORMATION, "Worker node group %s status not up to date yet".formatted(group));
             }
         }
 
@@ -58,11 +59,14 @@ public final class WorkersReady {
             outdated += outdated(md, group.flatMap(spec::kubernetesVersionOf), snapshot);
         }
         if (outdated > 0) {
-            return Verdict.notMet(ROLLING_UPGRADE_IN_PROGRESS, "Worker nodes not up-to-date yet, %d upgrading (%d up to date)"
-                    .formatted(outdated, replicas - outdated));
+            return Verdict.notMet(
+                    ROLLING_UPGRADE_IN_PROGRESS,
+                    "Worker nodes not up-to-date yet, %d upgrading (%d up to date)"
+                            .formatted(outdated, replicas - outdated));
         }
         if (replicas > desired) {
-            return Verdict.notMet(SCALING_DOWN, "Scaling down worker nodes to %d replicas (actual %d)".formatted(desired, replicas));
+            return Verdict.notMet(
+                    SCALING_DOWN, "Scaling down worker nodes to %d replicas (actual %d)".formatted(desired, replicas));
         }
         if (ready < desired) {
             return scalingUp(desired, ready);
@@ -76,13 +80,17 @@ public final class WorkersReady {
                     .filter(md -> md.key().name().equals(group.machineDeploymentName(clusterName)))
                     .mapToInt(MachineDeployment::readyReplicas).sum();
             if (groupReady < bounds.minCount() || groupReady > bounds.maxCount()) {
-                return Verdict.notMet(AUTOSCALER_CONSTRAINT_NOT_MET, "Worker nodes count for %s not between %d and %d yet (%d actual)"
-                        .formatted(group.name(), bounds.minCount(), bounds.maxCount(), groupReady));
+                return Verdict.notMet(
+                        AUTOSCALER_CONSTRAINT_NOT_MET,
+                        "Worker nodes count for %s not between %d and %d yet (%d actual)"
+                                .formatted(group.name(), bounds.minCount(), bounds.maxCount(), groupReady));
             }
         }
         for (MachineDeployment md : deployments) {
             if (md.conditions().isFalse(md.readinessCondition())) {
-                return Verdict.notMet(MACHINE_DEPLOYMENT_NOT_READY, "Machine deployment %s not ready yet".formatted(md.key().name()),
+                return Verdict.notMet(
+                        MACHINE_DEPLOYMENT_NOT_READY,
+                        "Machine deployment %s not ready yet".formatted(md.key().name()),
                         Severity.ERROR);
             }
         }
@@ -99,7 +107,7 @@ public final class WorkersReady {
         if (desired.isEmpty()) {
             return notUpdated;
         }
-        // Loops, not streams, here and below: every computation of a cluster runs these (benchmark figure 1).
+        // Loops, not streams, here and below: every computation of a cluster runs these.
         String name = md.key().name();
         int onOtherVersion = 0;
         for (Machine machine : snapshot.machines()) {
@@ -111,7 +119,8 @@ public final class WorkersReady {
         return Math.max(notUpdated, Math.min(onOtherVersion, md.replicas()));
     }
 
-    private static Optional<WorkerNodeGroup> groupOf(MachineDeployment md, List<WorkerNodeGroup> groups, String clusterName) {
+    private static Optional<WorkerNodeGroup> groupOf(
+            MachineDeployment md, List<WorkerNodeGroup> groups, String clusterName) {
         for (WorkerNodeGroup group : groups) {
             if (group.machineDeploymentName(clusterName).equals(md.key().name())) {
                 return Optional.of(group);
@@ -122,8 +131,8 @@ public final class WorkersReady {
 
     /** MachineDeployments in the order of their groups in the spec, then those of no group by name: first rule wins
      * must pick the same one every time. */
-    private static List<MachineDeployment> inGroupOrder(List<MachineDeployment> deployments, List<WorkerNodeGroup> groups,
-            String clusterName) {
+    private static List<MachineDeployment> inGroupOrder(
+            List<MachineDeployment> deployments, List<WorkerNodeGroup> groups, String clusterName) {
         Comparator<MachineDeployment> byGroup = Comparator.comparingInt(md -> {
             for (int i = 0; i < groups.size(); i++) {
                 if (groups.get(i).machineDeploymentName(clusterName).equals(md.key().name())) {
@@ -136,6 +145,7 @@ public final class WorkersReady {
     }
 
     private static Verdict scalingUp(int desired, int actual) {
-        return Verdict.notMet(SCALING_UP, "Workers expected not ready yet, %d replicas (actual %d)".formatted(desired, actual));
+        return Verdict.notMet(
+                SCALING_UP, "Workers expected not ready yet, %d replicas (actual %d)".formatted(desired, actual));
     }
 }

@@ -45,7 +45,7 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
 
     /** The Cilium version the given EKS-A release ships, if the data knows it. */
     public Optional<String> ciliumFor(EksaVersion release) {
-        // Loops, not a stream: every snapshot of a cluster asks this (benchmark figure 1).
+        // Loops, not a stream: every snapshot of a cluster asks this.
         String minorLine = release.minorLine();
         CiliumFrom latest = null;
         for (ReleaseLine line : releaseLines) {
@@ -53,7 +53,8 @@ public record Compatibility(String version, List<ReleaseLine> releaseLines) {
                 continue;
             }
             for (CiliumFrom entry : line.cilium()) {
-                if (entry.from().compareTo(release) <= 0 && (latest == null || entry.from().compareTo(latest.from()) > 0)) {
+                if (entry.from().compareTo(release) <= 0
+                        && (latest == null || entry.from().compareTo(latest.from()) > 0)) {
                     latest = entry;
                 }
             }

@@ -34,8 +34,11 @@ public final class KubernetesVersionChange {
             }
             Optional<KubernetesVersion> oldOwn = before.get().own();
             if (oldOwn.isPresent() && group.kubernetesVersion().isEmpty() && !oldCluster.equals(newCluster)) {
-                return Optional.of(new Failure(KubernetesVersionSkew.REASON,
-                        "can't simultaneously remove worker kubernetesVersion and upgrade cluster level kubernetesVersion: " + group.name()));
+                return Optional.of(new Failure(
+                        KubernetesVersionSkew.REASON,
+                        "can't simultaneously remove worker kubernetesVersion and upgrade cluster level"
+                                + " kubernetesVersion: "
+                                + group.name()));
             }
             Optional<KubernetesVersion> old = oldOwn.or(() -> oldCluster);
             if (group.kubernetesVersion().isPresent() && old.isPresent()) {

@@ -26,8 +26,11 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
     }
 
     /** Where a cluster stands; {@code cilium} is what its EKS-A release ships (empty if the data does not know it). */
-    public record Position(EksaVersion eksa, KubernetesVersion controlPlane, Map<String, KubernetesVersion> workerNodeGroups,
-                           Optional<String> cilium) {
+    public record Position(
+            EksaVersion eksa,
+            KubernetesVersion controlPlane,
+            Map<String, KubernetesVersion> workerNodeGroups,
+            Optional<String> cilium) {
         public Position {
             // keeps the caller's group order, which the steps follow
             workerNodeGroups = Collections.unmodifiableMap(new LinkedHashMap<>(workerNodeGroups));
@@ -61,7 +64,8 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
         public static Target parse(String text) throws UnreachableTarget {
             String t = text == null ? "" : text.trim();
             Optional<EksaVersion> eksa = t.startsWith("v") ? EksaVersion.parse(t) : Optional.empty();
-            Optional<KubernetesVersion> kubernetes = t.startsWith("v") ? Optional.empty() : KubernetesVersion.parseSpec(t);
+            Optional<KubernetesVersion> kubernetes =
+                    t.startsWith("v") ? Optional.empty() : KubernetesVersion.parseSpec(t);
             if (eksa.isEmpty() && kubernetes.isEmpty()) {
                 throw new UnreachableTarget("unknown upgrade target " + KubernetesNames.shown(String.valueOf(text))
                         + ": expected an EKS-A version such as v0.24.2 or a Kubernetes version such as 1.29");
@@ -87,7 +91,8 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
      * @param current  where the cluster stands (its cilium field is ignored: computed from compatibility)
      * @param releases the EKS-A versions available on the management cluster (from its EKSARelease objects), any order
      */
-    public static UpgradePlan of(Position current, Target target, List<EksaVersion> releases, Compatibility compatibility)
+    public static UpgradePlan of(
+            Position current, Target target, List<EksaVersion> releases, Compatibility compatibility)
             throws UnreachableTarget {
         Planner planner = new Planner(current, releases, compatibility);
         if (target.eksa().isPresent()) {
@@ -99,7 +104,8 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
         }
         Position from = new Position(current.eksa(), current.controlPlane(), current.workerNodeGroups(),
                 compatibility.ciliumFor(current.eksa()));
-        Position to = new Position(planner.eksa, planner.controlPlane, planner.groups, compatibility.ciliumFor(planner.eksa));
+        Position to =
+                new Position(planner.eksa, planner.controlPlane, planner.groups, compatibility.ciliumFor(planner.eksa));
         return new UpgradePlan(from, to, planner.steps, planner.notes);
     }
 
@@ -138,7 +144,8 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
                         + EksaReleaseName.of(target.toString()) + " on the management cluster");
             }
             if (target.compareTo(eksa) < 0) {
-                throw new UnreachableTarget("cannot upgrade from " + eksa + " to " + target + ": EKS-A versions cannot be downgraded");
+                throw new UnreachableTarget(
+                        "cannot upgrade from " + eksa + " to " + target + ": EKS-A versions cannot be downgraded");
             }
             if (target.compareTo(eksa) == 0) {
                 notes.add("up to date: the cluster already runs EKS-A " + eksa);
@@ -164,11 +171,12 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
 
         void toKubernetes(KubernetesVersion target) throws UnreachableTarget {
             if (target.compareTo(controlPlane) < 0) {
-                throw new UnreachableTarget("cannot upgrade the control plane from Kubernetes " + controlPlane + " to " + target
-                        + ": Kubernetes versions cannot be downgraded");
+                throw new UnreachableTarget("cannot upgrade the control plane from Kubernetes " + controlPlane + " to "
+                        + target + ": Kubernetes versions cannot be downgraded");
             }
             if (compatibility.releaseLines().stream().noneMatch(line -> line.kubernetes().contains(target))) {
-                throw new UnreachableTarget("Kubernetes " + target + " is not supported by any EKS-A release in the compatibility data");
+                throw new UnreachableTarget(
+                        "Kubernetes " + target + " is not supported by any EKS-A release in the compatibility data");
             }
             if (target.equals(controlPlane) && groups.values().stream().allMatch(target::equals)) {
                 notes.add("up to date: the control plane and every worker node group already run Kubernetes " + target);
@@ -189,7 +197,9 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
             }
         }
 
-        /** One EKS-A step; Kubernetes versions the new line no longer supports are raised first, under the current line. */
+        /**
+         * One EKS-A step; Kubernetes versions the new line no longer supports are raised first, under the current line.
+         */
         private void upgradeEksa(EksaVersion release) throws UnreachableTarget {
             List<KubernetesVersion> supported = supportedBy(release);
             KubernetesVersion lowest = Collections.min(supported);
@@ -211,7 +221,9 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
             eksa = release;
         }
 
-        /** Raises the control plane one minor at a time; may insert EKS-A steps when the next minor needs a later line. */
+        /**
+         * Raises the control plane one minor at a time; may insert EKS-A steps when the next minor needs a later line.
+         */
         private void raiseControlPlane(KubernetesVersion target, boolean mayUpgradeEksa) throws UnreachableTarget {
             while (controlPlane.compareTo(target) < 0) {
                 KubernetesVersion next = new KubernetesVersion(controlPlane.major(), controlPlane.minor() + 1);
@@ -220,7 +232,8 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
                         throw new UnreachableTarget("cannot upgrade the control plane to Kubernetes " + next
                                 + ": EKS-A " + eksa + " does not support it");
                     }
-                    notes.add("Kubernetes " + next + " is not supported by EKS-A " + eksa + ": EKS-A is upgraded first");
+                    notes.add(
+                            "Kubernetes " + next + " is not supported by EKS-A " + eksa + ": EKS-A is upgraded first");
                     upgradeEksa(nextLineRelease("for Kubernetes " + next));
                     continue; // the EKS-A step may itself have raised Kubernetes
                 }
@@ -235,7 +248,9 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
             }
         }
 
-        /** Raises a group one minor at a time up to the target; it never passes the control plane, so never needs EKS-A. */
+        /**
+         * Raises a group one minor at a time up to the target; it never passes the control plane, so never needs EKS-A.
+         */
         private void raiseGroup(String group, KubernetesVersion target) throws UnreachableTarget {
             KubernetesVersion version = groups.get(group);
             if (version.major() != target.major()) {
@@ -286,7 +301,9 @@ public record UpgradePlan(Position from, Position to, List<Step> steps, List<Str
             if (old.isEmpty() || now.isEmpty()) {
                 return "";
             }
-            return old.equals(now) ? " (Cilium " + old.get() + " unchanged)" : " (Cilium " + old.get() + " -> " + now.get() + ")";
+            return old.equals(now)
+                    ? " (Cilium " + old.get() + " unchanged)"
+                    : " (Cilium " + old.get() + " -> " + now.get() + ")";
         }
     }
 }

@@ -35,7 +35,11 @@ public final class VersionHistory {
             return new Versions(Optional.empty(), before.current(), before.last(), Optional.of(specKubernetes));
         }
         if (readyAtGeneration) {
-            return new Versions(Optional.empty(), Optional.of(spec), before.current().or(before::last), Optional.of(specKubernetes));
+            return new Versions(
+                    Optional.empty(),
+                    Optional.of(spec),
+                    before.current().or(before::last),
+                    Optional.of(specKubernetes));
         }
         return new Versions(Optional.of(spec), before.current(), before.last(),
                 before.current().isPresent() ? before.currentKubernetes() : Optional.empty());

@@ -57,8 +57,15 @@ public final class EventRecorder implements AutoCloseable {
             return size() > UIDS_KEPT;
         }
     };
-    private final ThreadPoolExecutor thread = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(QUEUE),
-            DaemonThreads.named("events"), (task, executor) -> EventRecorder.this.failed.incrementAndGet());
+
+    private final ThreadPoolExecutor thread = new ThreadPoolExecutor(
+            1,
+            1,
+            0,
+            TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(QUEUE),
+            DaemonThreads.named("events"),
+            (task, executor) -> EventRecorder.this.failed.incrementAndGet());
     /** The Clusters whose status another writer writes: no status Event of theirs is recorded. */
     private final Set<ObjectKey> steppedAside = ConcurrentHashMap.newKeySet();
     private final AtomicLong recorded = new AtomicLong();
@@ -136,8 +143,12 @@ public final class EventRecorder implements AutoCloseable {
             long now = System.nanoTime();
             if (now - warnedAt > TimeUnit.MINUTES.toNanos(1)) {
                 warnedAt = now;
-                LOG.warnf("could not record an event on %s (%d %s); events are best effort, the status is written regardless",
-                        key.cluster(), e.getCode(), e.getStatus() == null ? "" : e.getStatus().getReason());
+                LOG.warnf(
+                        "could not record an event on %s (%d %s); events are best effort, the status is written"
+                                + " regardless",
+                        key.cluster(),
+                        e.getCode(),
+                        e.getStatus() == null ? "" : e.getStatus().getReason());
             }
         }
     }
@@ -188,8 +199,12 @@ public final class EventRecorder implements AutoCloseable {
     }
 
     private void repeat(EventSeries.Key key, EventSeries.Repeat repeat, Instant at) {
-        Event target = new EventBuilder().withNewMetadata().withNamespace(key.cluster().namespace()).withName(repeat.name())
-                .endMetadata().build();
+        Event target = new EventBuilder()
+                .withNewMetadata()
+                .withNamespace(key.cluster().namespace())
+                .withName(repeat.name())
+                .endMetadata()
+                .build();
         String patch = "{\"series\": {\"count\": %d, \"lastObservedTime\": \"%s\"}}".formatted(repeat.count(),
                 MICRO_TIME.format(at.truncatedTo(ChronoUnit.MICROS)));
         try {
@@ -213,8 +228,11 @@ public final class EventRecorder implements AutoCloseable {
                 return Optional.of(known);
             }
         }
-        GenericKubernetesResource found = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
-                .inNamespace(cluster.namespace()).withName(cluster.name()).get();
+        GenericKubernetesResource found = client.genericKubernetesResources(
+                        KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+                .inNamespace(cluster.namespace())
+                .withName(cluster.name())
+                .get();
         if (found == null || found.getMetadata().getUid() == null) {
             return Optional.empty();
         }

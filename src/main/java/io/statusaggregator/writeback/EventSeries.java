@@ -56,7 +56,9 @@ public final class EventSeries {
     private final Map<Key, Series> series = new LinkedHashMap<>(16, 0.75f, true);
     private final Map<ObjectKey, Bucket> buckets = new LinkedHashMap<>(16, 0.75f, true);
 
-    /** Decides one Event at {@code now}. A {@link Create} must be followed by {@link #created} with the object's name. */
+    /**
+     * Decides one Event at {@code now}. A {@link Create} must be followed by {@link #created} with the object's name.
+     */
     public Decision decide(Key key, Instant now) {
         Series known = series.get(key);
         if (known != null && known.name != null && !now.isAfter(known.last.plus(SERIES_WINDOW))) {

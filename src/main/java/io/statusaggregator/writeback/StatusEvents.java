@@ -47,7 +47,8 @@ public final class StatusEvents {
 
     /**
      * The Events of one change, conditions in the contract's order, then the failure. {@code before} is empty for a
-     * Cluster's first status; a deleted Cluster ({@code after} empty) has no Events: there is nothing to attach them to.
+     * Cluster's first status; a deleted Cluster ({@code after} empty) has no Events: there is nothing to attach them
+     * to.
      */
     public static List<StatusEvent> of(Optional<ClusterStatus> before, Optional<ClusterStatus> after) {
         if (after.isEmpty()) {
@@ -64,9 +65,15 @@ public final class StatusEvents {
         Optional<ClusterStatus.Failure> failedBefore = before.flatMap(ClusterStatus::failure);
         Optional<ClusterStatus.Failure> failedNow = after.get().failure();
         if (failedNow.isPresent() && !failedNow.equals(failedBefore)) {
-            events.add(new StatusEvent(Type.Warning, failedNow.get().reason(), note(failedNow.get().message(), failedNow.get().reason())));
+            events.add(new StatusEvent(
+                    Type.Warning,
+                    failedNow.get().reason(),
+                    note(failedNow.get().message(), failedNow.get().reason())));
         } else if (failedNow.isEmpty() && failedBefore.isPresent()) {
-            events.add(new StatusEvent(Type.Normal, FAILURE_CLEARED, "failureReason " + failedBefore.get().reason() + " cleared"));
+            events.add(new StatusEvent(
+                    Type.Normal,
+                    FAILURE_CLEARED,
+                    "failureReason " + failedBefore.get().reason() + " cleared"));
         }
         return events;
     }
@@ -95,13 +102,20 @@ public final class StatusEvents {
         if (condition.status() == ConditionStatus.TRUE) {
             return new StatusEvent(Type.Normal, type, type + " is True");
         }
-        Type severity = condition.severity() == Severity.WARNING || condition.severity() == Severity.ERROR ? Type.Warning : Type.Normal;
+        Type severity = condition.severity() == Severity.WARNING || condition.severity() == Severity.ERROR
+                ? Type.Warning
+                : Type.Normal;
         String reason = condition.reason().isEmpty() ? type : condition.reason();
-        return new StatusEvent(severity, reason, note(condition.message(), type + " is " + condition.status().wireName()));
+        return new StatusEvent(
+                severity,
+                reason,
+                note(condition.message(), type + " is " + condition.status().wireName()));
     }
 
     private static boolean moved(Condition was, Condition now) {
-        return was.status() != now.status() || !was.reason().equals(now.reason()) || !was.message().equals(now.message())
+        return was.status() != now.status()
+                || !was.reason().equals(now.reason())
+                || !was.message().equals(now.message())
                 || !Objects.equals(was.severity(), now.severity());
     }
 

@@ -41,19 +41,26 @@ final class StatusSubresource implements StatusWriter.Destination {
                 .withKind(ObjectKind.EKSA_CLUSTER.kind())
                 .withNewMetadata().withNamespace(cluster.namespace()).withName(cluster.name()).endMetadata()
                 .build();
-        GenericKubernetesResource stored = client.genericKubernetesResources(KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
+        GenericKubernetesResource stored = client.genericKubernetesResources(
+                        KubernetesResources.of(ObjectKind.EKSA_CLUSTER))
                 .inNamespace(cluster.namespace())
                 .resource(target)
                 .subresource("status")
-                .patch(new PatchContext.Builder().withPatchType(PatchType.JSON_MERGE)
-                        .withFieldManager(StatusWriter.FIELD_MANAGER).build(), mergePatch(status, expectedVersion));
+                .patch(
+                        new PatchContext.Builder()
+                                .withPatchType(PatchType.JSON_MERGE)
+                                .withFieldManager(StatusWriter.FIELD_MANAGER)
+                                .build(),
+                        mergePatch(status, expectedVersion));
         if (stored == null) {
             return new StatusWriter.Stored(status, "");
         }
         String version = stored.getMetadata() == null || stored.getMetadata().getResourceVersion() == null ? ""
                 : stored.getMetadata().getResourceVersion();
         try {
-            return new StatusWriter.Stored(ObjectDecoder.statusOf(client.getKubernetesSerialization().convertValue(stored, JsonNode.class)), version);
+            return new StatusWriter.Stored(
+                    ObjectDecoder.statusOf(client.getKubernetesSerialization().convertValue(stored, JsonNode.class)),
+                    version);
         } catch (MalformedObjectException | IllegalArgumentException e) {
             return new StatusWriter.Stored(status, version); // its next state on the topic says what is wrong with it
         }
@@ -65,8 +72,16 @@ final class StatusSubresource implements StatusWriter.Destination {
     }
 
     /** The fields this aggregator owns that the encoding leaves out when empty; a merge patch must null them. */
-    private static final String[] CLEARED_WHEN_EMPTY = {"failureReason", "failureMessage", "defaultCNI.version", "workerNodeGroups",
-            "versions.next", "versions.current", "versions.last", "versions.currentKubernetes"};
+    private static final String[] CLEARED_WHEN_EMPTY = {
+        "failureReason",
+        "failureMessage",
+        "defaultCNI.version",
+        "workerNodeGroups",
+        "versions.next",
+        "versions.current",
+        "versions.last",
+        "versions.currentKubernetes"
+    };
 
     /**
      * The merge patch: every field this aggregator owns, with an explicit null for each one that is empty now (a

@@ -82,9 +82,11 @@ public final class StatusWriter implements AutoCloseable {
      */
     public interface Destination extends AutoCloseable {
         /**
-         * @param expectedVersion the {@code resourceVersion} the Cluster must be at for the write to be made (else 409);
+         * @param expectedVersion the {@code resourceVersion} the Cluster must be at for the write to be made (else
+         * 409);
          *                        empty for no condition
-         * @return the status the Cluster holds after the write ({@code status} when that cannot be told) and its version
+         * @return the status the Cluster holds after the write ({@code status} when that cannot be told) and its
+         * version
          *         then (empty when it cannot be told)
          */
         Stored write(ObjectKey cluster, ClusterStatus status, String expectedVersion);
@@ -101,12 +103,15 @@ public final class StatusWriter implements AutoCloseable {
     private final Map<ObjectKey, Slot> slots = new ConcurrentHashMap<>();
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
-    /** The fields the API server was found to prune, each told once: clusters whose statuses differ drop different ones. */
+    /**
+     * The fields the API server was found to prune, each told once: clusters whose statuses differ drop different ones.
+     */
     private final Set<String> prunedTold = ConcurrentHashMap.newKeySet();
 
-    /** What a Cluster holds after a write: the status the API server kept, and the Cluster's {@code resourceVersion}. */
-    public record Stored(ClusterStatus status, String resourceVersion) {
-    }
+    /**
+     * What a Cluster holds after a write: the status the API server kept, and the Cluster's {@code resourceVersion}.
+     */
+    public record Stored(ClusterStatus status, String resourceVersion) {}
 
     /** A status written, and what the API server kept of it. */
     private record Write(ClusterStatus status, ClusterStatus kept) {
@@ -243,15 +248,21 @@ public final class StatusWriter implements AutoCloseable {
     }
 
     private void start(ObjectKey cluster, Slot slot) {
-        Cancellable attempt = Uni.createFrom().item(() -> write(cluster, slot))
+        Cancellable attempt = Uni.createFrom()
+                .item(() -> write(cluster, slot))
                 .runSubscriptionOn(pool)
-                .onFailure(StatusWriter::retryable).invoke(e -> {
+                .onFailure(StatusWriter::retryable)
+                .invoke(e -> {
                     failures.incrementAndGet();
                     LOG.debugf("status write of %s failed, retrying: %s", cluster, e.getMessage());
                 })
-                .onFailure(StatusWriter::retryable).retry()
-                .withBackOff(settings.initialBackoff(), settings.maxBackoff()).withJitter(0.2).indefinitely()
-                .subscribe().with(written -> finished(cluster, slot, written), failure -> refused(cluster, slot, failure));
+                .onFailure(StatusWriter::retryable)
+                .retry()
+                .withBackOff(settings.initialBackoff(), settings.maxBackoff())
+                .withJitter(0.2)
+                .indefinitely()
+                .subscribe()
+                .with(written -> finished(cluster, slot, written), failure -> refused(cluster, slot, failure));
         synchronized (slot) {
             slot.attempt = attempt;
         }
@@ -265,7 +276,8 @@ public final class StatusWriter implements AutoCloseable {
             return written;
         } catch (RuntimeException e) {
             boolean gone = e instanceof KubernetesClientException k && k.getCode() == 404;
-            observer.attempted(e instanceof StaleBasis ? "conflicted" : retryable(e) ? "retried" : gone ? "gone" : "refused",
+            observer.attempted(
+                    e instanceof StaleBasis ? "conflicted" : retryable(e) ? "retried" : gone ? "gone" : "refused",
                     Duration.ofNanos(System.nanoTime() - started));
             throw e;
         }
@@ -306,7 +318,8 @@ public final class StatusWriter implements AutoCloseable {
 
     /**
      * The API server dropped fields of the status written: the Cluster CRD's status schema lacks them (EKS-A's own CRD
-     * has no {@code defaultCNI}, {@code workerNodeGroups} or {@code versions}). Told when a field is found pruned first.
+     * has no {@code defaultCNI}, {@code workerNodeGroups} or {@code versions}). Told when a field is found pruned
+     * first.
      */
     private void pruned(ObjectKey cluster, ClusterStatus status, ClusterStatus kept) {
         ObjectNode sent = StatusEncoder.encode(status);
@@ -318,9 +331,11 @@ public final class StatusWriter implements AutoCloseable {
             }
         });
         if (prunedTold.addAll(dropped)) {
-            LOG.warnf("the API server did not keep status.%s of cluster %s as written: the Cluster CRD's status schema lacks "
-                    + "them (see docs/deploy.md). They are not written again while the Cluster shows the rest; kubectl does not "
-                    + "show them; the version history is kept on the status topic", String.join(", status.", dropped), cluster);
+            LOG.warnf(
+                    "the API server did not keep status.%s of cluster %s as written: the Cluster CRD's status schema"
+                            + " lacks them (see docs/deploy.md). They are not written again while the Cluster shows the"
+                            + " rest; kubectl does not show them; the version history is kept on the status topic",
+                    String.join(", status.", dropped), cluster);
         }
     }
 
@@ -361,8 +376,9 @@ public final class StatusWriter implements AutoCloseable {
             LOG.debugf("cluster %s is gone; its status is not written", cluster);
             outcomes.accept(new Gone(cluster));
         } else if (again) {
-            LOG.errorf("the API server refused the status of cluster %s: %s; writing the newer one submitted since", cluster,
-                    failure.getMessage());
+            LOG.errorf(
+                    "the API server refused the status of cluster %s: %s; writing the newer one submitted since",
+                    cluster, failure.getMessage());
             start(cluster, slot);
         } else {
             LOG.errorf("the API server refused the status of cluster %s: %s", cluster, failure.getMessage());

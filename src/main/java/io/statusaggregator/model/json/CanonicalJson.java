@@ -14,8 +14,11 @@ import java.util.Optional;
  * ({@code CanonicalJsonTest} holds the two to the same text). Not thread-safe; reused value after value.
  */
 final class CanonicalJson {
-    /** The most keys it holds, over the objects open at one time (sorted by insertion): a spec's objects have a handful. */
+    /**
+     * The most keys it holds, over the objects open at one time (sorted by insertion): a spec's objects have a handful.
+     */
     static final int MEMBERS = 64;
+
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
     /** The largest buffer kept from one value for the next. */
     static final int KEPT = 64 * 1024;

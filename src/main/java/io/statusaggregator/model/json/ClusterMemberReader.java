@@ -37,10 +37,21 @@ import java.util.Optional;
  */
 public final class ClusterMemberReader {
     /** Bits of {@link ObjectFields#once} for this reader's own fields. */
-    private static final int SPEC = ObjectFields.FIRST_OWN_BIT, STATUS = SPEC << 1, LABELS = SPEC << 2, CLUSTER_NAME = SPEC << 3,
-            VERSION = SPEC << 4, OBSERVED_GENERATION = SPEC << 5, REPLICAS = SPEC << 6, READY_REPLICAS = SPEC << 7,
-            UPDATED_REPLICAS = SPEC << 8, AVAILABLE_REPLICAS = SPEC << 9, INITIALIZED = SPEC << 10, INITIALIZATION = SPEC << 11,
-            CONDITIONS = SPEC << 12, LABEL_CLUSTER = SPEC << 13, LABEL_DEPLOYMENT = SPEC << 14,
+    private static final int SPEC = ObjectFields.FIRST_OWN_BIT,
+            STATUS = SPEC << 1,
+            LABELS = SPEC << 2,
+            CLUSTER_NAME = SPEC << 3,
+            VERSION = SPEC << 4,
+            OBSERVED_GENERATION = SPEC << 5,
+            REPLICAS = SPEC << 6,
+            READY_REPLICAS = SPEC << 7,
+            UPDATED_REPLICAS = SPEC << 8,
+            AVAILABLE_REPLICAS = SPEC << 9,
+            INITIALIZED = SPEC << 10,
+            INITIALIZATION = SPEC << 11,
+            CONDITIONS = SPEC << 12,
+            LABEL_CLUSTER = SPEC << 13,
+            LABEL_DEPLOYMENT = SPEC << 14,
             UP_TO_DATE_REPLICAS = SPEC << 15;
 
     private final RepeatedValues shared = new RepeatedValues();
@@ -109,15 +120,22 @@ public final class ClusterMemberReader {
 
     /** Whether this reader reads objects of {@code kind} (the others go to {@link ObjectDecoder} at once). */
     public static boolean reads(ObjectKind kind) {
-        return kind == ObjectKind.MACHINE || kind == ObjectKind.MACHINE_DEPLOYMENT || kind == ObjectKind.KUBEADM_CONTROL_PLANE;
+        return kind == ObjectKind.MACHINE
+                || kind == ObjectKind.MACHINE_DEPLOYMENT
+                || kind == ObjectKind.KUBEADM_CONTROL_PLANE;
     }
 
-    /** The object, if it is a member this reader reads and it reads it whole; empty to leave it to {@link ObjectDecoder}. */
+    /**
+     * The object, if it is a member this reader reads and it reads it whole; empty to leave it to
+     * {@link ObjectDecoder}.
+     */
     public Optional<KubernetesObject> read(byte[] json) {
         return read(json, 0, json.length);
     }
 
-    /** {@link #read(byte[])} of {@code json[offset, offset + length)}: a record's value where the consumer fetched it. */
+    /**
+     * {@link #read(byte[])} of {@code json[offset, offset + length)}: a record's value where the consumer fetched it.
+     */
     public Optional<KubernetesObject> read(byte[] json, int offset, int length) {
         return read(json, offset, length, null, null);
     }
@@ -240,7 +258,8 @@ public final class ClusterMemberReader {
         }
     }
 
-    private static List<ObservedCondition> conditions(JsonParser parser, JsonToken value, Fields fields) throws IOException, GiveUp {
+    private static List<ObservedCondition> conditions(JsonParser parser, JsonToken value, Fields fields)
+            throws IOException, GiveUp {
         if (!array(value)) {
             return List.of();
         }
@@ -283,20 +302,28 @@ public final class ClusterMemberReader {
         if (type == null || type.isEmpty()) {
             throw GiveUp.INSTANCE; // required
         }
-        return fields.shared.condition(
-                new ObservedCondition(type, status == null ? "" : status, reason == null ? "" : reason, message == null ? "" : message));
+        return fields.shared.condition(new ObservedCondition(
+                type, status == null ? "" : status, reason == null ? "" : reason, message == null ? "" : message));
     }
 
-    /** The model record, as {@link ObjectDecoder#decode} makes it; null (give up) for any other kind or a missing part. */
+    /**
+     * The model record, as {@link ObjectDecoder#decode} makes it; null (give up) for any other kind or a missing part.
+     */
     private static KubernetesObject build(Fields f) throws GiveUp {
-        if (f.apiVersion == null || f.apiVersion.isEmpty() || f.kind == null || f.kind.isEmpty() || f.name == null || f.name.isEmpty()) {
+        if (f.apiVersion == null
+                || f.apiVersion.isEmpty()
+                || f.kind == null
+                || f.kind.isEmpty()
+                || f.name == null
+                || f.name.isEmpty()) {
             return null;
         }
         Optional<ObjectKind> kind = ObjectKind.of(f.apiVersion, f.kind);
         if (kind.isEmpty()) {
             return null;
         }
-        ObjectKey key = f.expected != null && f.name == f.expected.name() && f.namespace == f.expected.namespace() ? f.expected
+        ObjectKey key = f.expected != null && f.name == f.expected.name() && f.namespace == f.expected.namespace()
+                ? f.expected
                 : new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
         String clusterName = f.specClusterName != null && !f.specClusterName.isEmpty() ? f.specClusterName
                 : f.labelCluster != null && !f.labelCluster.isEmpty() ? f.labelCluster : null;
@@ -319,18 +346,37 @@ public final class ClusterMemberReader {
             }
             case MACHINE_DEPLOYMENT -> {
                 CapiApiVersion version = CapiApiVersion.of(f.apiVersion).orElse(null);
-                yield clusterName == null || version == null ? null : new MachineDeployment(key, clusterName, version,
-                        generation, observedGeneration, f.replicas, f.readyReplicas,
-                        version == CapiApiVersion.V1BETA2 ? f.upToDateReplicas : f.updatedReplicas, f.availableReplicas,
-                        conditions);
+                yield clusterName == null || version == null
+                        ? null
+                        : new MachineDeployment(
+                                key,
+                                clusterName,
+                                version,
+                                generation,
+                                observedGeneration,
+                                f.replicas,
+                                f.readyReplicas,
+                                version == CapiApiVersion.V1BETA2 ? f.upToDateReplicas : f.updatedReplicas,
+                                f.availableReplicas,
+                                conditions);
             }
             case KUBEADM_CONTROL_PLANE -> {
                 CapiApiVersion version = CapiApiVersion.of(f.apiVersion).orElse(null);
                 boolean v1beta2 = version == CapiApiVersion.V1BETA2;
-                yield version == null ? null : new KubeadmControlPlane(key, clusterName == null ? key.name() : clusterName,
-                        version, generation, observedGeneration, f.replicas, f.readyReplicas,
-                        v1beta2 ? f.upToDateReplicas : f.updatedReplicas, v1beta2 ? f.availableReplicas : 0,
-                        v1beta2 ? f.controlPlaneInitialized : f.initialized, conditions);
+                yield version == null
+                        ? null
+                        : new KubeadmControlPlane(
+                                key,
+                                clusterName == null ? key.name() : clusterName,
+                                version,
+                                generation,
+                                observedGeneration,
+                                f.replicas,
+                                f.readyReplicas,
+                                v1beta2 ? f.upToDateReplicas : f.updatedReplicas,
+                                v1beta2 ? f.availableReplicas : 0,
+                                v1beta2 ? f.controlPlaneInitialized : f.initialized,
+                                conditions);
             }
             default -> null; // read by ObjectDecoder: rarer, and the EKS-A Cluster's spec is hashed as stored
         };

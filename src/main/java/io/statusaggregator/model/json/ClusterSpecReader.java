@@ -21,9 +21,10 @@ import java.util.Optional;
 
 /**
  * An EKS-A Cluster's spec read from its tokens, as {@code ObjectDecoder.eksaClusterSpec} reads it from the tree: the
- * same answer for a valid spec, and a give-up on anything the tree would refuse (it names the error). Fields may come in
- * any order; one the tree reads that comes twice gives up. It moves its parser on only through {@link CanonicalJson}'s
- * tokens, which write the spec's canonical text as they come, so the spec is read once, without a tree.
+ * same answer for a valid spec, and a give-up on anything the tree would refuse (it names the error). Fields may come
+ * in any order; one the tree reads that comes twice gives up. It moves its parser on only through
+ * {@link CanonicalJson}'s tokens, which write the spec's canonical text as they come, so the spec is read once, without
+ * a tree.
  */
 final class ClusterSpecReader {
     private ClusterSpecReader() {
@@ -95,7 +96,8 @@ final class ClusterSpecReader {
                 }
                 case "managementCluster" -> {
                     seen.once(1 << 7);
-                    managementCluster = (object(value) ? name(in) : Optional.<String>empty()).filter(name -> !name.isEmpty());
+                    managementCluster =
+                            (object(value) ? name(in) : Optional.<String>empty()).filter(name -> !name.isEmpty());
                 }
                 default -> in.skipChildren();
             }
@@ -103,7 +105,14 @@ final class ClusterSpecReader {
         if (controlPlaneCount < 0 || kubernetesVersion.isEmpty()) {
             throw GiveUp.INSTANCE; // required: ObjectDecoder names what is missing
         }
-        return new EksaClusterSpec(controlPlaneCount, groups, kubernetesVersion, eksaVersion, bundlesRef, externalEtcd, cni,
+        return new EksaClusterSpec(
+                controlPlaneCount,
+                groups,
+                kubernetesVersion,
+                eksaVersion,
+                bundlesRef,
+                externalEtcd,
+                cni,
                 managementCluster);
     }
 

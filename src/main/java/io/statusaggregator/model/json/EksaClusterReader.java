@@ -134,7 +134,8 @@ public final class EksaClusterReader {
                     }
                     specStart = Math.toIntExact(parser.currentTokenLocation().getByteOffset());
                     if (canonical != null) {
-                        spec = ClusterSpecReader.read(canonical.recording(parser)); // read once, not skipped and read again
+                        spec = ClusterSpecReader.read(
+                                canonical.recording(parser)); // read once, not skipped and read again
                     } else {
                         parser.skipChildren();
                     }
@@ -179,19 +180,33 @@ public final class EksaClusterReader {
     }
 
     private Read build(byte[] json, Fields f, Optional<KnownSpec> known) throws GiveUp, IOException {
-        if (f.apiVersion == null || f.kind == null || ObjectKind.of(f.apiVersion, f.kind).orElse(null) != ObjectKind.EKSA_CLUSTER
-                || f.name == null || f.name.isEmpty() || f.specStart < 0) {
+        if (f.apiVersion == null
+                || f.kind == null
+                || ObjectKind.of(f.apiVersion, f.kind).orElse(null) != ObjectKind.EKSA_CLUSTER
+                || f.name == null
+                || f.name.isEmpty()
+                || f.specStart < 0) {
             throw GiveUp.INSTANCE;
         }
         KnownSpec spec = spec(json, f, known);
         ObjectKey key = new ObjectKey(f.namespace == null ? ObjectDecoder.DEFAULT_NAMESPACE : f.namespace, f.name);
-        return new Read(new EksaCluster(key, f.apiVersion, f.generation < 0 ? 1L : f.generation, f.annotations, spec.spec(),
-                spec.hash(), f.status, f.resourceVersion, new EksaCluster.Creation(f.creationTimestamp, f.uid)), spec);
+        return new Read(
+                new EksaCluster(
+                        key,
+                        f.apiVersion,
+                        f.generation < 0 ? 1L : f.generation,
+                        f.annotations,
+                        spec.spec(),
+                        spec.hash(),
+                        f.status,
+                        f.resourceVersion,
+                        new EksaCluster.Creation(f.creationTimestamp, f.uid)),
+                spec);
     }
 
     /**
-     * The spec in {@code json[f.specStart, f.specEnd)}: the known one if its bytes are the same, else read through a tree
-     * (read already if none was known).
+     * The spec in {@code json[f.specStart, f.specEnd)}: the known one if its bytes are the same, else read through a
+     * tree (read already if none was known).
      */
     private KnownSpec spec(byte[] json, Fields f, Optional<KnownSpec> known) throws GiveUp, IOException {
         sha256.update(json, f.specStart, f.specEnd - f.specStart);
@@ -270,7 +285,8 @@ public final class EksaClusterReader {
             Optional<Failure> failure = failureReason.isPresent() || failureMessage.isPresent()
                     ? Optional.of(new Failure(failureReason.orElse(""), failureMessage.orElse("")))
                     : Optional.empty();
-            return new ClusterStatus(Math.max(observedGeneration, 0L), failure, defaultCni, conditions, groups, versions);
+            return new ClusterStatus(
+                    Math.max(observedGeneration, 0L), failure, defaultCni, conditions, groups, versions);
         }
 
         /** Marks {@code bit} seen; a field seen twice (the tree keeps the last) gives up. */
@@ -281,7 +297,10 @@ public final class EksaClusterReader {
             return seen | bit;
         }
 
-        /** The string fields {@code names} of an object, in that order (null where absent); repeated or not a string gives up. */
+        /**
+         * The string fields {@code names} of an object, in that order (null where absent); repeated or not a string
+         * gives up.
+         */
         private static String[] strings(JsonParser parser, String[] names) throws IOException, GiveUp {
             String[] values = new String[names.length];
             int seen = 0;
@@ -324,7 +343,9 @@ public final class EksaClusterReader {
             return Optional.of(new DefaultCni(name.get(), orEmpty(cni[1]), state));
         }
 
-        private static final String[] CONDITION_FIELDS = {"type", "status", "lastTransitionTime", "reason", "message", "severity"};
+        private static final String[] CONDITION_FIELDS = {
+            "type", "status", "lastTransitionTime", "reason", "message", "severity"
+        };
 
         /** Conditions of types this aggregator does not own, and ones without a transition time, are skipped. */
         private static List<Condition> conditions(JsonParser parser, JsonToken value) throws IOException, GiveUp {
@@ -335,7 +356,8 @@ public final class EksaClusterReader {
             while (nextObject(parser)) {
                 String[] condition = strings(parser, CONDITION_FIELDS);
                 Optional<ConditionType> type = condition[0] == null ? Optional.empty() : ConditionType.of(condition[0]);
-                Optional<ConditionStatus> status = condition[1] == null ? Optional.empty() : ConditionStatus.of(condition[1]);
+                Optional<ConditionStatus> status =
+                        condition[1] == null ? Optional.empty() : ConditionStatus.of(condition[1]);
                 if (type.isEmpty() || status.isEmpty() || condition[2] == null) {
                     continue;
                 }
@@ -345,13 +367,21 @@ public final class EksaClusterReader {
                 } catch (DateTimeParseException e) {
                     throw GiveUp.INSTANCE; // the tree names the field
                 }
-                conditions.add(new Condition(type.get(), status.get(), orEmpty(condition[3]), orEmpty(condition[4]),
-                        condition[5] == null ? Severity.NONE : Severity.of(condition[5]).orElse(Severity.NONE), lastTransitionTime));
+                conditions.add(new Condition(
+                        type.get(),
+                        status.get(),
+                        orEmpty(condition[3]),
+                        orEmpty(condition[4]),
+                        condition[5] == null
+                                ? Severity.NONE
+                                : Severity.of(condition[5]).orElse(Severity.NONE),
+                        lastTransitionTime));
             }
             return conditions;
         }
 
-        private static List<WorkerNodeGroupStatus> workerNodeGroups(JsonParser parser, JsonToken value) throws IOException, GiveUp {
+        private static List<WorkerNodeGroupStatus> workerNodeGroups(JsonParser parser, JsonToken value)
+                throws IOException, GiveUp {
             if (!array(value)) {
                 return List.of();
             }
@@ -421,7 +451,11 @@ public final class EksaClusterReader {
                     default -> parser.skipChildren();
                 }
             }
-            return new Versions(Optional.ofNullable(next), Optional.ofNullable(current), Optional.ofNullable(last), currentKubernetes);
+            return new Versions(
+                    Optional.ofNullable(next),
+                    Optional.ofNullable(current),
+                    Optional.ofNullable(last),
+                    currentKubernetes);
         }
 
         /** {@code versions.currentKubernetes}: a group without a name makes it unreadable, so not written. */

@@ -91,7 +91,8 @@ final class JsonFields {
         for (int i = 0; i < value.size(); i++) {
             JsonNode item = value.get(i);
             if (!item.isObject()) {
-                throw new MalformedObjectException(pathOf(field) + "[" + i + "]", "expected an object, got " + describe(item));
+                throw new MalformedObjectException(
+                        pathOf(field) + "[" + i + "]", "expected an object, got " + describe(item));
             }
             items.add(new JsonFields(item, this, field, i));
         }
@@ -143,8 +144,8 @@ final class JsonFields {
             return Optional.empty();
         }
         if (!value.isIntegralNumber() || !value.canConvertToLong() || value.longValue() < 0) {
-            throw new MalformedObjectException(pathOf(field), "expected a generation (a whole number, not negative), got "
-                    + describe(value));
+            throw new MalformedObjectException(
+                    pathOf(field), "expected a generation (a whole number, not negative), got " + describe(value));
         }
         return Optional.of(value.longValue());
     }

@@ -11,7 +11,9 @@ public class MalformedObjectException extends Exception {
         this.problem = problem;
     }
 
-    /** The path of the offending field, like {@code spec.workerNodeGroupConfigurations[1].count}; empty for the object. */
+    /**
+     * The path of the offending field, like {@code spec.workerNodeGroupConfigurations[1].count}; empty for the object.
+     */
     public String field() {
         return field;
     }

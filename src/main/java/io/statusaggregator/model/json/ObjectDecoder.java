@@ -113,7 +113,8 @@ public final class ObjectDecoder {
         }
         JsonFields root = JsonFields.root(node);
         JsonFields metadata = root.object("metadata");
-        ObjectKey key = new ObjectKey(metadata.string("namespace").orElse(DEFAULT_NAMESPACE), metadata.requiredString("name"));
+        ObjectKey key =
+                new ObjectKey(metadata.string("namespace").orElse(DEFAULT_NAMESPACE), metadata.requiredString("name"));
         return Optional.of(switch (kind.get()) {
             case EKSA_CLUSTER -> eksaCluster(node, root, metadata, key);
             case CAPI_CLUSTER -> capiCluster(root, key);
@@ -200,15 +201,18 @@ public final class ObjectDecoder {
         if (group.has("autoscalingConfiguration")) {
             JsonFields bounds = group.object("autoscalingConfiguration");
             int min = bounds.countOrZero("minCount");
-            int max = bounds.count("maxCount").orElseThrow(() -> new MalformedObjectException(bounds.pathOf("maxCount"), "required"));
+            int max = bounds.count("maxCount")
+                    .orElseThrow(() -> new MalformedObjectException(bounds.pathOf("maxCount"), "required"));
             if (min > max) {
-                throw new MalformedObjectException(bounds.pathOf("minCount"), "must not be greater than maxCount (" + max + "), got " + min);
+                throw new MalformedObjectException(
+                        bounds.pathOf("minCount"), "must not be greater than maxCount (" + max + "), got " + min);
             }
             autoscaling = Optional.of(new WorkerNodeGroup.Autoscaling(min, max));
         }
         // EKS-A defaults a group without a count to one node.
         int count = group.count("count").orElse(1);
-        return new WorkerNodeGroup(group.requiredString("name"), count, autoscaling, specVersion(group, "kubernetesVersion"));
+        return new WorkerNodeGroup(
+                group.requiredString("name"), count, autoscaling, specVersion(group, "kubernetesVersion"));
     }
 
     /**
@@ -218,21 +222,30 @@ public final class ObjectDecoder {
     private static Optional<KubernetesVersion> requiredSpecVersion(JsonFields spec) throws MalformedObjectException {
         Optional<KubernetesVersion> version = specVersion(spec, "kubernetesVersion");
         if (version.isEmpty()) {
-            throw new MalformedObjectException(spec.pathOf("kubernetesVersion"), "required: the control plane's Kubernetes version (like \"1.31\")");
+            throw new MalformedObjectException(
+                    spec.pathOf("kubernetesVersion"),
+                    "required: the control plane's Kubernetes version (like \"1.31\")");
         }
         return version;
     }
 
-    private static Optional<KubernetesVersion> specVersion(JsonFields fields, String field) throws MalformedObjectException {
+    private static Optional<KubernetesVersion> specVersion(JsonFields fields, String field)
+            throws MalformedObjectException {
         Optional<String> text = fields.string(field);
         if (text.isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(KubernetesVersion.parseSpec(text.get()).orElseThrow(() -> new MalformedObjectException(
-                fields.pathOf(field), "not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): " + KubernetesNames.shown(text.get()))));
+        return Optional.of(KubernetesVersion.parseSpec(text.get())
+                .orElseThrow(() -> new MalformedObjectException(
+                        fields.pathOf(field),
+                        "not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): "
+                                + KubernetesNames.shown(text.get()))));
     }
 
-    /** {@code clusterNetwork.cniConfig} names one CNI; the older {@code clusterNetwork.cni} string too; Cilium by default. */
+    /**
+     * {@code clusterNetwork.cniConfig} names one CNI; the older {@code clusterNetwork.cni} string too; Cilium by
+     * default.
+     */
     private static CniConfig cniConfig(JsonFields network) throws MalformedObjectException {
         JsonFields config = network.object("cniConfig");
         boolean cilium = config.has("cilium");
@@ -248,8 +261,11 @@ public final class ObjectDecoder {
         }
         Optional<String> legacy = network.string("cni");
         if (legacy.isPresent()) {
-            Cni cni = legacy.get().startsWith("cilium") ? Cni.CILIUM : Cni.of(legacy.get()).orElseThrow(
-                    () -> new MalformedObjectException(network.pathOf("cni"), "unknown CNI " + KubernetesNames.shown(legacy.get())));
+            Cni cni = legacy.get().startsWith("cilium")
+                    ? Cni.CILIUM
+                    : Cni.of(legacy.get())
+                            .orElseThrow(() -> new MalformedObjectException(
+                                    network.pathOf("cni"), "unknown CNI " + KubernetesNames.shown(legacy.get())));
             return new CniConfig(cni, false);
         }
         return new CniConfig(Cni.CILIUM, false);
@@ -313,19 +329,24 @@ public final class ObjectDecoder {
                         + KubernetesNames.shown(apiVersion)));
     }
 
-    private static Machine machine(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
+    private static Machine machine(JsonFields root, JsonFields metadata, ObjectKey key)
+            throws MalformedObjectException {
         JsonFields spec = root.object("spec");
         Optional<String> text = spec.string("version");
         Optional<KubernetesVersion> version = Optional.empty();
         if (text.isPresent()) {
-            version = Optional.of(KubernetesVersion.parseMachine(text.get()).orElseThrow(() -> new MalformedObjectException(
-                    spec.pathOf("version"), "not a Kubernetes version (like \"v1.27.4-eks-1-27-11\"): " + KubernetesNames.shown(text.get()))));
+            version = Optional.of(KubernetesVersion.parseMachine(text.get())
+                    .orElseThrow(() -> new MalformedObjectException(
+                            spec.pathOf("version"),
+                            "not a Kubernetes version (like \"v1.27.4-eks-1-27-11\"): "
+                                    + KubernetesNames.shown(text.get()))));
         }
         return new Machine(key, requiredClusterName(root, metadata),
                 Optional.ofNullable(metadata.stringMap("labels").get(DEPLOYMENT_NAME_LABEL)), version);
     }
 
-    private static EtcdadmCluster etcdadmCluster(JsonFields root, JsonFields metadata, ObjectKey key) throws MalformedObjectException {
+    private static EtcdadmCluster etcdadmCluster(JsonFields root, JsonFields metadata, ObjectKey key)
+            throws MalformedObjectException {
         return new EtcdadmCluster(key, clusterName(root, metadata).orElse(etcdClusterName(key.name())),
                 root.object("status").bool("ready"));
     }
@@ -345,7 +366,9 @@ public final class ObjectDecoder {
                 spec.string("problem").filter(p -> !p.isEmpty()));
     }
 
-    /** The server sets {@code metadata.generation} to 1 on create; a hand-written object without one is taken as new. */
+    /**
+     * The server sets {@code metadata.generation} to 1 on create; a hand-written object without one is taken as new.
+     */
     private static long generation(JsonFields metadata) throws MalformedObjectException {
         return metadata.generation("generation").orElse(1L);
     }
@@ -366,8 +389,11 @@ public final class ObjectDecoder {
     private static ObservedConditions conditions(JsonFields status) throws MalformedObjectException {
         List<ObservedCondition> conditions = new ArrayList<>();
         for (JsonFields condition : status.objects("conditions")) {
-            conditions.add(new ObservedCondition(condition.requiredString("type"), condition.string("status").orElse(""),
-                    condition.string("reason").orElse(""), condition.string("message").orElse("")));
+            conditions.add(new ObservedCondition(
+                    condition.requiredString("type"),
+                    condition.string("status").orElse(""),
+                    condition.string("reason").orElse(""),
+                    condition.string("message").orElse("")));
         }
         return new ObservedConditions(conditions);
     }
@@ -387,7 +413,8 @@ public final class ObjectDecoder {
             JsonFields cni = status.object("defaultCNI");
             Optional<Cni> name = cni.string("name").flatMap(Cni::of);
             if (name.isPresent()) {
-                CniState state = "Applied".equals(cni.string("status").orElse("")) ? CniState.APPLIED : CniState.NOT_APPLIED;
+                CniState state =
+                        "Applied".equals(cni.string("status").orElse("")) ? CniState.APPLIED : CniState.NOT_APPLIED;
                 defaultCni = Optional.of(new DefaultCni(name.get(), cni.string("version").orElse(""), state));
             }
         }
@@ -414,18 +441,31 @@ public final class ObjectDecoder {
         for (JsonFields group : status.objects("workerNodeGroups")) {
             Optional<String> name = group.string("name");
             if (name.isPresent()) {
-                groups.add(new WorkerNodeGroupStatus(name.get(), group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec),
-                        group.countOrZero("replicas"), group.countOrZero("readyReplicas"), group.countOrZero("upToDateReplicas")));
+                groups.add(new WorkerNodeGroupStatus(
+                        name.get(),
+                        group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec),
+                        group.countOrZero("replicas"),
+                        group.countOrZero("readyReplicas"),
+                        group.countOrZero("upToDateReplicas")));
             }
         }
         JsonFields versions = status.object("versions");
-        return new ClusterStatus(status.generation("observedGeneration").orElse(0L), failure, defaultCni, conditions, groups,
-                new Versions(versions.string("next"), versions.string("current"), versions.string("last"),
+        return new ClusterStatus(
+                status.generation("observedGeneration").orElse(0L),
+                failure,
+                defaultCni,
+                conditions,
+                groups,
+                new Versions(
+                        versions.string("next"),
+                        versions.string("current"),
+                        versions.string("last"),
                         kubernetesVersions(versions)));
     }
 
     /** {@code status.versions.currentKubernetes}, written by this aggregator; unreadable parts count as not written. */
-    private static Optional<KubernetesVersions> kubernetesVersions(JsonFields versions) throws MalformedObjectException {
+    private static Optional<KubernetesVersions> kubernetesVersions(JsonFields versions)
+            throws MalformedObjectException {
         if (!versions.has("currentKubernetes")) {
             return Optional.empty();
         }
@@ -436,8 +476,10 @@ public final class ObjectDecoder {
             if (name.isEmpty()) {
                 return Optional.empty();
             }
-            groups.add(new KubernetesVersions.Group(name.get(), group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec)));
+            groups.add(new KubernetesVersions.Group(
+                    name.get(), group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec)));
         }
-        return Optional.of(new KubernetesVersions(recorded.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec), groups));
+        return Optional.of(new KubernetesVersions(
+                recorded.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec), groups));
     }
 }

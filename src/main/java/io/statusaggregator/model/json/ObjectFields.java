@@ -52,7 +52,9 @@ abstract class ObjectFields {
         return JSON.createParser(json, offset, length);
     }
 
-    /** Reads the whole object; false when {@code json} is not an object, or content follows it (the tree refuses that). */
+    /**
+     * Reads the whole object; false when {@code json} is not an object, or content follows it (the tree refuses that).
+     */
     final boolean read(JsonParser parser) throws IOException, GiveUp {
         if (parser.nextToken() != JsonToken.START_OBJECT) {
             return false;

@@ -16,7 +16,10 @@ import java.util.Base64;
  * escapes them, non-ASCII left as UTF-8.
  */
 public final class SpecHash {
-    private static final ObjectWriter SORTED = JsonMapper.builder().enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED).build().writer();
+    private static final ObjectWriter SORTED = JsonMapper.builder()
+            .enable(JsonNodeFeature.WRITE_PROPERTIES_SORTED)
+            .build()
+            .writer();
 
     private SpecHash() {
     }

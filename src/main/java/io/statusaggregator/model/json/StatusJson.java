@@ -22,8 +22,11 @@ import java.util.Optional;
  * publishing a change allocated.
  */
 public final class StatusJson {
-    /** The generators' factory: Jackson's defaults, as the trees' writers have them; a generator leaves its target open. */
-    public static final JsonFactory FACTORY = JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
+    /**
+     * The generators' factory: Jackson's defaults, as the trees' writers have them; a generator leaves its target open.
+     */
+    public static final JsonFactory FACTORY =
+            JsonFactory.builder().disable(StreamWriteFeature.AUTO_CLOSE_TARGET).build();
 
     private StatusJson() {
     }
@@ -133,7 +136,9 @@ public final class StatusJson {
 
     private static final int TIME_CHARS = 32;
 
-    /** {@code lastTransitionTime}: the instant as {@link Instant#toString} writes it, without its formatter's garbage. */
+    /**
+     * {@code lastTransitionTime}: the instant as {@link Instant#toString} writes it, without its formatter's garbage.
+     */
     private static void time(JsonGenerator json, Instant time, char[] chars) throws IOException {
         json.writeFieldName("lastTransitionTime");
         int length = iso(time, chars);

@@ -84,7 +84,9 @@ final class StrictTokens {
         if (value == JsonToken.VALUE_NULL) {
             return 0;
         }
-        if (value != JsonToken.VALUE_NUMBER_INT || parser.getNumberType() != JsonParser.NumberType.INT || parser.getIntValue() < 0) {
+        if (value != JsonToken.VALUE_NUMBER_INT
+                || parser.getNumberType() != JsonParser.NumberType.INT
+                || parser.getIntValue() < 0) {
             throw GiveUp.INSTANCE;
         }
         return parser.getIntValue();

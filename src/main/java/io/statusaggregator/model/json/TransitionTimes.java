@@ -25,10 +25,22 @@ public final class TransitionTimes {
             int hour = digits(text, 11, 13);
             int minute = digits(text, 14, 16);
             int second = digits(text, 17, 19);
-            if (year >= 0 && month >= 1 && month <= 12 && day >= 1 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59
-                    && second >= 0 && second <= 59 && day <= LocalDate.of(year, month, 1).lengthOfMonth()) {
+            if (year >= 0
+                    && month >= 1
+                    && month <= 12
+                    && day >= 1
+                    && hour >= 0
+                    && hour <= 23
+                    && minute >= 0
+                    && minute <= 59
+                    && second >= 0
+                    && second <= 59
+                    && day <= LocalDate.of(year, month, 1).lengthOfMonth()) {
                 try {
-                    return Instant.ofEpochSecond(LocalDate.of(year, month, day).toEpochDay() * 86_400L + hour * 3_600L + minute * 60L + second);
+                    return Instant.ofEpochSecond(LocalDate.of(year, month, day).toEpochDay() * 86_400L
+                            + hour * 3_600L
+                            + minute * 60L
+                            + second);
                 } catch (DateTimeException e) {
                     // out of range: Instant.parse says how
                 }

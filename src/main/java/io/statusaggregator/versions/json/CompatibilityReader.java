@@ -15,7 +15,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Reads the compatibility document ({@code compatibility.yaml}); a malformed one is rejected whole, naming the entry. */
+/**
+ * Reads the compatibility document ({@code compatibility.yaml}); a malformed one is rejected whole, naming the entry.
+ */
 public final class CompatibilityReader {
     public static final String BUILT_IN = "/compatibility.yaml";
 
@@ -52,7 +54,9 @@ public final class CompatibilityReader {
                         .filter(r -> r.minorLine().equals(eksa))
                         .orElseThrow(() -> new IllegalArgumentException(where + ": cilium entry from " + from
                                 + " is not a release of " + eksa));
-                Optional<String> shipped = entry.hasNonNull("version") ? Optional.of(entry.get("version").asText()) : Optional.empty();
+                Optional<String> shipped = entry.hasNonNull("version")
+                        ? Optional.of(entry.get("version").asText())
+                        : Optional.empty();
                 cilium.add(new CiliumFrom(release, shipped));
             }
             lines.add(new ReleaseLine(eksa, kubernetes, cilium));
