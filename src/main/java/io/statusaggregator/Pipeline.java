@@ -173,7 +173,8 @@ public final class Pipeline implements AutoCloseable {
             try {
                 return first != null ? first.join() : publishedStatuses(timeout);
             } catch (TimeoutException | CompletionException e) {
-                LOG.warnf("%s; deletions while these partitions were elsewhere may go unannounced",
+                LOG.warnf(
+                        "%s; deletions while these partitions were elsewhere may go unannounced",
                         e instanceof CompletionException && e.getCause() != null
                                 ? e.getCause().getMessage()
                                 : e.getMessage());
@@ -189,8 +190,11 @@ public final class Pipeline implements AutoCloseable {
                 settings.ingestSettings().capiNamespace(), name, settings.ingestSettings().relistStalledAfter()));
         management = new ManagementClusterView();
         started.add(management);
-        management.watch(client, settings.ingestSettings().capiNamespace(),
-                settings.ingestSettings().clusterNamespaces(), settings.ingestSettings().relistStalledAfter());
+        management.watch(
+                client,
+                settings.ingestSettings().capiNamespace(),
+                settings.ingestSettings().clusterNamespaces(),
+                settings.ingestSettings().relistStalledAfter());
         this.compatibilityData = compatibilityData;
         Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
         deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
@@ -225,8 +229,10 @@ public final class Pipeline implements AutoCloseable {
         EventRecorder recorder = clusterEvents;
         // With EKS-A's controller the wanted writer, nothing goes to the Clusters' namespaces.
         if (settings.aggregatorSettings().writer() == WantedWriter.AUTO) {
-            aggregator.onPublished(change -> recorder.record(change.cluster(),
-                    change.before().map(PublishedStatus::status), change.after().map(PublishedStatus::status)));
+            aggregator.onPublished(change -> recorder.record(
+                    change.cluster(),
+                    change.before().map(PublishedStatus::status),
+                    change.after().map(PublishedStatus::status)));
             aggregator.onSteppedAside(aside -> recorder.steppedAside(aside.cluster(), aside.writer(), aside.stored(),
                     aside.verdict()));
         } else {
@@ -406,7 +412,8 @@ public final class Pipeline implements AutoCloseable {
         producer.put(ProducerConfig.ACKS_CONFIG, "all");
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producer.put(ProducerConfig.CLIENT_ID_CONFIG,
+        producer.put(
+                ProducerConfig.CLIENT_ID_CONFIG,
                 "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
         partitioner.ifPresent(p -> producer.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, p.getName()));
         return producer;
@@ -442,11 +449,16 @@ public final class Pipeline implements AutoCloseable {
                     settings.deadLettersTopic())) {
                 if (!existing.contains(topic)) {
                     Map<String, String> configs = topic.equals(settings.deadLettersTopic())
-                            ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_DELETE,
-                                    TopicConfig.RETENTION_MS_CONFIG, Long.toString(DEAD_LETTER_RETENTION.toMillis()),
+                            ? Map.of(
+                                    TopicConfig.CLEANUP_POLICY_CONFIG,
+                                    TopicConfig.CLEANUP_POLICY_DELETE,
+                                    TopicConfig.RETENTION_MS_CONFIG,
+                                    Long.toString(DEAD_LETTER_RETENTION.toMillis()),
                                     TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
                                     Integer.toString(DeadLetters.MAX_LETTER_BYTES))
-                            : Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, topic.equals(settings.transitionsTopic())
+                            : Map.of(
+                                    TopicConfig.CLEANUP_POLICY_CONFIG,
+                                    topic.equals(settings.transitionsTopic())
                                             ? TopicConfig.CLEANUP_POLICY_DELETE
                                             : TopicConfig.CLEANUP_POLICY_COMPACT);
                     missing.add(

@@ -197,9 +197,15 @@ public final class Aggregator implements AutoCloseable {
     public Aggregator rehearsingFirst(BooleanSupplier othersServe) {
         rehearsal = settings.rehearsal().isZero()
                 ? null
-                : new RebuildRehearsal(consumerSettings, settings.topic(), settings.rehearsal(),
+                : new RebuildRehearsal(
+                        consumerSettings,
+                        settings.topic(),
+                        settings.rehearsal(),
                         () -> new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace()),
-                        compatibility, management, clock, othersServe);
+                        compatibility,
+                        management,
+                        clock,
+                        othersServe);
         return this;
     }
 
@@ -434,7 +440,8 @@ public final class Aggregator implements AutoCloseable {
             } else if (action instanceof Action.DeadLetter letter) {
                 partitions.deadLetter(letter);
             } else if (action instanceof Action.ComputationFailed failed) {
-                LOG.errorf(failed.fault(),
+                LOG.errorf(
+                        failed.fault(),
                         "computing cluster %s failed (a bug; please report it with this trace): its status "
                                 + "stays as it was until its next change; the other clusters are computed on",
                         failed.cluster());

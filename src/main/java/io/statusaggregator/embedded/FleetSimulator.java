@@ -266,8 +266,13 @@ public final class FleetSimulator implements AutoCloseable {
             api.create(ObjectKind.MACHINE_DEPLOYMENT, objects.machineDeployment(cluster, group));
         }
         cluster.lifecycle = Lifecycle.LIVE;
-        LOG.infof("tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s; its API at %s",
-                now, cluster.name, cluster.kubernetesVersion, cluster.controlPlaneCount, describeGroups(cluster),
+        LOG.infof(
+                "tick %d: cluster %s created: Kubernetes %s, %d control plane node(s), workers %s; its API at %s",
+                now,
+                cluster.name,
+                cluster.kubernetesVersion,
+                cluster.controlPlaneCount,
+                describeGroups(cluster),
                 cluster.workload.url());
     }
 
@@ -397,7 +402,8 @@ public final class FleetSimulator implements AutoCloseable {
         if (cluster.initializedAt == now) {
             publishKubeconfig(cluster);
             cluster.workload.installCilium(CILIUM_VERSION, cluster.nodes());
-            LOG.infof("tick %d: cluster %s: kubeconfig secret written, Cilium %s starting",
+            LOG.infof(
+                    "tick %d: cluster %s: kubeconfig secret written, Cilium %s starting",
                     now, cluster.name, CILIUM_VERSION);
         } else if (cluster.initialized() && !cluster.cniReady && now >= cluster.initializedAt + CNI_READY_AFTER) {
             cluster.cniReady = true;
@@ -490,10 +496,13 @@ public final class FleetSimulator implements AutoCloseable {
             api.writeStatus(
                     ObjectKind.MACHINE_DEPLOYMENT,
                     group.machines.objectName,
-                    objects.machineDeploymentStatus(group.machines,
+                    objects.machineDeploymentStatus(
+                            group.machines,
                             api.generationOf(ObjectKind.MACHINE_DEPLOYMENT, group.machines.objectName)));
         }
-        api.writeStatus(ObjectKind.CAPI_CLUSTER, cluster.name,
+        api.writeStatus(
+                ObjectKind.CAPI_CLUSTER,
+                cluster.name,
                 objects.capiClusterStatus(cluster, api.generationOf(ObjectKind.CAPI_CLUSTER, cluster.name)));
     }
 

@@ -249,8 +249,12 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         return super.handlePatch(
                 query < 0
                         ? request
-                        : new RecordedRequest(request.getHttpVersion(), request.method(), path.substring(0, query),
-                                request.getHeaders(), request.getBody()));
+                        : new RecordedRequest(
+                                request.getHttpVersion(),
+                                request.method(),
+                                path.substring(0, query),
+                                request.getHeaders(),
+                                request.getBody()));
     }
 
     /**
