@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
@@ -104,7 +103,8 @@ public final class ClusterObjects {
         List<String> versions = kind.versions();
         Optional<List<GenericKubernetesResource>> answered = Optional.empty();
         for (int i = 0; i < versions.size(); i++) {
-            var resources = api.genericKubernetesResources(atVersion(kind, versions.get(i))).inNamespace(capiNamespace);
+            var resources = api.genericKubernetesResources(KubernetesResources.of(kind, versions.get(i)))
+                    .inNamespace(capiNamespace);
             try {
                 List<GenericKubernetesResource> items = (labelled
                         ? resources.withLabel(ObjectDecoder.CLUSTER_NAME_LABEL, name) : resources).list().getItems();
@@ -120,11 +120,5 @@ public final class ClusterObjects {
             }
         }
         return answered.orElseThrow(); // a version answered, empty; or the loop threw
-    }
-
-    private static ResourceDefinitionContext atVersion(ObjectKind kind, String version) {
-        ResourceDefinitionContext oldest = KubernetesResources.of(kind);
-        return new ResourceDefinitionContext.Builder().withGroup(oldest.getGroup()).withVersion(version)
-                .withKind(oldest.getKind()).withPlural(oldest.getPlural()).withNamespaced(true).build();
     }
 }
