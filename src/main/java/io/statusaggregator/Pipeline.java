@@ -6,17 +6,17 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.ClusterObserver;
-import io.statusaggregator.aggregation.CompatibilityConfigMap;
+import io.statusaggregator.management.CompatibilityConfigMap;
 import io.statusaggregator.aggregation.DeadLetters;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.management.ManagementClusterView;
 import io.statusaggregator.aggregation.ObjectStateConsumer;
 import io.statusaggregator.aggregation.RebuildRehearsal;
 import io.statusaggregator.aggregation.WantedWriter;
-import io.statusaggregator.feeds.PublishedStatus;
-import io.statusaggregator.feeds.StatusFeed;
-import io.statusaggregator.feeds.VersionHistoryView;
-import io.statusaggregator.feeds.TransitionFeed;
-import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.topics.PublishedStatus;
+import io.statusaggregator.topics.StatusFeed;
+import io.statusaggregator.watch.VersionHistoryView;
+import io.statusaggregator.topics.TransitionFeed;
+import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.ingest.CniObserver;
 import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
@@ -333,7 +333,7 @@ public final class Pipeline implements AutoCloseable {
      * ({@link io.statusaggregator.kubernetes.ServedResources} asks for them all at start).
      */
     public static List<ResourceDefinitionContext> resourcesRead() {
-        return List.of(KubernetesResources.of(ObjectKind.EKSA_CLUSTER), ManagementClusterView.RELEASES);
+        return List.of(KubernetesResources.of(ObjectKind.EKSA_CLUSTER), KubernetesResources.RELEASES);
     }
 
     /** The API version each Cluster API kind is read at by this replica's ingest; empty where it runs no ingest. */

@@ -49,6 +49,54 @@ class HouseRulesTest {
         }).should().beFreeOfCycles().check(MAIN);
     }
 
+    /**
+     * The layers of docs/layout.md, from the bottom: a package may use its own layer and those below it, never one
+     * above. The stages come in the data's order: the topics' contract, then what writes to the topics and to the API
+     * server, aggregation, the feeds' consumers, and the wiring and the command line on top.
+     */
+    static final List<List<String>> LAYERS = List.of(
+            List.of("model"),
+            List.of("model.json", "versions", "threads", "kubernetes"),
+            List.of("versions.json", "rules"),
+            List.of("describe", "topics"),
+            List.of("ingest", "writeback"),
+            List.of("management"),
+            List.of("aggregation"),
+            List.of("alerts", "fleet", "watch"),
+            List.of("embedded"),
+            List.of("(wiring)"),
+            List.of("operations", "preflight", "http", "access"),
+            List.of("cli"));
+
+    @Test
+    void packagesUseOnlyTheirOwnLayerAndTheLayersBelow() {
+        List<String> upward = MAIN.stream().flatMap(from -> from.getDirectDependenciesFromSelf().stream())
+                .filter(dependency -> layer(dependency.getOriginClass()) < layer(dependency.getTargetClass()))
+                .map(dependency -> slice(dependency.getOriginClass()) + " -> " + slice(dependency.getTargetClass())
+                        + ": " + dependency.getDescription())
+                .distinct().sorted().toList();
+        assertEquals(List.of(), upward, "a package uses only its own layer and those below (docs/layout.md)");
+    }
+
+    private static String slice(JavaClass javaClass) {
+        String name = javaClass.getPackageName();
+        return name.equals(ROOT) ? "(wiring)" : name.startsWith(ROOT + ".") ? name.substring(ROOT.length() + 1) : null;
+    }
+
+    /** The layer of a class of the application, or -1 for the JDK's and libraries' (which any layer may use). */
+    private static int layer(JavaClass javaClass) {
+        String slice = slice(javaClass);
+        if (slice == null) {
+            return -1;
+        }
+        for (int i = 0; i < LAYERS.size(); i++) {
+            if (LAYERS.get(i).contains(slice)) {
+                return i;
+            }
+        }
+        throw new AssertionError("package " + slice + " is in no layer: add it to LAYERS and to docs/layout.md");
+    }
+
     @Test
     void theRulesTheVersionsAndTheModelAreFreeOfIoAndFrameworks() {
         // Records in, records out: the JDK's language, collections and time, and each other. JSON and YAML codecs

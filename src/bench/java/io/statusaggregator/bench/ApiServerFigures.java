@@ -246,7 +246,7 @@ final class ApiServerFigures implements AutoCloseable {
      * in its latest record on the object-state topic of run {@code topics}; and the cluster's status on the status topic.
      */
     private String whereStands(String cluster, String topics) {
-        Map<String, String> states = io.statusaggregator.ingest.CompactedTopic.latest(broker.kafka(), "object-states-" + topics,
+        Map<String, String> states = io.statusaggregator.topics.CompactedTopic.latest(broker.kafka(), "object-states-" + topics,
                 Duration.ofMinutes(1)).orElse(Map.of());
         StringBuilder text = new StringBuilder(cluster + "'s objects, resourceVersion on the API server / on the object-state topic:");
         for (ObjectKind kind : List.of(ObjectKind.EKSA_CLUSTER, ObjectKind.CAPI_CLUSTER, ObjectKind.KUBEADM_CONTROL_PLANE,
@@ -260,7 +260,7 @@ final class ApiServerFigures implements AutoCloseable {
                 if (!cluster.equals(owner)) {
                     continue;
                 }
-                String key = new io.statusaggregator.ingest.ObjectStateKey(cluster, kind,
+                String key = new io.statusaggregator.topics.ObjectStateKey(cluster, kind,
                         new io.statusaggregator.model.ObjectKey(r.getMetadata().getNamespace(), r.getMetadata().getName())).encode();
                 String onTopic = "none";
                 if (states.get(key) != null) {
@@ -273,7 +273,7 @@ final class ApiServerFigures implements AutoCloseable {
                 text.append(String.format("%n  %s %s: %s / %s", kind.kind(), r.getMetadata().getName(), r.getMetadata().getResourceVersion(), onTopic));
             }
         }
-        io.statusaggregator.feeds.StatusFeed.latest(broker.kafka(), "statuses-" + topics, Duration.ofMinutes(1))
+        io.statusaggregator.topics.StatusFeed.latest(broker.kafka(), "statuses-" + topics, Duration.ofMinutes(1))
                 .ifPresent(published -> published.forEach((key, status) -> {
                     if (key.endsWith("/" + cluster)) {
                         text.append(String.format("%n  on the status topic: %s", StatusCheck.signature(status)));

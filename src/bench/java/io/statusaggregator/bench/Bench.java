@@ -1,7 +1,7 @@
 package io.statusaggregator.bench;
 
 import io.statusaggregator.embedded.EmbeddedKafka;
-import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.topics.ClusterPartitioner;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;

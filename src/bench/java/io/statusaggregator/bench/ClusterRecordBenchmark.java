@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.aggregation.ClusterState;
-import io.statusaggregator.ingest.ObjectReduction;
+import io.statusaggregator.topics.ObjectReduction;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.ManagementCluster;

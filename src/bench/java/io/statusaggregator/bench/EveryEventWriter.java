@@ -3,7 +3,7 @@ package io.statusaggregator.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.statusaggregator.aggregation.ClusterState;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesObject;

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.statusaggregator.aggregation.ClusterState;
-import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ClusterStatus;
@@ -69,7 +68,7 @@ final class FleetOnApiServer implements AutoCloseable {
             laneClients.add(kubernetes.newClient());
             lanes.add(Executors.newSingleThreadExecutor());
         }
-        kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(FleetWorkload.CAPI)
+        kubernetes.client().genericKubernetesResources(KubernetesResources.RELEASES).inNamespace(FleetWorkload.CAPI)
                 .resource(kubernetes.client().getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease

@@ -1,9 +1,9 @@
 package io.statusaggregator.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.statusaggregator.ingest.ClusterPartitioner;
-import io.statusaggregator.ingest.ObjectReduction;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ClusterPartitioner;
+import io.statusaggregator.topics.ObjectReduction;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;

@@ -2,10 +2,10 @@ package io.statusaggregator.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.aggregation.ClusterState;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.statusaggregator.feeds.PublishedStatus;
-import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.topics.PublishedStatus;
+import io.statusaggregator.topics.StatusFeed;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;

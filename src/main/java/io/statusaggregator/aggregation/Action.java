@@ -1,7 +1,7 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.topics.StatusChange;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;

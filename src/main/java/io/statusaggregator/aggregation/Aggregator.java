@@ -2,10 +2,10 @@ package io.statusaggregator.aggregation;
 
 import io.smallrye.mutiny.Multi;
 import io.smallrye.mutiny.subscription.Cancellable;
-import io.statusaggregator.feeds.StatusChange;
-import io.statusaggregator.feeds.StatusFeed;
-import io.statusaggregator.feeds.TransitionFeed;
-import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.topics.StatusChange;
+import io.statusaggregator.topics.StatusFeed;
+import io.statusaggregator.topics.TransitionFeed;
+import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.threads.DaemonThreads;

@@ -1,6 +1,6 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.model.ObjectKey;
 import java.util.Collection;
 import java.util.HashMap;

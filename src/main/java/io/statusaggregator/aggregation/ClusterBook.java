@@ -4,7 +4,7 @@ import io.statusaggregator.aggregation.Action.ComputationFailed;
 import io.statusaggregator.aggregation.Action.DeadLetter;
 import io.statusaggregator.aggregation.Action.WriteStatus;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;

@@ -1,9 +1,9 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.feeds.PublishedStatus;
-import io.statusaggregator.feeds.StatusChange;
-import io.statusaggregator.feeds.StatusFeed;
-import io.statusaggregator.feeds.TransitionFeed;
+import io.statusaggregator.topics.PublishedStatus;
+import io.statusaggregator.topics.StatusChange;
+import io.statusaggregator.topics.StatusFeed;
+import io.statusaggregator.topics.TransitionFeed;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.threads.DaemonThreads;
 import java.time.Clock;

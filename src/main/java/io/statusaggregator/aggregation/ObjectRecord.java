@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesObject;

@@ -2,8 +2,8 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.aggregation.Action.AnnounceDeletion;
 import io.statusaggregator.aggregation.Action.PublishChange;
-import io.statusaggregator.feeds.StatusChange;
-import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.topics.StatusChange;
+import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.model.ClusterSnapshot;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;

@@ -1,6 +1,6 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.ingest.ObjectReduction;
+import io.statusaggregator.topics.ObjectReduction;
 import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;

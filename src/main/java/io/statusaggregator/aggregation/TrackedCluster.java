@@ -1,6 +1,6 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;

@@ -1,6 +1,6 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;

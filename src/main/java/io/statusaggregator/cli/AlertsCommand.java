@@ -3,7 +3,7 @@ package io.statusaggregator.cli;
 import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.Quarkus;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.feeds.AlertBridge;
+import io.statusaggregator.alerts.AlertBridge;
 import io.statusaggregator.model.KubernetesNames;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;

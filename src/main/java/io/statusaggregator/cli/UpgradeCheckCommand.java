@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.arc.Unremovable;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.aggregation.CompatibilityConfigMap;
+import io.statusaggregator.management.CompatibilityConfigMap;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.preflight.UpgradeCheck;

@@ -5,7 +5,7 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.quarkus.arc.Unremovable;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.feeds.ClusterWatch;
+import io.statusaggregator.watch.ClusterWatch;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.ObjectKey;
 import jakarta.enterprise.context.Dependent;

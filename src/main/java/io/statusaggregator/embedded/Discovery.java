@@ -3,7 +3,7 @@ package io.statusaggregator.embedded;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -111,7 +111,7 @@ final class Discovery {
                     .put("namespaced", true).put("kind", kind.kind())
                     .set("verbs", JSON.createArrayNode().add("get").add("patch").add("update"));
         }
-        var release = ManagementClusterView.RELEASES;
+        var release = KubernetesResources.RELEASES;
         if (group.equals(release.getGroup()) && version.equals(release.getVersion())) {
             resources.addObject().put("name", release.getPlural()).put("singularName", release.getKind().toLowerCase())
                     .put("namespaced", true).put("kind", release.getKind()).set("verbs", verbs());

@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -76,7 +76,7 @@ public final class EmbeddedKubernetes implements AutoCloseable {
         for (ObjectKind kind : ServedVersions.kinds()) {
             kubernetes.client.apiextensions().v1().customResourceDefinitions().resource(kubernetes.crd(kind)).create();
         }
-        var release = ManagementClusterView.RELEASES;
+        var release = KubernetesResources.RELEASES;
         kubernetes
                 .client
                 .apiextensions()

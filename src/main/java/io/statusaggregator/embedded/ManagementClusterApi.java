@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.EksaReleaseName;
@@ -153,7 +152,7 @@ final class ManagementClusterApi {
      * newer ones it could upgrade to (what {@code upgrade-check} plans with).
      */
     void ensureRelease() {
-        var releases = client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(capiNamespace);
+        var releases = client.genericKubernetesResources(KubernetesResources.RELEASES).inNamespace(capiNamespace);
         int bundles = 1;
         for (String version : FleetSimulator.AVAILABLE_RELEASES) {
             String name = EksaReleaseName.of(version);

@@ -34,6 +34,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
+import io.statusaggregator.kubernetes.StalledWatchGuard;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * Observes the CNI in each workload cluster, the way Cluster API reaches workload clusters: for every cluster whose

@@ -29,6 +29,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.jboss.logging.Logger;
+import io.statusaggregator.kubernetes.StalledWatchGuard;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * Ingest: shared informers on the EKS-A Clusters and their CAPI objects, every add, update and delete sent to the

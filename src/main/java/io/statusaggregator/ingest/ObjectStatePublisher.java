@@ -16,6 +16,8 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.jboss.logging.Logger;
+import io.statusaggregator.topics.ObjectReduction;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * Writes object states onto the object-state topic: the reduced object under its {@link ObjectStateKey}, a

@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import io.statusaggregator.topics.ObjectReduction;
 
 /**
  * An informer's store that keeps each object as ingest publishes it: {@link ObjectReduction#reduce}, as UTF-8 JSON.

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.errors.RetriableException;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * The object states whose sends keep failing: each is re-sent every second, but warned about once, then at most

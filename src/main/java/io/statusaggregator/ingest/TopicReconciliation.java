@@ -7,6 +7,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
+import io.statusaggregator.topics.ClusterPartitioner;
+import io.statusaggregator.topics.CompactedTopic;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * Keys on the compacted topic whose objects the API server does not have. An informer reports the deletions it sees

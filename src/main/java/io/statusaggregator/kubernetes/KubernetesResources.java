@@ -17,6 +17,11 @@ public final class KubernetesResources {
      */
     public static final long LIST_PAGE = 500;
 
+    /** EKS Anywhere's releases: each names a release's version and its bundles; the version rules read them. */
+    public static final ResourceDefinitionContext RELEASES = new ResourceDefinitionContext.Builder()
+            .withGroup("anywhere.eks.amazonaws.com").withVersion("v1alpha1").withKind("EKSARelease")
+            .withPlural("eksareleases").withNamespaced(true).build();
+
     /**
      * The resource of {@code kind} at {@link ObjectKind#version()}: its group, version, kind and plural; every one is
      * namespaced.

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.ObjectKey;
@@ -68,7 +67,7 @@ public final class UpgradeCheck {
     /** The EKSARelease objects of {@code namespace}, read from the API server; one that does not decode is left out. */
     public static List<EksaRelease> readReleases(KubernetesClient client, String namespace) {
         List<EksaRelease> releases = new ArrayList<>();
-        for (GenericKubernetesResource release : client.genericKubernetesResources(ManagementClusterView.RELEASES)
+        for (GenericKubernetesResource release : client.genericKubernetesResources(KubernetesResources.RELEASES)
                 .inNamespace(namespace)
                 .list()
                 .getItems()) {

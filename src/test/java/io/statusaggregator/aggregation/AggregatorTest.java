@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.statusaggregator.feeds.StatusFeed;
-import io.statusaggregator.feeds.TransitionFeed;
+import io.statusaggregator.topics.StatusFeed;
+import io.statusaggregator.topics.TransitionFeed;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.pipeline.FaultyClock;
 import io.statusaggregator.versions.json.CompatibilityReader;

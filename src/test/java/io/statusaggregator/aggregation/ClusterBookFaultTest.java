@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.statusaggregator.aggregation.Action.ComputationFailed;
 import io.statusaggregator.aggregation.Action.WriteStatus;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.rules.StatusRules;
 import java.util.List;

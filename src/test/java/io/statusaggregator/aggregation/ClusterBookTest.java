@@ -12,7 +12,7 @@ import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.aggregation.Action.WriteStatus;
 import io.statusaggregator.aggregation.ClusterObserver.Shown;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;

@@ -226,7 +226,7 @@ class StatusOwnershipTest {
 
     private static io.statusaggregator.model.EksaCluster eksaCluster(ClusterStatus status, String writers) {
         java.util.Map<String, String> annotations = writers.isEmpty() ? java.util.Map.of()
-                : java.util.Map.of(io.statusaggregator.ingest.ObjectReduction.STATUS_WRITERS, writers);
+                : java.util.Map.of(io.statusaggregator.topics.ObjectReduction.STATUS_WRITERS, writers);
         return new io.statusaggregator.model.EksaCluster(
                 new io.statusaggregator.model.ObjectKey("default", "test-cluster"),
                 "anywhere.eks.amazonaws.com/v1alpha1", 1, annotations, null, "", status, "7", null);

@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.aggregation.Action.StepAside;
 import io.statusaggregator.aggregation.Action.WriteStatus;
-import io.statusaggregator.ingest.ObjectReduction;
+import io.statusaggregator.topics.ObjectReduction;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.feeds.Alertmanager;
-import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.alerts.Alertmanager;
+import io.statusaggregator.topics.StatusChange;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;

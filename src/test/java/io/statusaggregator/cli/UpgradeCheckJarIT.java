@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.statusaggregator.aggregation.ManagementClusterView;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
 import java.nio.file.Files;
@@ -46,7 +45,7 @@ class UpgradeCheckJarIT {
     }
 
     private static void release(KubernetesClient client, String version) {
-        client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace("eksa-system")
+        client.genericKubernetesResources(KubernetesResources.RELEASES).inNamespace("eksa-system")
                 .resource(client.getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.feeds.StatusChange;
+import io.statusaggregator.topics.StatusChange;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;

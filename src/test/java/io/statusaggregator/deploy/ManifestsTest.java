@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.config.WithName;
 import io.statusaggregator.AggregatorConfig;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.preflight.PreflightResource;
 import java.lang.reflect.Method;
@@ -393,7 +393,7 @@ class ManifestsTest {
         assertTrue(schema.path("spec").path("x-kubernetes-preserve-unknown-fields").asBoolean(), "EKS-A's spec kept as written");
         assertTrue(schema.path("status").path("x-kubernetes-preserve-unknown-fields").asBoolean(), "another controller's status kept");
 
-        var releases = ManagementClusterView.RELEASES;
+        var releases = KubernetesResources.RELEASES;
         crd(crds, releases.getPlural(), releases.getGroup(), releases.getKind(), releases.getVersion());
     }
 

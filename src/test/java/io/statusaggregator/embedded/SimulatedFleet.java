@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.time.Duration;
@@ -95,7 +95,7 @@ final class SimulatedFleet implements AutoCloseable {
             }
         }
         for (GenericKubernetesResource release
-                : kubernetes.client().genericKubernetesResources(ManagementClusterView.RELEASES)
+                : kubernetes.client().genericKubernetesResources(KubernetesResources.RELEASES)
                 .inNamespace(CAPI).list().getItems()) {
             yaml.append("---\n").append(serialization.asYaml(release).replaceFirst("^---\n", ""));
         }

@@ -19,6 +19,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import io.statusaggregator.topics.ObjectReduction;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * An object whose record would be over the producer's limit even reduced is sent as a small stand-in that every

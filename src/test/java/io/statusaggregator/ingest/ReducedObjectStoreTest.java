@@ -32,6 +32,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import io.statusaggregator.topics.ObjectReduction;
 
 /** Ingest's informer store: what it keeps is what ingest publishes, so publishing from it equals publishing the object. */
 class ReducedObjectStoreTest {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.model.ObjectKind;
 import org.junit.jupiter.api.Test;
+import io.statusaggregator.topics.ObjectReduction;
 
 /**
  * Ingest passes on who writes an EKS-A Cluster's status conditions, as a real API server's {@code managedFields}

@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.Test;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * A send re-tried every second is warned about once a minute, not every second; one the broker keeps refusing is

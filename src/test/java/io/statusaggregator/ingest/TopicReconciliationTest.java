@@ -20,6 +20,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import io.statusaggregator.topics.ClusterPartitioner;
+import io.statusaggregator.topics.ObjectStateKey;
 
 /**
  * The check of the object-state topic against the API server, on a real broker: the whole topic when asked, and

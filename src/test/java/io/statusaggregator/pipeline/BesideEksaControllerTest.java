@@ -14,7 +14,7 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.WantedWriter;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.topics.CompactedTopic;
 import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.writeback.StatusEvents;

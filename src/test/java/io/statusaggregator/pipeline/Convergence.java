@@ -7,9 +7,9 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.cli.ComputeRunner;
-import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.topics.CompactedTopic;
 import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.io.IOException;
@@ -92,7 +92,7 @@ final class Convergence {
                     }
                 }
             }
-            for (GenericKubernetesResource release : client.genericKubernetesResources(ManagementClusterView.RELEASES).inAnyNamespace().list().getItems()) {
+            for (GenericKubernetesResource release : client.genericKubernetesResources(KubernetesResources.RELEASES).inAnyNamespace().list().getItems()) {
                 objects.append("---\n").append(client.getKubernetesSerialization().asYaml(release).replaceFirst("^---\n", ""));
             }
 

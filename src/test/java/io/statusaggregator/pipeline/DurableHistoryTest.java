@@ -14,10 +14,10 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.embedded.EmbeddedKubernetes.ClusterCrd;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.feeds.StatusFeed;
+import io.statusaggregator.topics.StatusFeed;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Versions;
 import io.statusaggregator.model.EksaReleaseName;
@@ -154,7 +154,7 @@ class DurableHistoryTest {
 
     private void release(String version) {
         var client = pipelineRun.kubernetes().client();
-        client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(Fleet.CAPI)
+        client.genericKubernetesResources(KubernetesResources.RELEASES).inNamespace(Fleet.CAPI)
                 .resource(client.getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease

@@ -11,7 +11,7 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.ForgetfulRestart;
-import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.topics.CompactedTopic;
 import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.ObjectKind;
 import java.nio.charset.StandardCharsets;

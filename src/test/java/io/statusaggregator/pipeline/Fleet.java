@@ -210,7 +210,7 @@ final class Fleet implements AutoCloseable {
 
     /** @param cniConfig {@code spec.clusterNetwork.cniConfig}, as YAML flow */
     void createCluster(String name, int controlPlane, int workers, String cniConfig) {
-        var releases = client.genericKubernetesResources(io.statusaggregator.aggregation.ManagementClusterView.RELEASES).inNamespace(CAPI);
+        var releases = client.genericKubernetesResources(io.statusaggregator.kubernetes.KubernetesResources.RELEASES).inNamespace(CAPI);
         if (releases.withName("eksa-v0-23-1").get() == null) {
             releases.resource(client.getKubernetesSerialization().unmarshal("""
                     apiVersion: anywhere.eks.amazonaws.com/v1alpha1

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.fleet.FleetPage;
 import io.statusaggregator.pipeline.PublishedFleet.Cluster;
 import io.statusaggregator.pipeline.PublishedFleet.Shows;
 import jakarta.inject.Inject;

@@ -11,7 +11,7 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.feeds.FleetPage;
+import io.statusaggregator.fleet.FleetPage;
 import io.statusaggregator.operations.RawHttp.Answer;
 import io.statusaggregator.operations.RawHttp;
 import io.statusaggregator.versions.json.CompatibilityReader;

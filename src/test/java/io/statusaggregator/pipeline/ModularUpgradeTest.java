@@ -19,7 +19,7 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import jakarta.inject.Inject;
 import java.net.URL;
-import io.statusaggregator.aggregation.ManagementClusterView;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.model.ObjectKind;
@@ -183,7 +183,7 @@ class ModularUpgradeTest {
     }
 
     private void release(String version) {
-        client.genericKubernetesResources(ManagementClusterView.RELEASES).inNamespace(CAPI).resource(client.getKubernetesSerialization().unmarshal("""
+        client.genericKubernetesResources(KubernetesResources.RELEASES).inNamespace(CAPI).resource(client.getKubernetesSerialization().unmarshal("""
                 apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                 kind: EKSARelease
                 metadata: {name: %s, namespace: eksa-system}

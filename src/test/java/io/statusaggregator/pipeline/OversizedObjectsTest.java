@@ -10,7 +10,7 @@ import io.statusaggregator.aggregation.DeadLetters;
 import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.ingest.ObjectIngest;
-import io.statusaggregator.ingest.ObjectStateKey;
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.json.OversizedObject;

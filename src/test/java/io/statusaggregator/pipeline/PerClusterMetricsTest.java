@@ -13,7 +13,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.ingest.ClusterPartitioner;
+import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.operations.ClusterMetrics;
 import io.statusaggregator.versions.json.CompatibilityReader;

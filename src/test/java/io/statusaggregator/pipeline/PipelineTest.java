@@ -9,9 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.ingest.CompactedTopic;
+import io.statusaggregator.topics.CompactedTopic;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.versions.json.CompatibilityReader;
+import io.statusaggregator.kubernetes.KubernetesResources;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;
@@ -248,7 +249,7 @@ class PipelineTest {
         await(DEADLINE, () -> "eksarelease eksa-v0-24-0 could not be found on the management cluster".equals(status.get().get("failureMessage"))
                 && "EksaVersionInvalid".equals(status.get().get("failureReason")), () -> "status: " + status.get());
 
-        pipelineRun.kubernetes().client().genericKubernetesResources(io.statusaggregator.aggregation.ManagementClusterView.RELEASES).inNamespace(CAPI)
+        pipelineRun.kubernetes().client().genericKubernetesResources(io.statusaggregator.kubernetes.KubernetesResources.RELEASES).inNamespace(CAPI)
                 .resource(pipelineRun.kubernetes().client().getKubernetesSerialization().unmarshal("""
                         apiVersion: anywhere.eks.amazonaws.com/v1alpha1
                         kind: EKSARelease

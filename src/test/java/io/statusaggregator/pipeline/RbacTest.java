@@ -18,7 +18,7 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.access.AccessReviews;
 import io.statusaggregator.access.KubernetesUser;
 import io.statusaggregator.access.RequiredAccess;
-import io.statusaggregator.aggregation.CompatibilityConfigMap;
+import io.statusaggregator.management.CompatibilityConfigMap;
 import io.statusaggregator.deploy.Manifests;
 import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.describe.ClusterTree;

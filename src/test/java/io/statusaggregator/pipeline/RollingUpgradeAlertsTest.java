@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.embedded.KafkaBroker;
-import io.statusaggregator.feeds.AlertBridge;
-import io.statusaggregator.feeds.Alertmanager;
+import io.statusaggregator.alerts.AlertBridge;
+import io.statusaggregator.alerts.Alertmanager;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
