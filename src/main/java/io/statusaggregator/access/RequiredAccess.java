@@ -1,6 +1,7 @@
 package io.statusaggregator.access;
 
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -22,6 +23,7 @@ import java.util.Optional;
  * a segment's {@code ;parameters} before it routes, so {@code /fleet;x/clusters} would be served as
  * {@code /fleet/clusters} while it looks like another path here.
  */
+@Pure
 public sealed interface RequiredAccess {
     String EKSA_GROUP = "anywhere.eks.amazonaws.com";
     String CLUSTERS = "clusters";

@@ -1,6 +1,7 @@
 package io.statusaggregator.alerts;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -35,6 +36,7 @@ import io.statusaggregator.topics.StatusChange;
  * <p>Each cluster remembers what Alertmanager was last told ({@link #delivered}), so that an alert that is no longer
  * called for is resolved explicitly; a deleted cluster resolves all of its alerts.
  */
+@Pure
 public final class ClusterAlerts {
     public static final String NOT_READY = "ClusterNotReady";
     public static final String CONDITION_ERROR = "ClusterConditionError";

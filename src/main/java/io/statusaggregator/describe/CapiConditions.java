@@ -3,6 +3,7 @@ package io.statusaggregator.describe;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.statusaggregator.model.CapiCluster;
 import io.statusaggregator.model.ObservedCondition;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.json.MalformedObjectException;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.time.Instant;
@@ -18,6 +19,7 @@ import java.util.Set;
  * True, with a severity that says so (a True condition has none otherwise), Info for work under way, Warning for
  * Machines being remediated. A condition neither True nor False, or healthy, says nothing worth a line.
  */
+@Pure
 final class CapiConditions {
     /** CAPI v1beta2's conditions whose True is activity or trouble ({@code Updating} is a Machine's). */
     static final Set<String> TRUE_IS_NOT_HEALTHY = Set.of("RollingOut", "ScalingUp", "ScalingDown", "Remediating",

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.MissingNode;
 import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.CapiCluster;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.json.ObjectDecoder;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +26,7 @@ import java.util.Set;
  * CAPI object, its conditions that are not healthy ({@link CapiConditions}), and right under the Cluster, a workload
  * API the management cluster cannot reach. Pure: objects (as the API serves them) in, lines out.
  */
+@Pure
 public final class ClusterTree {
     /** One line: how deep, what it is, and what it says. */
     public record Line(

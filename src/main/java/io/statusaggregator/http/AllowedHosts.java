@@ -1,5 +1,6 @@
 package io.statusaggregator.http;
 
+import io.statusaggregator.model.Pure;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -11,6 +12,7 @@ import java.util.stream.Collectors;
  * to this server under a name of its own (DNS rebinding) names that other host. Pure: the header's value in, yes or
  * no out.
  */
+@Pure
 public final class AllowedHosts {
     /** The names of this machine's loopback interface: all that the embedded default answers. */
     public static final List<String> LOOPBACK = List.of("localhost", "127.0.0.1", "[::1]");

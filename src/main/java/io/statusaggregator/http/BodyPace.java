@@ -1,5 +1,6 @@
 package io.statusaggregator.http;
 
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 
 /**
@@ -8,6 +9,7 @@ import java.time.Duration;
  * middle of one, is so cut off, while a body sent at any network's speed is not. Pure: the time since the request's
  * head and the bytes of its body so far in, a verdict out.
  */
+@Pure
 public record BodyPace(Duration deadline, long minimumBytesPerSecond) {
     /** How long a body is given before its rate counts: a first packet may wait for a window or a handshake. */
     static final Duration GRACE = Duration.ofSeconds(1);

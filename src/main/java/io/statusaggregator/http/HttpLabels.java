@@ -1,5 +1,6 @@
 package io.statusaggregator.http;
 
+import io.statusaggregator.model.Pure;
 import java.util.Set;
 
 /**
@@ -9,6 +10,7 @@ import java.util.Set;
  * of the fleet page, the management interface's paths, Quarkus' own {@code NOT_FOUND}, {@code REDIRECTION} and
  * {@code root}) or {@link #UNKNOWN_URI}. Pure.
  */
+@Pure
 public final class HttpLabels {
     public static final String OTHER_METHOD = "OTHER";
     public static final String UNKNOWN_URI = "UNKNOWN";

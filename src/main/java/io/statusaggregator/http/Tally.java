@@ -1,5 +1,6 @@
 package io.statusaggregator.http;
 
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.OptionalLong;
@@ -8,6 +9,7 @@ import java.util.OptionalLong;
  * Events counted, and told at most once an interval: the first at once, those after it together in the next line
  * once the interval has passed. A flood of refused requests so makes one log line a minute, not one each. Pure.
  */
+@Pure
 public final class Tally {
     private final Duration interval;
     private Instant lastTold;

@@ -1,6 +1,7 @@
 package io.statusaggregator.kubernetes;
 
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.Pure;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.Set;
  * API server may prefer a version this aggregator does not read). Pure: what the API server serves and the setting
  * in, a version or why none out.
  */
+@Pure
 public final class ApiVersionChoice {
     private ApiVersionChoice() {
     }

@@ -1,6 +1,7 @@
 package io.statusaggregator.kubernetes;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.statusaggregator.model.Pure;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -9,6 +10,7 @@ import java.util.TreeSet;
  * tells the writers of a Cluster's status apart: itself, a person (kubectl), or another controller (EKS-A's). A real
  * API server keeps them; the Fabric8 mock API server does not.
  */
+@Pure
 public final class FieldManagers {
     /** The manager this application's status writes go by. */
     public static final String OWN = "status-aggregator";

@@ -1,5 +1,6 @@
 package io.statusaggregator.operations;
 
+import io.statusaggregator.model.Pure;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -7,6 +8,7 @@ import java.util.List;
  * The per-cluster metrics: each one's Prometheus name, help text and labels, in order. Every one is a gauge, labelled
  * first by the EKS-A Cluster's {@code namespace} and {@code name}. docs/deploy.md lists them with their cardinality.
  */
+@Pure
 public enum ClusterMetric {
     CONDITION("eksa_cluster_status_condition",
             "The EKS-A Cluster's status conditions: 1 for the condition's current status, 0 for the other two",

@@ -2,6 +2,7 @@ package io.statusaggregator.watch;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import io.statusaggregator.model.Pure;
 import java.util.Optional;
 import io.statusaggregator.topics.StatusChange;
 
@@ -9,6 +10,7 @@ import io.statusaggregator.topics.StatusChange;
  * What {@code watch} shows of one cluster, folded from its transition events: the latest status, where the machines
  * stand, and whether the wait is over. Pure: events in, text and a verdict out.
  */
+@Pure
 public final class ClusterWatch {
     /** How a watch ends. */
     public enum Outcome {

@@ -1,6 +1,7 @@
 package io.statusaggregator.writeback;
 
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -13,6 +14,7 @@ import java.util.Map;
  * object; and each Cluster may make {@link #BURST} Events at once, then one every {@link #REFILL} (client-go's spam
  * filter), so that a flapping cluster cannot flood etcd. Pure: no clock, no I/O; the recorder passes the time.
  */
+@Pure
 public final class EventSeries {
     /** client-go's: an isomorphic Event within 6 minutes of the last joins its series. */
     public static final Duration SERIES_WINDOW = Duration.ofMinutes(6);

@@ -4,6 +4,7 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.Severity;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.Optional;
  * {@code kubectl events} tell its story: one for every condition that moved, one when {@code failureReason} is set or
  * cleared. Pure: statuses in, events out.
  */
+@Pure
 public final class StatusEvents {
     /** The Event's {@code action}: what this controller did that the Event reports. */
     public static final String ACTION = "UpdateStatus";
