@@ -8,14 +8,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.statusaggregator.threads.DaemonThreads;
+import io.statusaggregator.topics.TopicFollower;
 import jakarta.inject.Singleton;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,15 +27,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.RecordDeserializationException;
-import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.logging.Logger;
 import io.statusaggregator.topics.StatusChange;
@@ -58,9 +49,6 @@ public class FleetPage {
     /** Change events kept per cluster. */
     static final int HISTORY = 50;
     private static final Duration KEEPALIVE = Duration.ofSeconds(15);
-    /** How often the topics' partitions are listed again: partitions are rarely added. */
-    private static final Duration PARTITION_CHECK = Duration.ofSeconds(30);
-    private static final Duration POLL = Duration.ofMillis(500);
 
     /** An open event stream: a browser showing the page. */
     public interface Stream {
@@ -86,7 +74,7 @@ public class FleetPage {
     private final Map<String, List<ObjectNode>> history = new ConcurrentHashMap<>();
     private final Set<Stream> streams = new LinkedHashSet<>();
 
-    private final List<TopicReader<?>> readers = new ArrayList<>();
+    private final List<TopicFollower<?>> readers = new ArrayList<>();
     private volatile boolean running;
     private ScheduledExecutorService keepalive;
 
@@ -99,11 +87,11 @@ public class FleetPage {
         documents.clear();
         progress.clear();
         history.clear();
-        readers.add(new TopicReader<>(kafka, "fleet-page-statuses", statusesTopic, new StringDeserializer(),
+        readers.add(new TopicFollower<>(kafka, "fleet-page-statuses", statusesTopic, new StringDeserializer(),
                 records -> onBatch(records, this::onStatus)));
-        readers.add(new TopicReader<>(kafka, "fleet-page-transitions", transitionsTopic, new CloudEventDeserializer(),
+        readers.add(new TopicFollower<>(kafka, "fleet-page-transitions", transitionsTopic, new CloudEventDeserializer(),
                 records -> onBatch(records, this::onTransition)));
-        readers.forEach(TopicReader::start);
+        readers.forEach(TopicFollower::start);
         keepalive = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("fleet-page-keepalive"));
         keepalive.scheduleAtFixedRate(
                 this::keepalive, KEEPALIVE.toMillis(), KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS);
@@ -163,7 +151,7 @@ public class FleetPage {
 
     /** Whether the page has read both topics to the ends they had when it found their partitions. */
     public synchronized boolean read() {
-        return running && readers.stream().allMatch(TopicReader::caughtUp);
+        return running && readers.stream().allMatch(TopicFollower::caughtUp);
     }
 
     private ObjectNode cluster(String key, ObjectNode document) {
@@ -270,7 +258,7 @@ public class FleetPage {
 
     /** Stops reading the feeds and ends every open stream. */
     public void stop() {
-        List<TopicReader<?>> stopping;
+        List<TopicFollower<?>> stopping;
         synchronized (this) {
             running = false;
             stopping = List.copyOf(readers);
@@ -280,131 +268,10 @@ public class FleetPage {
             }
         }
         // Outside the lock: a reader may be waiting for it to hand over its last batch.
-        stopping.forEach(TopicReader::close);
+        stopping.forEach(TopicFollower::close);
         synchronized (this) {
             List.copyOf(streams).forEach(Stream::close);
             streams.clear();
-        }
-    }
-
-    /**
-     * One topic read from its beginning and followed: every partition assigned (no group: this reader wants them
-     * all), the partitions listed again now and then to pick up new ones, each batch handed to {@code batch}.
-     */
-    private final class TopicReader<V> {
-        private final String topic;
-        private final KafkaConsumer<String, V> consumer;
-        private final Consumer<List<ConsumerRecord<String, V>>> batch;
-        private final Thread thread;
-        /** Each partition's end when it was assigned, until the reader has reached it. */
-        private final Map<TopicPartition, Long> toReach = new HashMap<>();
-        private volatile boolean caughtUp;
-
-        TopicReader(Map<String, Object> kafka, String name, String topic, Deserializer<V> values,
-                Consumer<List<ConsumerRecord<String, V>>> batch) {
-            this.topic = topic;
-            this.batch = batch;
-            Map<String, Object> props = new HashMap<>(kafka);
-            props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-            props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-            // Asking for a missing topic must not create it (uncompacted): the pipeline creates the topics.
-            props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false);
-            props.put(
-                    ConsumerConfig.CLIENT_ID_CONFIG,
-                    "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
-            this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), values);
-            this.thread = DaemonThreads.named(name).newThread(this::run);
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        private void run() {
-            Set<TopicPartition> assigned = new HashSet<>();
-            long nextCheck = 0;
-            try {
-                while (running) {
-                    try {
-                        if (System.nanoTime() - nextCheck >= 0) {
-                            assignNew(assigned);
-                            // Until the topic exists, look again soon.
-                            nextCheck = System.nanoTime()
-                                    + (assigned.isEmpty() ? Duration.ofSeconds(1) : PARTITION_CHECK).toNanos();
-                        }
-                        if (assigned.isEmpty()) {
-                            Thread.sleep(200);
-                            continue;
-                        }
-                        ConsumerRecords<String, V> records = consumer.poll(POLL);
-                        if (!records.isEmpty()) {
-                            List<ConsumerRecord<String, V>> list = new ArrayList<>(records.count());
-                            records.forEach(list::add);
-                            batch.accept(list);
-                        }
-                        if (!caughtUp) {
-                            toReach.entrySet().removeIf(end -> consumer.position(end.getKey()) >= end.getValue());
-                            caughtUp = toReach.isEmpty();
-                        }
-                    } catch (RecordDeserializationException e) {
-                        // Not an event this page can read: skipped, the topic goes on.
-                        LOG.warnf(
-                                "skipped a record of topic %s at %s offset %d: %s",
-                                topic, e.topicPartition(), e.offset(), e.getMessage());
-                        consumer.seek(e.topicPartition(), e.offset() + 1);
-                    } catch (WakeupException e) {
-                        return;
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    } catch (RuntimeException e) {
-                        if (!running) {
-                            return;
-                        }
-                        // The broker away or a transient error: the page goes on showing what it has and tries again.
-                        LOG.warnf("fleet page: reading topic %s failed, retrying: %s", topic, e.toString());
-                        sleepQuietly(Duration.ofSeconds(1));
-                    }
-                }
-            } finally {
-                consumer.close(Duration.ofSeconds(1));
-            }
-        }
-
-        private void assignNew(Set<TopicPartition> assigned) {
-            Collection<TopicPartition> all = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-                    .map(p -> new TopicPartition(topic, p.partition())).collect(Collectors.toSet());
-            List<TopicPartition> added = all.stream().filter(p -> !assigned.contains(p)).toList();
-            if (added.isEmpty()) {
-                return;
-            }
-            assigned.addAll(added);
-            // assign() keeps the positions of partitions already assigned; only the new ones start from the beginning.
-            consumer.assign(assigned);
-            consumer.seekToBeginning(added);
-            toReach.putAll(consumer.endOffsets(added, Duration.ofSeconds(10)));
-        }
-
-        boolean caughtUp() {
-            return caughtUp;
-        }
-
-        private void sleepQuietly(Duration duration) {
-            try {
-                Thread.sleep(duration.toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        void close() {
-            // Wakes the reader out of poll or partitionsFor; an interrupt would leave the consumer unable to close.
-            consumer.wakeup();
-            try {
-                thread.join(Duration.ofSeconds(3).toMillis());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -6,22 +6,11 @@ import io.statusaggregator.model.ClusterStatus.Versions;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.EksaClusterReader;
 import io.statusaggregator.model.json.ObjectDecoder;
-import io.statusaggregator.threads.DaemonThreads;
-import java.time.Duration;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
+import io.statusaggregator.topics.TopicFollower;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.jboss.logging.Logger;
 
 /**
@@ -34,41 +23,25 @@ import org.jboss.logging.Logger;
 public final class VersionHistoryView implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(VersionHistoryView.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration POLL = Duration.ofMillis(500);
-    /** How often the topic's partitions are listed again: partitions are rarely added. */
-    private static final Duration PARTITION_CHECK = Duration.ofSeconds(30);
 
     private final Map<String, Versions> byCluster = new ConcurrentHashMap<>();
     private final String topic;
-    private final KafkaConsumer<String, byte[]> consumer;
-    private final Thread thread;
-    /** Each partition's end when it was first assigned, until the view has read that far. */
-    private final Map<TopicPartition, Long> toReach = new HashMap<>();
-    private volatile boolean caughtUp;
-    private volatile boolean running = true;
+    private final TopicFollower<byte[]> follower;
 
     public VersionHistoryView(Map<String, Object> kafka, String topic) {
         this.topic = topic;
-        Map<String, Object> props = new HashMap<>(kafka);
-        props.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, false); // the pipeline creates the topics
-        props.put(ConsumerConfig.CLIENT_ID_CONFIG,
-                "status-aggregator-version-history-" + ProcessHandle.current().pid());
-        this.consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        this.thread = DaemonThreads.named("version-history").newThread(this::run);
+        this.follower = new TopicFollower<>(kafka, "version-history", topic, new ByteArrayDeserializer(),
+                records -> records.forEach(record -> apply(record.key(), record.value())));
     }
 
-    public synchronized VersionHistoryView start() {
-        if (running) {
-            thread.start();
-        }
+    public VersionHistoryView start() {
+        follower.start();
         return this;
     }
 
     /** Whether the view has read the topic up to where it ended when the view started: until then it may lack some. */
     public boolean caughtUp() {
-        return caughtUp;
+        return follower.caughtUp();
     }
 
     /** The versions the status topic last held for {@code cluster}; empty when none (or not read yet). */
@@ -104,75 +77,8 @@ public final class VersionHistoryView implements AutoCloseable {
         }
     }
 
-    private void run() {
-        Set<TopicPartition> assigned = new HashSet<>();
-        long nextCheck = System.nanoTime();
-        try {
-            while (running) {
-                try {
-                    if (System.nanoTime() - nextCheck >= 0) {
-                        assignNew(assigned);
-                        Duration next = assigned.isEmpty() ? Duration.ofSeconds(1) : PARTITION_CHECK;
-                        nextCheck = System.nanoTime() + next.toNanos();
-                    }
-                    if (assigned.isEmpty()) {
-                        Thread.sleep(200); // the topic does not exist yet
-                        continue;
-                    }
-                    for (ConsumerRecord<String, byte[]> record : consumer.poll(POLL)) {
-                        apply(record.key(), record.value());
-                    }
-                    if (!caughtUp) {
-                        toReach.entrySet().removeIf(end -> consumer.position(end.getKey()) >= end.getValue());
-                        caughtUp = toReach.isEmpty();
-                    }
-                } catch (WakeupException e) {
-                    return;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (RuntimeException e) {
-                    if (!running) {
-                        return;
-                    }
-                    // The broker away: the view keeps what it has, and the webhook reads it meanwhile.
-                    LOG.warnf("version history: reading topic %s failed, retrying: %s", topic, e.toString());
-                    Thread.sleep(1_000);
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            consumer.close(Duration.ofSeconds(1));
-        }
-    }
-
-    private void assignNew(Set<TopicPartition> assigned) {
-        List<TopicPartition> added = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).filter(p -> !assigned.contains(p)).toList();
-        if (added.isEmpty()) {
-            return;
-        }
-        assigned.addAll(added);
-        consumer.assign(assigned); // keeps the positions of the partitions assigned before
-        consumer.seekToBeginning(added);
-        toReach.putAll(consumer.endOffsets(added, Duration.ofSeconds(10)));
-    }
-
     @Override
     public void close() {
-        synchronized (this) {
-            running = false;
-            if (!thread.isAlive()) {
-                consumer.close(Duration.ZERO); // never started: its loop does not close it
-                return;
-            }
-        }
-        consumer.wakeup(); // out of poll or partitionsFor; an interrupt would leave the consumer unable to close
-        try {
-            thread.join(Duration.ofSeconds(3).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        follower.close();
     }
 }
