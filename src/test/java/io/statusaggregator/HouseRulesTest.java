@@ -88,6 +88,20 @@ class HouseRulesTest {
         }
     }
 
+    /** EKS Anywhere's Cluster CRD, kept byte for byte as shipped so that it can be compared with its origin. */
+    private static final Path COPIED_AS_SHIPPED = Path.of("src/main/resources/embedded/eksa-clusters-crd.yaml");
+
+    @Test
+    void noLineOfATextResourceIsOver120Characters() throws IOException {
+        try (Stream<Path> resources = Files.walk(Path.of("src/main/resources"))) {
+            List<String> long_ = resources
+                    .filter(p -> p.getFileName().toString().matches(".*\\.(js|css|html|properties|yaml|yml)"))
+                    .filter(p -> !p.equals(COPIED_AS_SHIPPED)).sorted()
+                    .flatMap(HouseRulesTest::linesOver120).toList();
+            assertEquals(List.of(), long_, "wrap these lines where a reader would (a clause, a declaration, a tag)");
+        }
+    }
+
     /** {@code file:line: length} of each line of {@code file} over 120 characters. */
     private static Stream<String> linesOver120(Path file) {
         try {
