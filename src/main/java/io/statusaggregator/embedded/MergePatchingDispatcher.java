@@ -5,13 +5,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.client.server.mock.KubernetesAttributesExtractor;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
-import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
-import io.fabric8.mockwebserver.crud.AttributeType;
-import io.fabric8.mockwebserver.crud.CrudDispatcher;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -23,27 +19,21 @@ import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * The CRUD dispatcher with a JSON merge patch as RFC 7386 and a real API server apply it. Fabric8's own (7.5.2)
- * merges a patch with Jackson's readerForUpdating: it appends to lists instead of replacing them and keeps
- * {@code null} fields instead of removing them, so a status patch could never shorten {@code conditions} or
- * clear {@code failureReason}.
+ * The embedded API server's dispatcher: Fabric8's CRUD dispatcher, answering as a real API server does where it
+ * does not. A JSON merge patch applied as RFC 7386 says ({@link MergePatch}); an EKS-A Cluster's status checked
+ * against its schema ({@link StatusSchema}); one object by name found through an index of the store
+ * ({@link NamedObjects}); failures answered with a Status ({@link FailureStatus}); discovery, Events, protobuf
+ * Namespaces and watches resumed from a version.
  */
 final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,95 +52,28 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     MergePatchingDispatcher(ServedVersions served) {
         super(ServedVersions.contexts());
         this.served = served;
-        NamedObjects indexed = new NamedObjects();
-        try {
-            // Fabric8 keeps the store in a final field it fills itself; every change goes through put, remove and
-            // clear.
-            Field store = CrudDispatcher.class.getDeclaredField("map");
-            store.setAccessible(true);
-            store.set(this, Collections.synchronizedMap(indexed));
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            throw new IllegalStateException("this Fabric8 mock server keeps its objects where it did not: " + e, e);
-        }
-        named = indexed;
+        named = NamedObjects.installIn(this);
     }
 
-    /**
-     * The store, with its keys indexed by object name. Fabric8's dispatcher finds the object a write names by testing
-     * every stored key, so each create, update and patch takes longer with every object stored: a fleet of 1,000
-     * clusters would not load in minutes.
-     */
+    /** The store, with its keys indexed by object name (see {@link NamedObjects}). */
     private final NamedObjects named;
-
-    private static final class NamedObjects extends LinkedHashMap<AttributeSet, String> {
-        private final Map<String, Set<AttributeSet>> byName = new ConcurrentHashMap<>();
-
-        @Override
-        public String put(AttributeSet key, String value) {
-            String before = super.put(key, value);
-            String name = nameOf(key);
-            if (name != null) {
-                byName.computeIfAbsent(name, n -> ConcurrentHashMap.newKeySet()).add(key);
-            }
-            return before;
-        }
-
-        @Override
-        public String remove(Object key) {
-            String before = super.remove(key);
-            String name = before != null && key instanceof AttributeSet set ? nameOf(set) : null;
-            if (name != null) {
-                byName.computeIfPresent(name, (n, keys) -> {
-                    keys.remove(key);
-                    return keys.isEmpty() ? null : keys;
-                });
-            }
-            return before;
-        }
-
-        @Override
-        public void clear() {
-            super.clear();
-            byName.clear();
-        }
-    }
 
     /**
      * One object by name, from the index: Fabric8 would test every stored key. Anything else is Fabric8's to answer.
      */
     private Optional<MockResponse> named(String path) {
         AttributeSet query = getKey(path);
-        return nameOf(query) == null ? Optional.empty() : Optional.ofNullable(findResource(query))
+        return NamedObjects.nameOf(query) == null ? Optional.empty() : Optional.ofNullable(findResource(query))
                 .map(found -> new MockResponse().setResponseCode(200).setBody(found.getValue()));
     }
 
     @Override
     public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
-        String name = nameOf(query);
+        String name = NamedObjects.nameOf(query);
         if (name == null) {
             return super.findResource(query);
         }
-        return stored(name, query).stream().findFirst().orElse(null);
-    }
-
-    /** The stored objects {@code query} selects, in the store's order. */
-    private List<Map.Entry<AttributeSet, String>> stored(AttributeSet query) {
-        synchronized (map) {
-            return new ArrayList<>(map.entrySet().stream().filter(entry -> entry.getKey().matches(query))
-                    .map(entry -> Map.entry(entry.getKey(), entry.getValue())).toList());
-        }
-    }
-
-    /** The stored objects named {@code name} that {@code query} selects, found through the index. */
-    private List<Map.Entry<AttributeSet, String>> stored(String name, AttributeSet query) {
-        List<Map.Entry<AttributeSet, String>> found = new ArrayList<>(1);
-        for (AttributeSet key : List.copyOf(named.byName.getOrDefault(name, Set.of()))) {
-            String stored = map.get(key);
-            if (stored != null && key.matches(query)) {
-                found.add(Map.entry(key, stored));
-            }
-        }
-        return found;
+        return named.stored(name, query).stream().findFirst().orElse(null);
     }
 
     /**
@@ -188,14 +111,14 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
     @Override
     public MockResponse handleDelete(String path) {
         AttributeSet query = getKey(path);
-        String name = nameOf(query);
+        String name = NamedObjects.nameOf(query);
         if (name == null) {
             return super.handleDelete(path);
         }
         Lock write = lock().writeLock();
         write.lock();
         try {
-            List<Map.Entry<AttributeSet, String>> found = stored(name, query);
+            List<Map.Entry<AttributeSet, String>> found = named.stored(name, query);
             for (Map.Entry<AttributeSet, String> entry : found) {
                 PROCESS_DELETE.invoke(this, path, query, entry.getKey());
             }
@@ -210,16 +133,6 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         }
     }
 
-    /** The one name a key or query names exactly; null for none, several, or any. */
-    private static String nameOf(AttributeSet key) {
-        Attribute name = key.getAttribute(KubernetesAttributesExtractor.NAME);
-        if (name == null || name.getType() != AttributeType.WITH || name.getValues().size() != 1) {
-            return null;
-        }
-        String value = name.getValues().get(0).toString();
-        return "*".equals(value) ? null : value;
-    }
-
     /** See {@link EmbeddedKubernetes#answerInstead}. */
     volatile Function<RecordedRequest, MockResponse> fault;
 
@@ -232,7 +145,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         Function<RecordedRequest, MockResponse> injected = fault;
         MockResponse instead = injected == null ? null : injected.apply(request);
         if (instead == null && served.refuses(request.getPath())) {
-            instead = answer(statusOf(404, "NotFound", "the server could not find the requested resource"));
+            instead = FailureStatus.answer(404, "NotFound", "the server could not find the requested resource");
         }
         return instead != null ? instead : super.dispatch(request);
     }
@@ -272,8 +185,8 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         if (String.valueOf(request.getHeader("Content-Type")).startsWith(ProtobufNamespace.MEDIA_TYPE)) {
             Optional<ObjectNode> namespace = ProtobufNamespace.read(body);
             if (namespace.isEmpty()) {
-                return answer(statusOf(415, "UnsupportedMediaType", "the body of the request was in an unknown "
-                        + "format - accepted media types include: application/json, application/yaml"));
+                return FailureStatus.answer(415, "UnsupportedMediaType", "the body of the request was in an unknown "
+                        + "format - accepted media types include: application/json, application/yaml");
             }
             body = namespace.get().toString().getBytes(StandardCharsets.UTF_8);
             headers.set("Content-Type", "application/json");
@@ -284,7 +197,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         MockResponse answer = super.handleCreate(new RecordedRequest(request.getHttpVersion(), request.method(), bare,
                 headers.build(), new Buffer(body)));
         // Typed: kubectl reads an answer without a Content-Type in the encoding it sent, protobuf here.
-        return (answer.code() == 409 ? alreadyExists(bare, body, answer) : answer)
+        return (answer.code() == 409 ? FailureStatus.alreadyExists(bare, body, answer) : answer)
                 .setHeader("Content-Type", "application/json");
     }
 
@@ -307,19 +220,6 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         }
     }
 
-    /** A failure's Status, as a real API server writes it. */
-    private static ObjectNode statusOf(int code, String reason, String message) {
-        ObjectNode status = JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1")
-                .put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
-        status.putObject("metadata");
-        return status;
-    }
-
-    private static MockResponse answer(ObjectNode status) {
-        return new MockResponse().setResponseCode(status.path("code").asInt())
-                .setHeader("Content-Type", "application/json").setBody(status.toString());
-    }
-
     /**
      * Discovery for the kinds served here, so that kubectl can find them (the mock server has none for CRDs); the
      * {@code v1} Events, the {@code events.k8s.io/v1} ones among them ({@link CoreEvents}); an object it does not hold
@@ -337,7 +237,7 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
                 .or(() -> bare.equals(path) ? named(path) : Optional.empty())
                 .orElseGet(() -> super.handleGet(path));
         boolean empty = answer.getBody() == null || answer.getBody().size() == 0;
-        return answer.code() == 404 && empty ? notFound(bare).orElse(answer) : answer;
+        return answer.code() == 404 && empty ? FailureStatus.notFound(bare).orElse(answer) : answer;
     }
 
     /**
@@ -376,10 +276,11 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
             return made;
         }
         List<String> deletions = from.isPresent() ? watches.deletedAfter(from.getAsLong(), selection) : List.of();
-        String name = nameOf(selection);
+        String name = NamedObjects.nameOf(selection);
         if (name != null || from.isPresent()) {
             // See WatchAnnouncement: by name through the index; from a version, only what changed since.
-            List<Map.Entry<AttributeSet, String>> selected = name != null ? stored(name, selection) : stored(selection);
+            List<Map.Entry<AttributeSet, String>> selected =
+                    name != null ? named.stored(name, selection) : named.stored(selection);
             if (from.isPresent()) {
                 selected.removeIf(entry -> ResumableWatches.versionOf(entry.getValue()) <= from.getAsLong());
             }
@@ -389,54 +290,10 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
                 .withWebSocketUpgrade(new ResumableWatches.OpenedWatch(dispatcherWatch, made, deletions));
     }
 
-    /** {@code /api/v1[/namespaces/NS]/PLURAL/NAME} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL/NAME}. */
-    private static final Pattern OBJECT_PATH =
-            Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/[^/]+)?/([^/]+)/([^/]+)");
-
-    /**
-     * The Status a real API server answers a GET of an object it does not hold with: kubectl prints its message
-     * ({@code Error from server (NotFound): clusters.anywhere.eks.amazonaws.com "bravo" not found}); without it,
-     * kubectl could only say that the server found no such resource at all.
-     */
-    static Optional<MockResponse> notFound(String path) {
-        Matcher object = OBJECT_PATH.matcher(path);
-        return object.matches() ? Optional.of(objectStatus(404, "NotFound", object.group(1), object.group(2),
-                object.group(3), "not found")) : Optional.empty();
-    }
-
-    /** {@code /api/v1[/namespaces/NS]/PLURAL} or {@code /apis/GROUP/VERSION[/namespaces/NS]/PLURAL}. */
-    private static final Pattern COLLECTION_PATH =
-            Pattern.compile("/(?:api/v1|apis/([^/]+)/[^/]+)(?:/namespaces/[^/]+)?/([^/]+)");
-
-    /**
-     * The Status a real API server answers a create of an object it already holds with, which kubectl prints
-     * ({@code Error from server (AlreadyExists): namespaces "team-b" already exists}); Fabric8's 409 carries none.
-     */
-    private static MockResponse alreadyExists(String path, byte[] body, MockResponse answer) {
-        Matcher collection = COLLECTION_PATH.matcher(path);
-        String name;
-        try {
-            name = JSON.readTree(body).path("metadata").path("name").asText("");
-        } catch (IOException e) {
-            return answer;
-        }
-        return collection.matches() && !name.isEmpty() ? objectStatus(409, "AlreadyExists", collection.group(1),
-                collection.group(2), name, "already exists") : answer;
-    }
-
-    private static MockResponse objectStatus(int code, String reason, String groupOrNull, String plural, String name,
-            String what) {
-        String group = Optional.ofNullable(groupOrNull).orElse("");
-        String resource = group.isEmpty() ? plural : plural + "." + group;
-        ObjectNode status = statusOf(code, reason, resource + " \"" + name + "\" " + what);
-        status.putObject("details").put("name", name).put("group", group).put("kind", plural);
-        return answer(status);
-    }
-
     @Override
     public JsonNode merge(JsonNode baseResource, String patch) throws KubernetesCrudDispatcherException {
         try {
-            JsonNode merged = mergePatch(baseResource, JSON.readTree(patch));
+            JsonNode merged = MergePatch.apply(baseResource, JSON.readTree(patch));
             return checkedClusterStatus(merged);
         } catch (JsonProcessingException e) {
             throw new KubernetesCrudDispatcherException("the patch is not JSON: " + UnreadableJson.problem(e), 422);
@@ -445,25 +302,11 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
 
     /**
      * An EKS-A Cluster with its status pruned and checked by {@link #clusterStatus}, as the API server does on every
-     * write; refused (422 Invalid) when the status breaks the schema.
+     * write (see {@link StatusSchema#checkedCluster}).
      */
     private JsonNode checkedClusterStatus(JsonNode object) throws KubernetesCrudDispatcherException {
         StatusSchema statusSchema = clusterStatus;
-        if (statusSchema == null || !(object instanceof ObjectNode cluster) || !isEksaCluster(cluster)) {
-            return object;
-        }
-        List<String> invalid = statusSchema.apply(cluster);
-        if (!invalid.isEmpty()) {
-            throw new KubernetesCrudDispatcherException("Cluster.anywhere.eks.amazonaws.com \""
-                    + cluster.path("metadata").path("name").asText() + "\" is invalid: "
-                    + (invalid.size() == 1 ? invalid.get(0) : invalid.toString()), 422);
-        }
-        return cluster;
-    }
-
-    private static boolean isEksaCluster(JsonNode object) {
-        return object.path("kind").asText().equals("Cluster")
-                && object.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/");
+        return statusSchema == null ? object : statusSchema.checkedCluster(object);
     }
 
     /** A status replaced whole (PUT {@code .../status}) is pruned and checked as a patched one is. */
@@ -479,25 +322,9 @@ final class MergePatchingDispatcher extends KubernetesCrudDispatcher {
         } catch (IOException e) {
             return super.handleUpdate(request); // not JSON: Fabric8 answers it as it would
         } catch (KubernetesCrudDispatcherException e) {
-            return answer(statusOf(e.getCode(), "Invalid", e.getMessage()));
+            return FailureStatus.answer(e.getCode(), "Invalid", e.getMessage());
         }
         return super.handleUpdate(new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
                 request.getHeaders(), new Buffer(checked.toString().getBytes(StandardCharsets.UTF_8))));
-    }
-
-    static JsonNode mergePatch(JsonNode target, JsonNode patch) {
-        if (!patch.isObject()) {
-            return patch.deepCopy();
-        }
-        ObjectNode result =
-                target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : JSON.createObjectNode();
-        patch.properties().forEach(field -> {
-            if (field.getValue().isNull()) {
-                result.remove(field.getKey());
-            } else {
-                result.set(field.getKey(), mergePatch(result.get(field.getKey()), field.getValue()));
-            }
-        });
-        return result;
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.client.server.mock.crud.KubernetesCrudDispatcherException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -41,6 +42,28 @@ final class StatusSchema {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * {@code object}, when it is an EKS-A Cluster, with its status pruned and checked, as the API server does on
+     * every write; refused (422 Invalid) when the status breaks the schema.
+     */
+    JsonNode checkedCluster(JsonNode object) throws KubernetesCrudDispatcherException {
+        if (!(object instanceof ObjectNode cluster) || !isEksaCluster(cluster)) {
+            return object;
+        }
+        List<String> invalid = apply(cluster);
+        if (!invalid.isEmpty()) {
+            throw new KubernetesCrudDispatcherException("Cluster.anywhere.eks.amazonaws.com \""
+                    + cluster.path("metadata").path("name").asText() + "\" is invalid: "
+                    + (invalid.size() == 1 ? invalid.get(0) : invalid.toString()), 422);
+        }
+        return cluster;
+    }
+
+    private static boolean isEksaCluster(JsonNode object) {
+        return object.path("kind").asText().equals("Cluster")
+                && object.path("apiVersion").asText().startsWith("anywhere.eks.amazonaws.com/");
     }
 
     /**

@@ -3,21 +3,15 @@ package io.statusaggregator.ingest;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.WatcherException;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.statusaggregator.kubernetes.ApiVersionChoice;
-import io.statusaggregator.kubernetes.KubernetesResources;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.threads.DaemonThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -35,7 +29,8 @@ import io.statusaggregator.topics.ObjectStateKey;
 /**
  * Ingest: shared informers on the EKS-A Clusters and their CAPI objects, every add, update and delete sent to the
  * object-state topic. Fabric8's informers relist when a watch breaks or expires (410) and report the deletions
- * missed meanwhile, so the topic converges on the API server's state.
+ * missed meanwhile, so the topic converges on the API server's state. The informers are {@link ObjectInformers};
+ * what a standby saw and did not send, {@link UnsentChanges}.
  */
 public final class ObjectIngest implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(ObjectIngest.class);
@@ -83,7 +78,7 @@ public final class ObjectIngest implements AutoCloseable {
     private final KubernetesClient client;
     private final Settings settings;
     private final ObjectStatePublisher publisher;
-    private final List<Watched> informers = new CopyOnWriteArrayList<>();
+    private final ObjectInformers informers;
     private final Set<ObjectStateKey> failed = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService resender =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-resend"));
@@ -94,12 +89,6 @@ public final class ObjectIngest implements AutoCloseable {
     private final AtomicBoolean reconcileQueued = new AtomicBoolean();
     private final AtomicBoolean reconcileScheduled = new AtomicBoolean();
     private final TopicReconciliation reconciliation = new TopicReconciliation();
-
-    private record Watched(ObjectKind kind, StalledWatchGuard.GuardedInformer<GenericKubernetesResource> informer) {
-        GenericKubernetesResource get(String key) {
-            return informer.current().getStore().getByKey(key);
-        }
-    }
 
     /** Told of every object ingest sees, after it went to the topic: for sources that follow the management cluster. */
     public interface Listener {
@@ -118,11 +107,11 @@ public final class ObjectIngest implements AutoCloseable {
      * ({@link #lead}) at once, instead of listing the API server first.
      */
     private volatile boolean leading = true;
-    /** How far back a standby taking over sends what it saw first; well over the Lease's duration. */
-    static final Duration RECENT = Duration.ofSeconds(60);
+    /** How far back a standby taking over sends what it saw first (see {@link UnsentChanges}). */
+    static final Duration RECENT = UnsentChanges.RECENT;
     /** When a standby taking over sends every object, after what changed recently. */
     static final Duration FULL_REPLAY_AFTER = Duration.ofSeconds(5);
-    private final Map<String, Recent> recent = new ConcurrentHashMap<>();
+    private final UnsentChanges unsent = new UnsentChanges();
     /**
      * Held while a state is read and sent, by the informers' handlers and by every send from a store (see sendCurrent).
      */
@@ -138,6 +127,7 @@ public final class ObjectIngest implements AutoCloseable {
         // loop.
         this.guard = new StalledWatchGuard(settings.relistStalledAfter(), resender);
         this.versions = new ReadVersions(client, settings.capiVersion(), settings.versionCheckEvery(), CAPI_KINDS);
+        this.informers = new ObjectInformers(client, guard, versions, this::seen);
     }
 
     /** The API version each Cluster API kind is read at now. */
@@ -175,17 +165,15 @@ public final class ObjectIngest implements AutoCloseable {
     public void lead(Runnable thenFully) {
         long now = System.nanoTime();
         boolean complete = now - startedAt < RECENT.toNanos();
-        List<Recent> first;
-        synchronized (
-                sending) { // as the handlers decide (seen): each change seen as a standby is in first, or sent by its
-                           // handler
+        List<UnsentChanges.Change> first;
+        // As the handlers decide (seen): each change seen as a standby is in first, or sent by its handler.
+        synchronized (sending) {
             leading = true;
-            first = new ArrayList<>(recent.values());
-            recent.clear();
+            first = unsent.takeAll();
         }
         // The newest first: what changed while no replica ingested is shown before what the one before sent already.
-        first.sort(Comparator.comparingLong(Recent::at).reversed());
-        for (Recent change : first) {
+        first.sort(Comparator.comparingLong(UnsentChanges.Change::at).reversed());
+        for (UnsentChanges.Change change : first) {
             if (now - change.at() <= RECENT.toNanos()) {
                 sendCurrent(change.kind(), change.key(), change.deleted());
             }
@@ -198,11 +186,7 @@ public final class ObjectIngest implements AutoCloseable {
             if (!leading) {
                 return;
             }
-            for (Watched watched : informers) {
-                for (String key : watched.informer().current().getStore().listKeys()) {
-                    sendCurrent(watched.kind(), key, null);
-                }
-            }
+            informers.forEachKey((kind, key) -> sendCurrent(kind, key, null));
             thenFully.run();
         }, FULL_REPLAY_AFTER.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -215,7 +199,7 @@ public final class ObjectIngest implements AutoCloseable {
      */
     private void sendCurrent(ObjectKind kind, String key, JsonNode lastKnown) {
         synchronized (sending) {
-            GenericKubernetesResource current = current(kind, key);
+            GenericKubernetesResource current = informers.current(kind, key);
             if (current != null) {
                 changed(kind, json(current));
             } else if (lastKnown != null && leading) {
@@ -223,25 +207,6 @@ public final class ObjectIngest implements AutoCloseable {
                 listeners.forEach(l -> l.deleted(kind, lastKnown));
             }
         }
-    }
-
-    /**
-     * A change a standby saw and did not send: the object's key in its informer's store, or its last state if deleted.
-     */
-    private record Recent(ObjectKind kind, String key, JsonNode deleted, long at) {}
-
-    /** The object of {@code kind} under {@code storeKey} (namespace/name) in its informer's store now, or null. */
-    private GenericKubernetesResource current(ObjectKind kind, String storeKey) {
-        return informers.stream()
-                .filter(w -> w.kind() == kind)
-                .map(w -> w.get(storeKey))
-                .filter(Objects::nonNull)
-                .findFirst()
-                .orElse(null);
-    }
-
-    private static String storeKey(String namespace, String name) {
-        return namespace + "/" + name;
     }
 
     /**
@@ -255,9 +220,9 @@ public final class ObjectIngest implements AutoCloseable {
         JsonNode converted = leading || deleted ? json(object) : null;
         synchronized (sending) {
             if (!leading) {
-                String key = storeKey(object.getMetadata().getNamespace(), object.getMetadata().getName());
-                recent.put(
-                        kind.name() + "/" + key, new Recent(kind, key, deleted ? converted : null, System.nanoTime()));
+                String key = ObjectInformers.storeKey(
+                        object.getMetadata().getNamespace(), object.getMetadata().getName());
+                unsent.keep(kind, key, deleted ? converted : null, System.nanoTime());
                 return;
             }
             JsonNode state = converted != null ? converted : json(object); // it took over since the handler looked
@@ -268,11 +233,6 @@ public final class ObjectIngest implements AutoCloseable {
                 changed(kind, state);
             }
         }
-    }
-
-    private void forgetOldChanges() {
-        long now = System.nanoTime();
-        recent.values().removeIf(change -> now - change.at() > RECENT.toNanos());
     }
 
     /** Makes the publisher once the failure callback exists. */
@@ -289,21 +249,11 @@ public final class ObjectIngest implements AutoCloseable {
         versions.decide();
         List<String> clusterNamespaces = settings.clusterNamespaces().isEmpty() ? Collections.singletonList(null)
                 : settings.clusterNamespaces();
-        for (String namespace : clusterNamespaces) {
-            informers.add(watch(ObjectKind.EKSA_CLUSTER, namespace));
-        }
-        for (ObjectKind kind : CAPI_KINDS) {
-            informers.add(watch(kind, settings.capiNamespace()));
-        }
-        // A kind read at another version from now on: its informer lists at that one, then replaces the one before.
-        versions.follow((kind, version) -> informers.stream().filter(w -> w.kind() == kind)
-                .forEach(w -> w.informer().switchOver()));
+        informers.make(clusterNamespaces, CAPI_KINDS, settings.capiNamespace());
         resender.scheduleWithFixedDelay(this::resendFailed, 1, 1, TimeUnit.SECONDS);
-        resender.scheduleWithFixedDelay(this::forgetOldChanges, 10, 10, TimeUnit.SECONDS);
+        resender.scheduleWithFixedDelay(() -> unsent.forgetOld(System.nanoTime()), 10, 10, TimeUnit.SECONDS);
         startedAt = System.nanoTime();
-        return CompletableFuture.allOf(informers.stream()
-                .map(w -> w.informer().start())
-                .toArray(CompletableFuture[]::new));
+        return informers.start();
     }
 
     /** After the informers have listed the API server: tombstones for what was deleted while ingest did not run. */
@@ -319,15 +269,11 @@ public final class ObjectIngest implements AutoCloseable {
     private int tombstoneVanished(Map<String, Object> kafka, String topic, Duration timeout, boolean whole,
             boolean missing) {
         // A CNI observation exists as long as its cluster's EKS-A Cluster does.
-        Set<String> clusters = new HashSet<>();
-        informers.stream().filter(w -> w.kind() == ObjectKind.EKSA_CLUSTER).forEach(w -> w.informer()
-                .current()
-                .getStore()
-                .list()
-                .forEach(c -> clusters.add(c.getMetadata().getName())));
+        Set<String> clusters = informers.clusterNames();
         return reconciliation.tombstoneVanished(kafka, topic, key -> key.kind() == ObjectKind.CNI_OBSERVATION
                 ? clusters.contains(key.clusterName())
-                : current(key.kind(), storeKey(key.key().namespace(), key.key().name())) != null,
+                : informers.current(key.kind(), ObjectInformers.storeKey(key.key().namespace(), key.key().name()))
+                        != null,
                 publisher, key -> {
                     if (key.kind() == ObjectKind.CNI_OBSERVATION) {
                         return false; // its observer's to send, at its next observation
@@ -341,11 +287,7 @@ public final class ObjectIngest implements AutoCloseable {
     private List<ObjectStateKey> heldKeys() {
         publisher.flush(); // a state still in flight is not missing
         List<ObjectStateKey> keys = new ArrayList<>();
-        for (Watched watched : informers) {
-            for (GenericKubernetesResource object : watched.informer().current().getStore().list()) {
-                publisher.routedKeyOf(watched.kind(), json(object)).ifPresent(keys::add);
-            }
-        }
+        informers.forEachObject((kind, object) -> publisher.routedKeyOf(kind, json(object)).ifPresent(keys::add));
         return keys;
     }
 
@@ -385,63 +327,6 @@ public final class ObjectIngest implements AutoCloseable {
         });
     }
 
-    private Watched watch(ObjectKind kind, String namespace) {
-        return new Watched(
-                kind,
-                guard.guard(
-                        kind.plural() + "." + kind.group(),
-                        () -> {
-                            // At the version read when made: a switch over makes a fresh one.
-                            var resources =
-                                    client.genericKubernetesResources(KubernetesResources.of(kind, versions.of(kind)));
-                            var scope =
-                                    namespace == null ? resources.inAnyNamespace() : resources.inNamespace(namespace);
-                            return scope.withLimit(KubernetesResources.LIST_PAGE)
-                                    .runnableInformer(0)
-                                    .itemStore(new ReducedObjectStore(kind, client.getKubernetesSerialization()))
-                                    .exceptionHandler((isStarted, failure) -> {
-                                        if (notFound(failure)) {
-                                            versions.notServed(
-                                                    kind); // Cluster API upgraded: the CRD no longer serves this
-                                                           // version
-                                        }
-                                        return isStarted
-                                                && !(failure
-                                                        instanceof
-                                                        WatcherException); // as Fabric8 does without a handler
-                                    });
-                        },
-                        new ResourceEventHandler<>() {
-                            @Override
-                            public void onAdd(GenericKubernetesResource object) {
-                                seen(kind, object, false);
-                            }
-
-                            @Override
-                            public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
-                                if (!Objects.equals(
-                                        before.getMetadata().getResourceVersion(),
-                                        after.getMetadata().getResourceVersion())) {
-                                    seen(kind, after, false);
-                                }
-                            }
-
-                            @Override
-                            public void onDelete(GenericKubernetesResource object, boolean finalStateUnknown) {
-                                seen(kind, object, true);
-                            }
-                        }));
-    }
-
-    private static boolean notFound(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof KubernetesClientException refused && refused.getCode() == 404) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     private void changed(ObjectKind kind, JsonNode object) {
         if (!leading) {
             return;
@@ -460,7 +345,8 @@ public final class ObjectIngest implements AutoCloseable {
         for (ObjectStateKey f : List.copyOf(failed)) {
             failed.remove(f);
             synchronized (sending) {
-                GenericKubernetesResource current = current(f.kind(), storeKey(f.key().namespace(), f.key().name()));
+                GenericKubernetesResource current =
+                        informers.current(f.kind(), ObjectInformers.storeKey(f.key().namespace(), f.key().name()));
                 if (current != null) {
                     publisher.publish(f.kind(), json(current));
                 } else {
@@ -478,7 +364,7 @@ public final class ObjectIngest implements AutoCloseable {
     public void close() {
         resender.shutdownNow();
         versions.close();
-        informers.forEach(w -> w.informer().close());
+        informers.close();
         LOG.debug("ingest stopped");
     }
 }

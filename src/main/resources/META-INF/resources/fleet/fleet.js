@@ -132,8 +132,10 @@
       td.setAttribute('data-status', c ? c.status : 'Unknown');
       if (c && c.severity) td.setAttribute('data-severity', c.severity);
       td.appendChild(pill(c ? c.status : null, c && c.severity));
-      td.title = type + ': ' + (c ? c.status + (c.reason ? ' (' + c.reason + ')' : '') + (c.message ? ' — ' + c.message : '')
-          + (c.lastTransitionTime ? '\nsince ' + c.lastTransitionTime : '') : 'not reported');
+      td.title = type + ': ' + (c
+          ? c.status + (c.reason ? ' (' + c.reason + ')' : '') + (c.message ? ' — ' + c.message : '')
+              + (c.lastTransitionTime ? '\nsince ' + c.lastTransitionTime : '')
+          : 'not reported');
       tr.appendChild(td);
     });
 
@@ -155,7 +157,8 @@
       why.appendChild(el('div', 'message', 'No Ready condition yet'));
     }
     if (failed) {
-      var failure = el('div', 'failure-line', (status.failureReason || 'Failure') + (status.failureMessage ? ': ' + status.failureMessage : ''));
+      var failure = el('div', 'failure-line',
+          (status.failureReason || 'Failure') + (status.failureMessage ? ': ' + status.failureMessage : ''));
       failure.setAttribute('data-failure-reason', status.failureReason || '');
       why.appendChild(failure);
     }
@@ -315,7 +318,10 @@
 
   // ---- the controls: state counts, filters, search, sort; the view lives in the URL's hash
 
-  /** Fills a select with {@code values} after its first option (the "any"), keeping the choice; only when they changed. */
+  /**
+   * Fills a select with {@code values} after its first option (the "any"), keeping the choice; only when they
+   * changed.
+   */
   function options(select, values) {
     var wanted = values.join('\n');
     if (select.getAttribute('data-values') === wanted) return;
@@ -357,11 +363,15 @@
     document.getElementById('sort').value = view.sort;
     document.querySelectorAll('#fleet th[data-sort]').forEach(function (th) {
       var field = th.getAttribute('data-sort');
-      th.setAttribute('aria-sort', view.sort === field ? 'ascending' : view.sort === '-' + field ? 'descending' : 'none');
+      th.setAttribute('aria-sort',
+          view.sort === field ? 'ascending' : view.sort === '-' + field ? 'descending' : 'none');
     });
   }
 
-  /** Changes the view: the table, then the URL (replaced, so that Back leaves the page rather than undoing a filter). */
+  /**
+   * Changes the view: the table, then the URL (replaced, so that Back leaves the page rather than undoing a
+   * filter).
+   */
   function change(what) {
     var resort = what.sort !== undefined && what.sort !== view.sort;
     Object.keys(what).forEach(function (k) { view[k] = what[k]; });
@@ -377,10 +387,18 @@
     if (button) change({state: button.getAttribute('data-state')});
   });
   document.getElementById('search').addEventListener('input', function (e) { change({q: e.target.value.trim()}); });
-  document.getElementById('filter-namespace').addEventListener('change', function (e) { change({namespace: e.target.value}); });
-  document.getElementById('filter-reason').addEventListener('change', function (e) { change({reason: e.target.value}); });
-  document.getElementById('filter-condition').addEventListener('change', function (e) { change({condition: e.target.value}); });
-  document.getElementById('filter-status').addEventListener('change', function (e) { change({status: e.target.value}); });
+  document.getElementById('filter-namespace').addEventListener('change', function (e) {
+    change({namespace: e.target.value});
+  });
+  document.getElementById('filter-reason').addEventListener('change', function (e) {
+    change({reason: e.target.value});
+  });
+  document.getElementById('filter-condition').addEventListener('change', function (e) {
+    change({condition: e.target.value});
+  });
+  document.getElementById('filter-status').addEventListener('change', function (e) {
+    change({status: e.target.value});
+  });
   document.getElementById('sort').addEventListener('change', function (e) { change({sort: e.target.value}); });
   document.querySelectorAll('#fleet th[data-sort] button').forEach(function (button) {
     button.addEventListener('click', function () {
@@ -401,7 +419,11 @@
     var resort = wanted.sort !== view.sort;
     view = wanted;
     refilter(resort);
-    if (view.cluster && view.cluster !== selected) openDetail(view.cluster); else if (!view.cluster && selected) closeDetail();
+    if (view.cluster && view.cluster !== selected) {
+      openDetail(view.cluster);
+    } else if (!view.cluster && selected) {
+      closeDetail();
+    }
   });
   // One listener for every row, not one per row.
   tbody.addEventListener('click', function (e) {
@@ -474,7 +496,8 @@
     document.getElementById('detail-generation').textContent = 'generation ' + doc.metadata.generation
         + ', observed ' + status.observedGeneration;
     if (status.failureReason || status.failureMessage) {
-      failure.replaceChildren(el('strong', null, status.failureReason || 'Failure'), el('span', null, status.failureMessage || ''));
+      failure.replaceChildren(
+          el('strong', null, status.failureReason || 'Failure'), el('span', null, status.failureMessage || ''));
       failure.hidden = false;
     }
     CONDITIONS.forEach(function (type) {
@@ -497,7 +520,8 @@
       progress.appendChild(el('span', null, entry[0]));
       var bar = el('div', 'bar' + (entry[1] && entry[1].ready < entry[1].desired ? ' partial' : ''));
       var fill = el('span');
-      fill.style.width = (entry[1] && entry[1].desired ? Math.min(100, 100 * entry[1].ready / entry[1].desired) : 0) + '%';
+      var share = entry[1] && entry[1].desired ? Math.min(100, 100 * entry[1].ready / entry[1].desired) : 0;
+      fill.style.width = share + '%';
       bar.appendChild(fill);
       progress.appendChild(bar);
       progress.appendChild(el('span', 'count', entry[1] ? entry[1].ready + '/' + entry[1].desired : '–'));
@@ -517,7 +541,8 @@
       });
     }
     if (status.defaultCNI) {
-      cni.textContent = 'Default CNI: ' + status.defaultCNI.name + (status.defaultCNI.version ? ' ' + status.defaultCNI.version : '')
+      cni.textContent = 'Default CNI: ' + status.defaultCNI.name
+          + (status.defaultCNI.version ? ' ' + status.defaultCNI.version : '')
           + ' (' + status.defaultCNI.status + ')';
     }
   }
@@ -527,7 +552,8 @@
     list.replaceChildren();
     document.getElementById('transitions-empty').hidden = events.length > 0;
     events.forEach(function (event, index) {
-      var li = el('li', 'event' + (index === 0 ? ' fresh' : '') + (event.type.endsWith('.deleted') ? ' deleted-event' : ''));
+      var li = el('li',
+          'event' + (index === 0 ? ' fresh' : '') + (event.type.endsWith('.deleted') ? ' deleted-event' : ''));
       li.setAttribute('data-event', event.id);
       var time = el('div', 'event-time');
       time.appendChild(el('b', null, clock(event.time)));
@@ -571,8 +597,9 @@
     loading = true;
     var key = selected;
     var parts = key.split('/');
-    fetch('/fleet/clusters/' + encodeURIComponent(parts[0]) + '/' + encodeURIComponent(parts.slice(1).join('/')) + '/transitions',
-        {cache: 'no-store'})
+    var transitions = '/fleet/clusters/' + encodeURIComponent(parts[0]) + '/'
+        + encodeURIComponent(parts.slice(1).join('/')) + '/transitions';
+    fetch(transitions, {cache: 'no-store'})
       .then(function (r) { return r.ok ? r.json() : {events: []}; })
       .then(function (body) { if (key === selected) renderTransitions(body.events || []); })
       .catch(function () { /* the next change tries again */ })

@@ -22,7 +22,9 @@ function FleetTree(el, pill) {
       var head = el('div', 'tree-head');
       head.appendChild(el('span', 'tree-name', line.name));
       if (line.ready) head.appendChild(pill(line.ready, line.severity));
-      if (line.reason) head.appendChild(el('span', 'tree-reason', line.reason + (line.severity ? ' (' + line.severity + ')' : '')));
+      if (line.reason) {
+        head.appendChild(el('span', 'tree-reason', line.reason + (line.severity ? ' (' + line.severity + ')' : '')));
+      }
       if (line.since) head.appendChild(el('span', 'tree-since', line.since));
       li.appendChild(head);
       if (line.message) li.appendChild(el('div', 'tree-message', line.message));
@@ -32,7 +34,8 @@ function FleetTree(el, pill) {
 
   function path(key) {
     var parts = key.split('/');
-    return '/fleet/clusters/' + encodeURIComponent(parts[0]) + '/' + encodeURIComponent(parts.slice(1).join('/')) + '/tree';
+    return '/fleet/clusters/' + encodeURIComponent(parts[0]) + '/' + encodeURIComponent(parts.slice(1).join('/'))
+        + '/tree';
   }
 
   /** Reads and shows the tree of {@code key} (namespace/name); {@code current} says whether it is still wanted. */
@@ -62,7 +65,10 @@ function FleetTree(el, pill) {
         shown = key;
       })
       .catch(function () {
-        if (current(key)) { note.textContent = 'Cannot show the objects: the aggregator did not answer'; note.hidden = false; }
+        if (current(key)) {
+          note.textContent = 'Cannot show the objects: the aggregator did not answer';
+          note.hidden = false;
+        }
       })
       .finally(function () {
         loading = false;

@@ -12,7 +12,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.NamespacedKubernetesClient;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.statusaggregator.Pipeline;
 import jakarta.inject.Inject;
 import java.net.URL;
 import io.statusaggregator.embedded.KafkaBroker;
@@ -21,7 +20,6 @@ import io.statusaggregator.fleet.FleetPage;
 import io.statusaggregator.fleet.ClusterView;
 import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.json.CompatibilityReader;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,8 +31,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +52,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * transitions topics. A cluster turns Ready on the page without a reload, and its detail panel lists the transition
  * and shows its objects as {@code describe}'s tree. Also the page's routes on their own: the event stream (snapshot
  * first, then each status, a tombstone as {@code deleted}), the JSON snapshot, the transitions and the tree of one
- * cluster. The page at fleet scale: {@link FleetPageAtScaleTest}.
+ * cluster. Its set-up: {@link FleetPageFixture}. The page at fleet scale: {@link FleetPageAtScaleTest}.
  */
 @QuarkusTest
 class FleetPageBrowserTest {
@@ -74,9 +70,8 @@ class FleetPageBrowserTest {
     @TestHTTPResource("/")
     URL root;
 
-    private EmbeddedKubernetes kubernetes;
+    private FleetPageFixture on;
     private Fleet fleet;
-    private Pipeline pipeline;
     private String base;
     private HeadlessChromium chromium;
     private WebDriver browser;
@@ -84,32 +79,21 @@ class FleetPageBrowserTest {
 
     @BeforeEach
     void start() throws Exception {
-        kubernetes = EmbeddedKubernetes.start(0);
-        KubernetesClient api = kubernetes.client();
-        fleet = new Fleet(api);
-        Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), UUID.randomUUID().toString().substring(0, 8), true);
-        pipeline = new Pipeline(settings, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipeline.start(DEADLINE);
-        page.start(settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
-        view.start(new ClusterObjects(kubernetes.newClient(), CAPI));
+        on = FleetPageFixture.start(EmbeddedKubernetes.start(0), kafka.bootstrapServers(), page, view);
+        fleet = on.fleet;
         base = root.toString().replaceAll("/$", "");
     }
 
     @AfterEach
     void stop() throws IOException {
-        if (chromium != null) {
-            chromium.close();
+        if (on != null) {
+            on.close();
         }
-        page.stop();
-        view.stop();
-        pipeline.close();
-        fleet.close();
-        kubernetes.close();
     }
 
     @Test
     void aClusterTurnsReadyOnTheOpenPageAndItsDetailListsTheTransition() throws Exception {
-        chromium = HeadlessChromium.start();
+        chromium = on.chromium();
         browser = chromium.driver;
         try {
             turnsReadyLive();

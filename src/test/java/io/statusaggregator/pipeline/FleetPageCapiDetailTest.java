@@ -12,21 +12,16 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.statusaggregator.Pipeline;
-import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.fleet.ClusterView;
 import io.statusaggregator.fleet.FleetPage;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,7 +34,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The fleet page's panel on a cluster whose CAPI objects are read at v1beta2, in headless Chromium on the whole
- * pipeline (as {@link FleetPageBrowserTest}): the control plane's counters, RollingOut True shown as activity (amber,
+ * pipeline ({@link FleetPageFixture}, as {@link FleetPageBrowserTest}): the control plane's counters, RollingOut True shown as activity (amber,
  * not green), a message of several lines shown as lines, and the workload cluster's API unreachable from the
  * management cluster in red right under the Cluster.
  */
@@ -56,34 +51,22 @@ class FleetPageCapiDetailTest {
     @TestHTTPResource("/")
     URL root;
 
-    private EmbeddedKubernetes kubernetes;
+    private FleetPageFixture on;
     private Fleet fleet;
-    private Pipeline pipeline;
-    private HeadlessChromium chromium;
 
     @BeforeEach
     void start() throws Exception {
         // A CAPI v1.13 management cluster, serving both versions: ingest reads v1beta2.
-        kubernetes = EmbeddedKubernetes.start(0, List.of("v1beta2", "v1beta1"));
-        fleet = new Fleet(kubernetes.client());
-        String run = UUID.randomUUID().toString().substring(0, 8);
-        Pipeline.Settings settings = Fleet.settings(kafka.bootstrapServers(), run, true);
-        pipeline = new Pipeline(settings, kubernetes.newClient(), CompatibilityReader.builtIn(), Clock.systemUTC());
-        pipeline.start(DEADLINE);
-        page.start(settings.kafka(), settings.statusesTopic(), settings.transitionsTopic());
-        view.start(new ClusterObjects(kubernetes.newClient(), CAPI));
+        on = FleetPageFixture.start(
+                EmbeddedKubernetes.start(0, List.of("v1beta2", "v1beta1")), kafka.bootstrapServers(), page, view);
+        fleet = on.fleet;
     }
 
     @AfterEach
     void stop() throws IOException {
-        if (chromium != null) {
-            chromium.close();
+        if (on != null) {
+            on.close();
         }
-        page.stop();
-        view.stop();
-        pipeline.close();
-        fleet.close();
-        kubernetes.close();
     }
 
     @Test
@@ -124,7 +107,7 @@ class FleetPageCapiDetailTest {
                   {"type": "ScalingUp", "status": "False", "reason": "NotScalingUp",
                    "lastTransitionTime": "2026-11-25T08:00:00Z"}]}}""");
 
-        chromium = HeadlessChromium.start();
+        HeadlessChromium chromium = on.chromium();
         WebDriver browser = chromium.driver;
         WebDriverWait wait = new WebDriverWait(browser, DEADLINE);
         browser.get(root.toString().replaceAll("/$", "") + "/");
@@ -180,7 +163,7 @@ class FleetPageCapiDetailTest {
      * version's objects apart (it has no conversion, unlike a real one that serves both): the tree reads this one.
      */
     private void v1beta2(ObjectKind kind, String object, String status) {
-        KubernetesClient client = kubernetes.client();
+        KubernetesClient client = on.kubernetes.client();
         var resources = client.genericKubernetesResources(new ResourceDefinitionContext.Builder()
                 .withGroup(kind.group()).withVersion("v1beta2").withKind(kind.kind()).withPlural(kind.plural())
                 .withNamespaced(true).build()).inNamespace(CAPI);

@@ -1,49 +1,33 @@
 package io.statusaggregator.model.json;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.NullNode;
 import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.model.CapiCluster;
-import io.statusaggregator.model.ClusterStatus.CniState;
-import io.statusaggregator.model.ClusterStatus.DefaultCni;
-import io.statusaggregator.model.ClusterStatus.Failure;
-import io.statusaggregator.model.ClusterStatus.Versions;
-import io.statusaggregator.model.ClusterStatus.WorkerNodeGroupStatus;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Cni;
 import io.statusaggregator.model.CniObservation;
-import io.statusaggregator.model.Condition;
-import io.statusaggregator.model.ConditionStatus;
-import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.EksaCluster;
-import io.statusaggregator.model.EksaClusterSpec.CniConfig;
-import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.EksaRelease;
 import io.statusaggregator.model.EtcdadmCluster;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.KubernetesVersion;
-import io.statusaggregator.model.KubernetesVersions;
 import io.statusaggregator.model.Machine;
 import io.statusaggregator.model.MachineDeployment;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ObservedCondition;
 import io.statusaggregator.model.ObservedConditions;
-import io.statusaggregator.model.Severity;
-import io.statusaggregator.model.WorkerNodeGroup;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
  * Reads Kubernetes objects (full, as the API serves them, or reduced to the fields below) into the model. Missing
  * optional fields are normal: a new object has no status. A field of the wrong type, a negative count or a
- * version that does not parse is a {@link MalformedObjectException} that names the field.
+ * version that does not parse is a {@link MalformedObjectException} that names the field. An EKS-A Cluster is
+ * read by {@link EksaClusterDecoder}, the status it shows by {@link ClusterStatusDecoder}.
  */
 public final class ObjectDecoder {
     public static final String CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name";
@@ -82,7 +66,7 @@ public final class ObjectDecoder {
 
     /** The status of a status document (what {@code compute} prints and the status topic carries). */
     public static ClusterStatus statusOf(JsonNode document) throws MalformedObjectException {
-        return status(JsonFields.root(document).object("status"));
+        return ClusterStatusDecoder.status(JsonFields.root(document).object("status"));
     }
 
     /** Whether the object is an {@code EKSARelease}: reference data, read by {@link #eksaRelease}. */
@@ -116,7 +100,7 @@ public final class ObjectDecoder {
         ObjectKey key =
                 new ObjectKey(metadata.string("namespace").orElse(DEFAULT_NAMESPACE), metadata.requiredString("name"));
         return Optional.of(switch (kind.get()) {
-            case EKSA_CLUSTER -> eksaCluster(node, root, metadata, key);
+            case EKSA_CLUSTER -> EksaClusterDecoder.eksaCluster(node, root, metadata, key);
             case CAPI_CLUSTER -> capiCluster(root, key);
             case KUBEADM_CONTROL_PLANE -> kubeadmControlPlane(root, metadata, key);
             case MACHINE_DEPLOYMENT -> machineDeployment(root, metadata, key);
@@ -132,143 +116,7 @@ public final class ObjectDecoder {
      * read that spec: they report the cluster as unreadable (see {@code rules.MalformedInputs}).
      */
     public static EksaCluster unreadableCluster(JsonNode node, ObjectKey key) {
-        JsonNode generation = node.path("metadata").path("generation");
-        ClusterStatus status;
-        try {
-            status = statusOf(node);
-        } catch (MalformedObjectException e) {
-            status = ClusterStatus.NONE;
-        }
-        JsonNode rawSpec = node.get("spec");
-        return new EksaCluster(key, node.path("apiVersion").asText("anywhere.eks.amazonaws.com/v1alpha1"),
-                generation.canConvertToLong() && generation.asLong() >= 0 ? generation.asLong() : 1L, Map.of(),
-                new EksaClusterSpec(0, List.of(), Optional.empty(), Optional.empty(), Optional.empty(), false,
-                        new CniConfig(Cni.CILIUM, false), Optional.empty()),
-                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec), status, resourceVersion(node),
-                creation(node));
-    }
-
-    /** {@code metadata.resourceVersion}; empty when it is missing or not a string (never so from an API server). */
-    private static String resourceVersion(JsonNode node) {
-        JsonNode version = node.path("metadata").path("resourceVersion");
-        return version.isTextual() ? version.textValue() : "";
-    }
-
-    private static EksaCluster eksaCluster(JsonNode node, JsonFields root, JsonFields metadata, ObjectKey key)
-            throws MalformedObjectException {
-        EksaClusterSpec clusterSpec = eksaClusterSpec(root.object("spec"));
-        JsonNode rawSpec = node.get("spec");
-        return new EksaCluster(key, root.requiredString("apiVersion"), generation(metadata),
-                metadata.stringMap("annotations"), clusterSpec,
-                SpecHash.of(rawSpec == null ? NullNode.getInstance() : rawSpec),
-                status(root.object("status")), resourceVersion(node), creation(node));
-    }
-
-    /** {@code metadata.creationTimestamp} and {@code uid}; each empty when missing or not a string. */
-    private static EksaCluster.Creation creation(JsonNode node) {
-        JsonNode metadata = node.path("metadata");
-        JsonNode timestamp = metadata.path("creationTimestamp");
-        JsonNode uid = metadata.path("uid");
-        return new EksaCluster.Creation(timestamp.isTextual() ? timestamp.textValue() : "",
-                uid.isTextual() ? uid.textValue() : "");
-    }
-
-    private static EksaClusterSpec eksaClusterSpec(JsonFields spec) throws MalformedObjectException {
-        List<WorkerNodeGroup> groups = new ArrayList<>();
-        for (JsonFields group : spec.objects("workerNodeGroupConfigurations")) {
-            groups.add(workerNodeGroup(group));
-        }
-        JsonFields controlPlane = spec.object("controlPlaneConfiguration");
-        int controlPlaneCount = controlPlane.count("count")
-                .orElseThrow(() -> new MalformedObjectException(controlPlane.pathOf("count"), "required"));
-        boolean externalEtcd = spec.has("externalEtcdConfiguration");
-        if (externalEtcd) {
-            spec.object("externalEtcdConfiguration").count("count");
-        }
-        return new EksaClusterSpec(
-                controlPlaneCount,
-                groups,
-                requiredSpecVersion(spec),
-                spec.string("eksaVersion"),
-                spec.object("bundlesRef").string("name"),
-                externalEtcd,
-                cniConfig(spec.object("clusterNetwork")),
-                spec.object("managementCluster").string("name").filter(name -> !name.isEmpty()));
-    }
-
-    private static WorkerNodeGroup workerNodeGroup(JsonFields group) throws MalformedObjectException {
-        Optional<WorkerNodeGroup.Autoscaling> autoscaling = Optional.empty();
-        if (group.has("autoscalingConfiguration")) {
-            JsonFields bounds = group.object("autoscalingConfiguration");
-            int min = bounds.countOrZero("minCount");
-            int max = bounds.count("maxCount")
-                    .orElseThrow(() -> new MalformedObjectException(bounds.pathOf("maxCount"), "required"));
-            if (min > max) {
-                throw new MalformedObjectException(
-                        bounds.pathOf("minCount"), "must not be greater than maxCount (" + max + "), got " + min);
-            }
-            autoscaling = Optional.of(new WorkerNodeGroup.Autoscaling(min, max));
-        }
-        // EKS-A defaults a group without a count to one node.
-        int count = group.count("count").orElse(1);
-        return new WorkerNodeGroup(
-                group.requiredString("name"), count, autoscaling, specVersion(group, "kubernetesVersion"));
-    }
-
-    /**
-     * The control plane's version, which EKS-A requires (its webhook refuses a Cluster without one): read as optional,
-     * a Cluster without it was Ready, and its next version was checked against nothing (a downgrade let through).
-     */
-    private static Optional<KubernetesVersion> requiredSpecVersion(JsonFields spec) throws MalformedObjectException {
-        Optional<KubernetesVersion> version = specVersion(spec, "kubernetesVersion");
-        if (version.isEmpty()) {
-            throw new MalformedObjectException(
-                    spec.pathOf("kubernetesVersion"),
-                    "required: the control plane's Kubernetes version (like \"1.31\")");
-        }
-        return version;
-    }
-
-    private static Optional<KubernetesVersion> specVersion(JsonFields fields, String field)
-            throws MalformedObjectException {
-        Optional<String> text = fields.string(field);
-        if (text.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(KubernetesVersion.parseSpec(text.get())
-                .orElseThrow(() -> new MalformedObjectException(
-                        fields.pathOf(field),
-                        "not a Kubernetes version of the form MAJOR.MINOR (like \"1.27\"): "
-                                + KubernetesNames.shown(text.get()))));
-    }
-
-    /**
-     * {@code clusterNetwork.cniConfig} names one CNI; the older {@code clusterNetwork.cni} string too; Cilium by
-     * default.
-     */
-    private static CniConfig cniConfig(JsonFields network) throws MalformedObjectException {
-        JsonFields config = network.object("cniConfig");
-        boolean cilium = config.has("cilium");
-        boolean kindnetd = config.has("kindnetd");
-        if (cilium && kindnetd) {
-            throw new MalformedObjectException(config.path(), "names both cilium and kindnetd; a cluster has one CNI");
-        }
-        if (cilium) {
-            return new CniConfig(Cni.CILIUM, config.object("cilium").bool("skipUpgrade"));
-        }
-        if (kindnetd) {
-            return new CniConfig(Cni.KINDNETD, false);
-        }
-        Optional<String> legacy = network.string("cni");
-        if (legacy.isPresent()) {
-            Cni cni = legacy.get().startsWith("cilium")
-                    ? Cni.CILIUM
-                    : Cni.of(legacy.get())
-                            .orElseThrow(() -> new MalformedObjectException(
-                                    network.pathOf("cni"), "unknown CNI " + KubernetesNames.shown(legacy.get())));
-            return new CniConfig(cni, false);
-        }
-        return new CniConfig(Cni.CILIUM, false);
+        return EksaClusterDecoder.unreadable(node, key);
     }
 
     private static CapiCluster capiCluster(JsonFields root, ObjectKey key) throws MalformedObjectException {
@@ -369,7 +217,7 @@ public final class ObjectDecoder {
     /**
      * The server sets {@code metadata.generation} to 1 on create; a hand-written object without one is taken as new.
      */
-    private static long generation(JsonFields metadata) throws MalformedObjectException {
+    static long generation(JsonFields metadata) throws MalformedObjectException {
         return metadata.generation("generation").orElse(1L);
     }
 
@@ -396,90 +244,5 @@ public final class ObjectDecoder {
                     condition.string("message").orElse("")));
         }
         return new ObservedConditions(conditions);
-    }
-
-    /**
-     * The status an EKS-A Cluster shows. Conditions of types this aggregator does not own, and ones without a
-     * transition time, say nothing the rules use and are skipped.
-     */
-    private static ClusterStatus status(JsonFields status) throws MalformedObjectException {
-        Optional<String> reason = status.string("failureReason").filter(r -> !r.isEmpty());
-        Optional<String> message = status.string("failureMessage").filter(m -> !m.isEmpty());
-        Optional<Failure> failure = reason.isPresent() || message.isPresent()
-                ? Optional.of(new Failure(reason.orElse(""), message.orElse("")))
-                : Optional.empty();
-        Optional<DefaultCni> defaultCni = Optional.empty();
-        if (status.has("defaultCNI")) {
-            JsonFields cni = status.object("defaultCNI");
-            Optional<Cni> name = cni.string("name").flatMap(Cni::of);
-            if (name.isPresent()) {
-                CniState state =
-                        "Applied".equals(cni.string("status").orElse("")) ? CniState.APPLIED : CniState.NOT_APPLIED;
-                defaultCni = Optional.of(new DefaultCni(name.get(), cni.string("version").orElse(""), state));
-            }
-        }
-        List<Condition> conditions = new ArrayList<>();
-        for (JsonFields condition : status.objects("conditions")) {
-            Optional<ConditionType> type = condition.string("type").flatMap(ConditionType::of);
-            Optional<ConditionStatus> conditionStatus = condition.string("status").flatMap(ConditionStatus::of);
-            Optional<String> since = condition.string("lastTransitionTime");
-            if (type.isEmpty() || conditionStatus.isEmpty() || since.isEmpty()) {
-                continue;
-            }
-            Instant lastTransitionTime;
-            try {
-                lastTransitionTime = TransitionTimes.parse(since.get());
-            } catch (DateTimeParseException e) {
-                throw new MalformedObjectException(condition.pathOf("lastTransitionTime"),
-                        "not an RFC 3339 time (like 2023-06-05T21:58:57Z): " + KubernetesNames.shown(since.get()));
-            }
-            conditions.add(new Condition(type.get(), conditionStatus.get(), condition.string("reason").orElse(""),
-                    condition.string("message").orElse(""),
-                    condition.string("severity").flatMap(Severity::of).orElse(Severity.NONE), lastTransitionTime));
-        }
-        List<WorkerNodeGroupStatus> groups = new ArrayList<>();
-        for (JsonFields group : status.objects("workerNodeGroups")) {
-            Optional<String> name = group.string("name");
-            if (name.isPresent()) {
-                groups.add(new WorkerNodeGroupStatus(
-                        name.get(),
-                        group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec),
-                        group.countOrZero("replicas"),
-                        group.countOrZero("readyReplicas"),
-                        group.countOrZero("upToDateReplicas")));
-            }
-        }
-        JsonFields versions = status.object("versions");
-        return new ClusterStatus(
-                status.generation("observedGeneration").orElse(0L),
-                failure,
-                defaultCni,
-                conditions,
-                groups,
-                new Versions(
-                        versions.string("next"),
-                        versions.string("current"),
-                        versions.string("last"),
-                        kubernetesVersions(versions)));
-    }
-
-    /** {@code status.versions.currentKubernetes}, written by this aggregator; unreadable parts count as not written. */
-    private static Optional<KubernetesVersions> kubernetesVersions(JsonFields versions)
-            throws MalformedObjectException {
-        if (!versions.has("currentKubernetes")) {
-            return Optional.empty();
-        }
-        JsonFields recorded = versions.object("currentKubernetes");
-        List<KubernetesVersions.Group> groups = new ArrayList<>();
-        for (JsonFields group : recorded.objects("workerNodeGroups")) {
-            Optional<String> name = group.string("name");
-            if (name.isEmpty()) {
-                return Optional.empty();
-            }
-            groups.add(new KubernetesVersions.Group(
-                    name.get(), group.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec)));
-        }
-        return Optional.of(new KubernetesVersions(
-                recorded.string("kubernetesVersion").flatMap(KubernetesVersion::parseSpec), groups));
     }
 }
