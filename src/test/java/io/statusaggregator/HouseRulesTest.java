@@ -3,6 +3,7 @@ package io.statusaggregator;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -57,6 +58,33 @@ class HouseRulesTest {
                 .should().onlyDependOnClassesThat().resideInAnyPackage("java.lang..", "java.util..", "java.time..",
                         "java.math..", ROOT + ".model", ROOT + ".rules", ROOT + ".versions")
                 .because("the status rules are pure functions of their inputs, unit-tested without I/O")
+                .check(MAIN);
+    }
+
+    /**
+     * The cores that decide for a stateful stage, beside the shell that does the I/O (issue [16]): pure like the rules.
+     * A core's nested classes are its own.
+     */
+    private static final List<String> PURE_CORES = List.of(
+            ROOT + ".writeback.WriteSlots",
+            ROOT + ".writeback.OwnVersions",
+            ROOT + ".writeback.EventSeries",
+            ROOT + ".writeback.StatusEvents");
+
+    private static final DescribedPredicate<JavaClass> A_PURE_CORE = DescribedPredicate.describe("a pure core", c -> {
+        String name = c.getBaseComponentType().getName(); // an array of a core's type is the core's too
+        return PURE_CORES.stream().anyMatch(core -> name.equals(core) || name.startsWith(core + "$"));
+    });
+
+    @Test
+    void theCoresThatDecideAreFreeOfIoAndFrameworks() {
+        assertEquals(List.of(), PURE_CORES.stream().filter(core -> !MAIN.contain(core)).toList(),
+                "each core listed exists (renamed, it would go unchecked)");
+        classes().that(A_PURE_CORE)
+                .should().onlyDependOnClassesThat(JavaClass.Predicates.resideInAnyPackage("java.lang..", "java.util..",
+                        "java.time..", "java.math..", "java.nio.charset", ROOT + ".model", ROOT + ".rules",
+                        ROOT + ".versions").or(A_PURE_CORE)) // charsets: text to bytes, no I/O
+                .because("a core's decisions are unit-tested with events in and actions out, no I/O, no threads")
                 .check(MAIN);
     }
 
