@@ -69,7 +69,8 @@ class HouseRulesTest {
             ROOT + ".writeback.WriteSlots",
             ROOT + ".writeback.OwnVersions",
             ROOT + ".writeback.EventSeries",
-            ROOT + ".writeback.StatusEvents");
+            ROOT + ".writeback.StatusEvents",
+            ROOT + ".ingest.CniTargets");
 
     private static final DescribedPredicate<JavaClass> A_PURE_CORE = DescribedPredicate.describe("a pure core", c -> {
         String name = c.getBaseComponentType().getName(); // an array of a core's type is the core's too
