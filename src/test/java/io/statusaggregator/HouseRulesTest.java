@@ -141,6 +141,10 @@ class HouseRulesTest {
     }
 
     /**
+     * The cores that decide for a stateful stage, beside the shell that does the I/O (issue [16]): pure like the rules.
+     * A core's nested classes are its own.
+     */
+    /**
      * Files over 500 lines once their lines were wrapped to 120 characters (not packed to stay under), each capped at
      * its present length until it is split by concern (issue [16]): none may grow, and none may be added.
      */

@@ -22,11 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,6 +46,9 @@ import io.statusaggregator.topics.ObjectStateKey;
  * deleted, its control plane is no longer known, or its secret changes. A workload API that stops answering marks
  * its own cluster after {@code staleAfter}; nothing here waits on a workload cluster, so none holds up another.
  * The kubeconfig's content is never logged: problems name the secret, not what it holds.
+ *
+ * <p>This is the shell: {@link CniTargets} decides which clusters to observe, through which kubeconfig, and what each
+ * observation says; this class watches the secrets and DaemonSets, makes the connections and publishes.
  */
 public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(CniObserver.class);
@@ -65,41 +67,20 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cni-observer"));
     /** Closing a client may wait on its connections: never on the observer's thread. */
     private final ExecutorService closer = Executors.newCachedThreadPool(DaemonThreads.named("cni-observer-close"));
-    private final Map<String, Target> targets = new HashMap<>();
+    /** What to observe: the decisions, done here. */
+    private final CniTargets targets;
+    private final Map<String, SecretWatch> secretWatches = new HashMap<>();
+    private final Map<String, Connection> connections = new HashMap<>();
     /** On the observer's thread, so that a relisted informer's deletions arrive there like its other events. */
     private final StalledWatchGuard guard;
-    private int connections;
-    private boolean limitReported;
-    private boolean closing;
 
-    /** A cluster as far as the observer cares: which CNI it runs, and whether its control plane is initialized. */
-    private final class Target {
-        final String cluster;
-        Cni cni;
-        /**
-         * The EKS-A Clusters of this name: in several namespaces, the one created first holds the name and its CAPI
-         * objects (status-rules.md), so its CNI is the one observed, and the observation lasts while any is left.
-         */
-        final Map<ObjectKey, EksaCluster> clusters = new HashMap<>();
-        boolean exists;
-        boolean initialized;
-        StalledWatchGuard.GuardedInformer<Secret> secretWatch;
-        KubernetesClient workload;
-        StalledWatchGuard.GuardedInformer<DaemonSet> daemonSetWatch;
-        String kubeconfigSeen;
-        Instant unreachableSince;
-        boolean overLimit;
-        String lastPublished;
-        Optional<String> lastVersion = Optional.empty();
-        boolean lastReady;
+    /** The watch on a cluster's kubeconfig secret. */
+    private record SecretWatch(long number, StalledWatchGuard.GuardedInformer<Secret> informer) {
+    }
 
-        Target(String cluster) {
-            this.cluster = cluster;
-        }
-
-        boolean wanted() {
-            return exists && initialized;
-        }
+    /** A workload cluster's connection, and the watch on its CNI's DaemonSet. */
+    private record Connection(
+            long number, KubernetesClient client, StalledWatchGuard.GuardedInformer<DaemonSet> watch) {
     }
 
     /**
@@ -116,6 +97,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         this.settings = settings;
         this.publisher = publisher;
         this.clock = clock;
+        this.targets = new CniTargets(settings.capiNamespace(), settings.maxConnections(), settings.staleAfter());
         this.guard = new StalledWatchGuard(relistStalledAfter, loop);
     }
 
@@ -139,15 +121,9 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         }
         decoded.ifPresent(o -> onLoop(() -> {
             if (o instanceof EksaCluster cluster) {
-                Target target = targets.computeIfAbsent(cluster.key().name(), Target::new);
-                target.exists = true;
-                target.clusters.put(cluster.key(), cluster);
-                followHolder(target);
-            } else if (o instanceof KubeadmControlPlane kcp && kcp.key().namespace().equals(settings.capiNamespace())) {
-                Target target = targets.computeIfAbsent(kcp.clusterName(), Target::new);
-                // Like the ControlPlaneInitialized latch: once initialized, the workload API exists.
-                target.initialized |= kcp.initialized() || kcp.conditions().isTrue(KubeadmControlPlane.AVAILABLE);
-                reconcile(target);
+                perform(targets.clusterSeen(cluster));
+            } else if (o instanceof KubeadmControlPlane kcp) {
+                perform(targets.controlPlaneSeen(kcp));
             }
         }));
     }
@@ -157,77 +133,69 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
         if (kind != ObjectKind.EKSA_CLUSTER) {
             return;
         }
-        String name = lastKnown.path("metadata").path("name").asText();
-        ObjectKey key = new ObjectKey(lastKnown.path("metadata").path("namespace").asText(), name);
-        onLoop(() -> {
-            Target target = targets.get(name);
-            if (target == null) {
-                return;
-            }
-            target.clusters.remove(key);
-            if (target.clusters.isEmpty()) {
-                targets.remove(name);
-                stop(target);
-                publisher.tombstone(observationKey(name));
-            } else {
-                followHolder(target); // another namespace's Cluster of this name holds it now
-            }
-        });
+        ObjectKey key = new ObjectKey(lastKnown.path("metadata").path("namespace").asText(),
+                lastKnown.path("metadata").path("name").asText());
+        onLoop(() -> perform(targets.clusterDeleted(key)));
     }
 
-    /** Observes the CNI of the Cluster that holds the target's name. */
-    private void followHolder(Target target) {
-        Cni holderCni = target.clusters.values().stream().min(EksaCluster.HOLDS_NAME_FIRST).orElseThrow()
-                .spec().cni().cni();
-        if (target.cni != holderCni) {
-            target.cni = holderCni;
-            disconnect(target); // another CNI: another DaemonSet to watch
-        }
-        reconcile(target);
-    }
+    // ----- what the core decided
 
-    // ----- per cluster
-
-    private void reconcile(Target target) {
-        if (!target.wanted()) {
-            if (target.secretWatch != null) {
-                stop(target);
-            }
-            return;
-        }
-        if (target.secretWatch != null || target.overLimit && connections >= settings.maxConnections()) {
-            return;
-        }
-        if (connections >= settings.maxConnections()) {
-            target.overLimit = true;
-            if (!limitReported) {
+    private void perform(List<CniTargets.Action> actions) {
+        for (CniTargets.Action action : actions) {
+            if (action instanceof CniTargets.WatchSecret watch) {
+                watchSecret(watch.cluster(), watch.watch());
+            } else if (action instanceof CniTargets.StopWatchingSecret stop) {
+                SecretWatch watch = secretWatches.get(stop.cluster());
+                if (watch != null && watch.number() == stop.watch()) {
+                    secretWatches.remove(stop.cluster());
+                    closer.execute(watch.informer()::close);
+                }
+            } else if (action instanceof CniTargets.Connect connect) {
+                connect(connect);
+            } else if (action instanceof CniTargets.Disconnect disconnect) {
+                Connection connection = connections.get(disconnect.cluster());
+                if (connection != null && connection.number() == disconnect.connection()) {
+                    connections.remove(disconnect.cluster());
+                    closer.execute(() -> {
+                        connection.watch().close();
+                        connection.client().close();
+                    });
+                }
+            } else if (action instanceof CniTargets.ReadAgain again) {
+                Connection connection = connections.get(again.cluster());
+                if (connection != null && connection.number() == again.connection()) {
+                    observed(again.cluster(), again.connection(),
+                            connection.watch().current().getStore().list().stream().findFirst().orElse(null));
+                }
+            } else if (action instanceof CniTargets.Publish publish) {
+                publish(publish.observation());
+            } else if (action instanceof CniTargets.Tombstone tombstone) {
+                publisher.tombstone(observationKey(tombstone.cluster()));
+            } else if (action instanceof CniTargets.LimitReached limit) {
                 LOG.warnf(
                         "workload connection limit reached (%d, aggregator.cni.max-connections): the CNI of further"
                                 + " clusters is not observed",
-                        settings.maxConnections());
-                limitReported = true;
+                        limit.maxConnections());
             }
-            publish(target, "not observed: the aggregator's limit of " + settings.maxConnections()
-                    + " workload cluster connections is reached");
-            return;
         }
-        target.overLimit = false;
-        connections++;
-        String secret = target.cluster + "-kubeconfig";
+    }
+
+    private void watchSecret(String cluster, long number) {
+        String secret = cluster + "-kubeconfig";
         ResourceEventHandler<Secret> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(Secret s) {
-                onLoop(() -> kubeconfigChanged(target, s));
+                onLoop(() -> kubeconfigChanged(cluster, number, s));
             }
 
             @Override
             public void onUpdate(Secret before, Secret after) {
-                onLoop(() -> kubeconfigChanged(target, after));
+                onLoop(() -> kubeconfigChanged(cluster, number, after));
             }
 
             @Override
             public void onDelete(Secret s, boolean unknown) {
-                onLoop(() -> kubeconfigChanged(target, null));
+                onLoop(() -> kubeconfigChanged(cluster, number, null));
             }
         };
         var watch = guard.guard(
@@ -238,40 +206,33 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
                         .withName(secret)
                         .runnableInformer(0),
                 changes);
-        target.secretWatch = watch;
+        secretWatches.put(cluster, new SecretWatch(number, watch));
         watch.start().whenComplete((ok, failure) -> onLoop(() -> {
-            if (target.secretWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
-                kubeconfigChanged(target, null);
+            if (failure == null && watch.current().getStore().list().isEmpty()) {
+                kubeconfigChanged(cluster, number, null);
             }
         }));
     }
 
-    private void kubeconfigChanged(Target target, Secret secret) {
-        if (target.secretWatch == null) {
-            return; // stopped meanwhile
-        }
-        String where = "kubeconfig secret " + settings.capiNamespace() + "/" + target.cluster + "-kubeconfig";
-        String kubeconfig = secret == null || secret.getData() == null ? null : secret.getData().get("value");
-        if (Objects.equals(kubeconfig, target.kubeconfigSeen) && target.workload != null) {
-            return;
-        }
-        disconnect(target);
-        target.kubeconfigSeen = kubeconfig;
+    private void kubeconfigChanged(String cluster, long watch, Secret secret) {
         if (secret == null) {
-            publish(target, where + " not found");
-            return;
+            perform(targets.secretNotFound(cluster, watch));
+        } else {
+            String kubeconfig = secret.getData() == null ? null : secret.getData().get("value");
+            perform(targets.secretFound(cluster, watch, kubeconfig));
         }
-        if (kubeconfig == null) {
-            publish(target, where + " has no key \"value\"");
-            return;
-        }
+    }
+
+    private void connect(CniTargets.Connect connect) {
+        String cluster = connect.cluster();
+        String where = targets.kubeconfigSecret(cluster);
         Config config;
         try {
-            String text = new String(Base64.getDecoder().decode(kubeconfig), StandardCharsets.UTF_8);
+            String text = new String(Base64.getDecoder().decode(connect.kubeconfig()), StandardCharsets.UTF_8);
             Optional<String> refused = WorkloadKubeconfig.refusal(text);
             if (refused.isPresent()) {
-                publish(target, where + " is refused: " + refused.get());
-                LOG.warnf("cluster %s: %s is refused: %s", target.cluster, where, refused.get());
+                perform(targets.kubeconfigRefused(cluster, connect.connection(), refused.get()));
+                LOG.warnf("cluster %s: %s is refused: %s", cluster, where, refused.get());
                 return;
             }
             config = Config.fromKubeconfig(text);
@@ -280,139 +241,76 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
             }
         } catch (RuntimeException e) {
             // The parser's message may quote the content, credentials included: name the secret only.
-            publish(target, where + " does not hold a usable kubeconfig");
-            LOG.warnf(
-                    "cluster %s: %s does not hold a usable kubeconfig (%s)",
-                    target.cluster, where, e.getClass().getSimpleName());
+            perform(targets.kubeconfigUnusable(cluster, connect.connection()));
+            LOG.warnf("cluster %s: %s does not hold a usable kubeconfig (%s)", cluster, where,
+                    e.getClass().getSimpleName());
             return;
         }
         int timeout = (int) settings.workloadRequestTimeout().toMillis();
         config.setConnectionTimeout(timeout);
         config.setRequestTimeout(timeout);
         KubernetesClient workload = new KubernetesClientBuilder().withConfig(config).build();
+        long number = connect.connection();
         ResourceEventHandler<DaemonSet> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(DaemonSet ds) {
-                onLoop(() -> observed(target, workload, ds));
+                onLoop(() -> observed(cluster, number, ds));
             }
 
             @Override
             public void onUpdate(DaemonSet before, DaemonSet after) {
-                onLoop(() -> observed(target, workload, after));
+                onLoop(() -> observed(cluster, number, after));
             }
 
             @Override
             public void onDelete(DaemonSet ds, boolean unknown) {
-                onLoop(() -> observed(target, workload, null));
+                onLoop(() -> observed(cluster, number, null));
             }
         };
-        String daemonSet = CniDaemonSet.nameOf(target.cni);
+        String daemonSet = CniDaemonSet.nameOf(connect.cni());
         var watch = guard.guard(
-                "daemonset " + CniDaemonSet.NAMESPACE + "/" + daemonSet + " of cluster " + target.cluster,
+                "daemonset " + CniDaemonSet.NAMESPACE + "/" + daemonSet + " of cluster " + cluster,
                 () -> workload.apps()
                         .daemonSets()
                         .inNamespace(CniDaemonSet.NAMESPACE)
                         .withName(daemonSet)
                         .runnableInformer(0),
                 changes);
-        target.workload = workload;
-        target.daemonSetWatch = watch;
-        target.unreachableSince = null;
+        connections.put(cluster, new Connection(number, workload, watch));
+        targets.connected(cluster, number, config.getMasterUrl());
         watch.start().whenComplete((ok, failure) -> onLoop(() -> {
-            if (target.daemonSetWatch == watch && failure == null && watch.current().getStore().list().isEmpty()) {
-                observed(target, workload, null);
+            if (failure == null && watch.current().getStore().list().isEmpty()) {
+                observed(cluster, number, null);
             }
         }));
-        LOG.debugf("cluster %s: watching its CNI at %s", target.cluster, config.getMasterUrl());
+        LOG.debugf("cluster %s: watching its CNI at %s", cluster, config.getMasterUrl());
     }
 
-    /** @param workload the connection the observation came through */
-    private void observed(Target target, KubernetesClient workload, DaemonSet daemonSet) {
-        if (target.workload != workload) {
-            return; // an event of a connection replaced meanwhile
-        }
-        target.unreachableSince = null;
-        target.lastVersion = daemonSet == null ? Optional.empty() : CniDaemonSet.version(daemonSet);
-        target.lastReady = daemonSet != null && CniDaemonSet.ready(daemonSet);
-        publish(target, null);
+    /** @param connection the connection the observation came through */
+    private void observed(String cluster, long connection, DaemonSet daemonSet) {
+        perform(targets.observed(cluster, connection,
+                daemonSet == null ? Optional.empty() : CniDaemonSet.version(daemonSet),
+                daemonSet != null && CniDaemonSet.ready(daemonSet)));
     }
 
-    /** A workload API that has not answered for {@code staleAfter} makes its cluster's observation say so. */
     private void checkReachability() {
         Instant now = clock.instant();
-        for (Target target : targets.values()) {
-            var watch = target.daemonSetWatch;
-            if (watch == null) {
-                continue;
-            }
-            if (watch.current().isWatching()) {
-                if (target.unreachableSince != null) {
-                    target.unreachableSince = null;
-                    DaemonSet current = watch.current().getStore().list().stream().findFirst().orElse(null);
-                    observed(target, target.workload, current);
-                }
-                continue;
-            }
-            if (target.unreachableSince == null) {
-                target.unreachableSince = now;
-            }
-            if (Duration.between(target.unreachableSince, now).compareTo(settings.staleAfter()) >= 0) {
-                publish(target, "workload cluster API " + target.workload.getConfiguration().getMasterUrl()
-                        + " not answering since " + target.unreachableSince.truncatedTo(ChronoUnit.SECONDS));
-            }
-        }
+        List.copyOf(connections.entrySet()).forEach(entry -> perform(targets.checked(entry.getKey(),
+                entry.getValue().number(), entry.getValue().watch().current().isWatching(), now)));
     }
 
-    private void publish(Target target, String problem) {
+    private void publish(CniTargets.Observation observation) {
         ObjectNode node = JSON.createObjectNode();
         node.put("apiVersion", ObjectKind.CNI_OBSERVATION.apiVersion());
         node.put("kind", ObjectKind.CNI_OBSERVATION.kind());
-        node.putObject("metadata").put("namespace", settings.capiNamespace()).put("name", target.cluster);
+        node.putObject("metadata").put("namespace", settings.capiNamespace()).put("name", observation.cluster());
         ObjectNode spec = node.putObject("spec");
-        spec.put("clusterName", target.cluster);
-        spec.put("cni", (target.cni == null ? Cni.CILIUM : target.cni).wireName());
-        target.lastVersion.ifPresent(v -> spec.put("version", v));
-        spec.put("ready", target.lastReady);
-        if (problem != null) {
-            spec.put("problem", problem);
-        }
-        String json = node.toString();
-        if (!json.equals(target.lastPublished)) {
-            target.lastPublished = json;
-            publisher.publish(ObjectKind.CNI_OBSERVATION, node);
-        }
-    }
-
-    private void stop(Target target) {
-        disconnect(target);
-        if (target.secretWatch != null) {
-            var watch = target.secretWatch;
-            target.secretWatch = null;
-            closer.execute(watch::close);
-            connections--;
-        }
-        target.kubeconfigSeen = null;
-        if (target.overLimit) {
-            target.overLimit = false;
-        }
-        if (!closing) {
-            // A freed connection goes to a cluster that waits for one.
-            targets.values().stream().filter(t -> t.overLimit && t.wanted()).findFirst().ifPresent(this::reconcile);
-        }
-    }
-
-    private void disconnect(Target target) {
-        if (target.daemonSetWatch != null) {
-            var watch = target.daemonSetWatch;
-            KubernetesClient workload = target.workload;
-            target.daemonSetWatch = null;
-            target.workload = null;
-            closer.execute(() -> {
-                watch.close();
-                workload.close();
-            });
-        }
-        target.unreachableSince = null;
+        spec.put("clusterName", observation.cluster());
+        spec.put("cni", observation.cni().wireName());
+        observation.version().ifPresent(v -> spec.put("version", v));
+        spec.put("ready", observation.ready());
+        observation.problem().ifPresent(problem -> spec.put("problem", problem));
+        publisher.publish(ObjectKind.CNI_OBSERVATION, node);
     }
 
     private ObjectStateKey observationKey(String cluster) {
@@ -435,10 +333,7 @@ public final class CniObserver implements ObjectIngest.Listener, AutoCloseable {
     @Override
     public void close() {
         try {
-            loop.submit(() -> {
-                closing = true;
-                targets.values().forEach(this::stop);
-            }).get(10, TimeUnit.SECONDS);
+            loop.submit(() -> perform(targets.closing())).get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             LOG.debug("stopping the CNI observer", e);
         }

@@ -3,21 +3,24 @@ package io.statusaggregator.writeback;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.smallrye.mutiny.Uni;
-import io.smallrye.mutiny.subscription.Cancellable;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import io.statusaggregator.kubernetes.FieldManagers;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.json.StatusEncoder;
 import io.statusaggregator.threads.DaemonThreads;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -36,6 +39,9 @@ import org.jboss.logging.Logger;
  * reported {@link Conflicted}: the status is computed again from the Cluster's newer state. This writer's own writes
  * move the version too; a status computed from the version this writer last wrote over is written on condition of the
  * version that write made.
+ *
+ * <p>This is the shell: {@link WriteSlots} decides what to write when (slots, retries, preconditions); this class does
+ * the writes on its writer threads, waits for the retries and tells the outcomes.
  */
 public final class StatusWriter implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
@@ -98,9 +104,12 @@ public final class StatusWriter implements AutoCloseable {
 
     private final Destination destination;
     private final Consumer<Outcome> outcomes;
-    private final Settings settings;
     private final ExecutorService pool;
-    private final Map<ObjectKey, Slot> slots = new ConcurrentHashMap<>();
+    /** When retries are due: Mutiny's worker pool, where its own backoff waits too. */
+    private final ScheduledExecutorService timers = Infrastructure.getDefaultWorkerPool();
+    private final Clock clock = Clock.systemUTC();
+    /** What to write when: the decisions, under this lock, done here outside it. */
+    private final WriteSlots slots;
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong failures = new AtomicLong();
     /**
@@ -112,65 +121,6 @@ public final class StatusWriter implements AutoCloseable {
      * What a Cluster holds after a write: the status the API server kept, and the Cluster's {@code resourceVersion}.
      */
     public record Stored(ClusterStatus status, String resourceVersion) {}
-
-    /** A status written, and what the API server kept of it. */
-    private record Write(ClusterStatus status, ClusterStatus kept) {
-    }
-
-    private static final class Slot {
-        /** The newest status submitted, and the Cluster's version it was computed from (empty: unknown). */
-        ClusterStatus latest;
-        String basis = "";
-        /** The status of the write under way or last made (null before the first): what a refusal refused. */
-        ClusterStatus attempted;
-        /**
-         * The versions the Cluster went through by this writer's writes alone, up to the one its last write made
-         * ({@link #lastVersion}): each write was conditional, so nothing else changed the Cluster between them.
-         */
-        final Set<String> ownChain = new java.util.HashSet<>();
-        String lastVersion = "";
-        boolean running;
-        Cancellable attempt;
-
-        /**
-         * The version to write on condition of: the version this writer's last write made, when the status was
-         * computed from a version this writer's own writes led to it from (their echoes not read yet); else the basis.
-         */
-        String expectedVersion() {
-            return !basis.isEmpty() && ownChain.contains(basis) && !lastVersion.isEmpty() ? lastVersion : basis;
-        }
-
-        /** A write on condition of {@code expected} made {@code version}. */
-        void wrote(String expected, String version) {
-            lastVersion = version;
-            if (version.isEmpty()) {
-                ownChain.clear(); // the answer named no version: nothing to chain from
-                return;
-            }
-            if (!ownChain.contains(expected) || ownChain.size() >= OWN_CHAIN_KEPT) {
-                ownChain.clear();
-                if (!expected.isEmpty()) {
-                    ownChain.add(expected);
-                }
-            }
-            ownChain.add(version);
-        }
-    }
-
-    /** The versions of one cluster's chain of own writes kept: more come only when writes outpace their echoes. */
-    private static final int OWN_CHAIN_KEPT = 16;
-
-    /** A status whose precondition failed, and was still the newest submitted: reported {@link Conflicted}. */
-    private static final class StaleBasis extends RuntimeException {
-        final ClusterStatus status;
-        final String basis;
-
-        StaleBasis(ClusterStatus status, String basis) {
-            super("the Cluster changed since version " + basis, null, false, false);
-            this.status = status;
-            this.basis = basis;
-        }
-    }
 
     /** Told of every write attempt, for metrics: its outcome and how long it took. */
     public interface Observer {
@@ -196,8 +146,10 @@ public final class StatusWriter implements AutoCloseable {
 
     public StatusWriter(Destination destination, Settings settings, Consumer<Outcome> outcomes) {
         this.destination = destination;
-        this.settings = settings;
         this.outcomes = outcomes;
+        this.slots = new WriteSlots(
+                new WriteSlots.Backoff(settings.initialBackoff(), settings.maxBackoff(), 0.2),
+                () -> ThreadLocalRandom.current().nextDouble());
         this.pool = Executors.newFixedThreadPool(settings.concurrency(), DaemonThreads.named("status-writer"));
     }
 
@@ -206,16 +158,11 @@ public final class StatusWriter implements AutoCloseable {
      * Cluster is at {@code basis} (its {@code resourceVersion} the status was computed from; empty for no condition).
      */
     public void submit(ObjectKey cluster, ClusterStatus status, String basis) {
-        Slot slot = slots.computeIfAbsent(cluster, k -> new Slot());
-        synchronized (slot) {
-            slot.latest = status;
-            slot.basis = basis;
-            if (slot.running) {
-                return;
-            }
-            slot.running = true;
+        List<WriteSlots.Action> actions;
+        synchronized (slots) {
+            actions = slots.wanted(cluster, status, basis);
         }
-        start(cluster, slot);
+        perform(actions);
     }
 
     /**
@@ -224,17 +171,9 @@ public final class StatusWriter implements AutoCloseable {
      * land over that instance's newer status when the server answers again. A request already sent still completes.
      */
     public void abandon(Predicate<ObjectKey> gone) {
-        slots.entrySet().removeIf(entry -> {
-            if (!gone.test(entry.getKey())) {
-                return false;
-            }
-            synchronized (entry.getValue()) {
-                if (entry.getValue().attempt != null) {
-                    entry.getValue().attempt.cancel();
-                }
-            }
-            return true;
-        });
+        synchronized (slots) {
+            slots.abandon(gone);
+        }
     }
 
     /** Status writes that succeeded. */
@@ -247,73 +186,131 @@ public final class StatusWriter implements AutoCloseable {
         return failures.get();
     }
 
-    private void start(ObjectKey cluster, Slot slot) {
-        Cancellable attempt = Uni.createFrom()
-                .item(() -> write(cluster, slot))
-                .runSubscriptionOn(pool)
-                .onFailure(StatusWriter::retryable)
-                .invoke(e -> {
-                    failures.incrementAndGet();
-                    LOG.debugf("status write of %s failed, retrying: %s", cluster, e.getMessage());
-                })
-                .onFailure(StatusWriter::retryable)
-                .retry()
-                .withBackOff(settings.initialBackoff(), settings.maxBackoff())
-                .withJitter(0.2)
-                .indefinitely()
-                .subscribe()
-                .with(written -> finished(cluster, slot, written), failure -> refused(cluster, slot, failure));
-        synchronized (slot) {
-            slot.attempt = attempt;
+    private void perform(List<WriteSlots.Action> actions) {
+        for (WriteSlots.Action action : actions) {
+            if (action instanceof WriteSlots.Attempt attempt) {
+                run(attempt.cluster(), attempt.attempt());
+            } else if (action instanceof WriteSlots.RetryAt retry) {
+                long delay = Math.max(0, Duration.between(clock.instant(), retry.at()).toMillis());
+                try {
+                    timers.schedule(() -> run(retry.cluster(), retry.attempt()), delay, TimeUnit.MILLISECONDS);
+                } catch (RejectedExecutionException e) {
+                    stopped(retry.cluster(), retry.attempt());
+                }
+            } else {
+                report(action);
+            }
         }
     }
 
-    private Write write(ObjectKey cluster, Slot slot) {
-        long started = System.nanoTime();
+    private void report(WriteSlots.Action action) {
+        if (action instanceof WriteSlots.Written written) {
+            outcomes.accept(new Written(written.cluster(), written.status(), written.kept()));
+        } else if (action instanceof WriteSlots.Conflicted conflicted) {
+            LOG.debugf("cluster %s changed since version %s; its status is computed again",
+                    conflicted.cluster(), conflicted.basis());
+            outcomes.accept(new Conflicted(conflicted.cluster(), conflicted.status(), conflicted.basis()));
+        } else if (action instanceof WriteSlots.Gone gone) {
+            LOG.debugf("cluster %s is gone; its status is not written", gone.cluster());
+            outcomes.accept(new Gone(gone.cluster()));
+        } else if (action instanceof WriteSlots.Refused refused) {
+            LOG.errorf("the API server refused the status of cluster %s: %s", refused.cluster(), refused.reason());
+            outcomes.accept(new Refused(refused.cluster(), refused.status(), refused.reason()));
+        } else if (action instanceof WriteSlots.RefusedBeforeNewer refused) {
+            LOG.errorf(
+                    "the API server refused the status of cluster %s: %s; writing the newer one submitted since",
+                    refused.cluster(), refused.reason());
+        }
+    }
+
+    /** The attempt on a writer thread; the writer stopping leaves its cluster to the cluster's next owner. */
+    private void run(ObjectKey cluster, long attempt) {
         try {
-            Write written = patch(cluster, slot);
-            observer.attempted("written", Duration.ofNanos(System.nanoTime() - started));
-            return written;
-        } catch (RuntimeException e) {
-            boolean gone = e instanceof KubernetesClientException k && k.getCode() == 404;
-            observer.attempted(
-                    e instanceof StaleBasis ? "conflicted" : retryable(e) ? "retried" : gone ? "gone" : "refused",
-                    Duration.ofNanos(System.nanoTime() - started));
-            throw e;
+            pool.execute(() -> attempt(cluster, attempt));
+        } catch (RejectedExecutionException e) {
+            stopped(cluster, attempt);
         }
     }
 
-    private Write patch(ObjectKey cluster, Slot slot) {
-        ClusterStatus status;
-        String basis;
-        String expected;
-        synchronized (slot) {
-            status = slot.latest;
-            basis = slot.basis;
-            expected = slot.expectedVersion();
-            slot.attempted = status;
+    private void stopped(ObjectKey cluster, long attempt) {
+        synchronized (slots) {
+            slots.stopped(cluster, attempt);
         }
+        LOG.debugf("stopping: the status write of %s is left to the cluster's next owner", cluster);
+    }
+
+    private void attempt(ObjectKey cluster, long attempt) {
+        Optional<WriteSlots.Patch> patch;
+        synchronized (slots) {
+            patch = slots.patch(cluster, attempt);
+        }
+        if (patch.isEmpty()) {
+            return; // abandoned meanwhile
+        }
+        long started = System.nanoTime();
+        WriteSlots.Result result = write(cluster, patch.get());
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        List<WriteSlots.Action> actions;
+        synchronized (slots) {
+            actions = slots.answered(cluster, attempt, result, clock.instant());
+        }
+        observer.attempted(label(result, actions), took);
+        if (!(result instanceof WriteSlots.Accepted)) {
+            failures.incrementAndGet();
+        }
+        if (actions.stream().anyMatch(WriteSlots.RetryAt.class::isInstance)) {
+            LOG.debugf("status write of %s failed, retrying: %s", cluster, reason(result));
+        }
+        perform(actions);
+    }
+
+    /** The API server's answer, the failures told apart by their HTTP code as the API client throws them. */
+    private WriteSlots.Result write(ObjectKey cluster, WriteSlots.Patch patch) {
         Stored stored;
         try {
-            stored = destination.write(cluster, status, expected);
+            stored = destination.write(cluster, patch.status(), patch.expectedVersion());
         } catch (KubernetesClientException e) {
-            if (e.getCode() == 409 && !expected.isEmpty()) {
-                synchronized (slot) {
-                    if (slot.latest == status) {
-                        throw new StaleBasis(status, basis); // computing it again is the cure, not writing it again
-                    }
-                }
+            String reason = String.valueOf(e.getMessage());
+            int code = e.getCode();
+            if (code == 404) {
+                return new WriteSlots.NotFound();
+            } else if (code == 409) {
+                return new WriteSlots.Conflict(reason);
+            } else if (code == 0 || code == 429 || code >= 500) {
+                return new WriteSlots.Transient(reason);
             }
-            throw e; // a newer status was submitted meanwhile: retried with it
+            return new WriteSlots.Refusal(reason);
+        } catch (IllegalArgumentException e) {
+            return new WriteSlots.Refusal(String.valueOf(e.getMessage())); // the request's fault
+        } catch (RuntimeException e) {
+            return new WriteSlots.Transient(String.valueOf(e.getMessage()));
         }
         writes.incrementAndGet();
-        synchronized (slot) {
-            slot.wrote(expected, stored.resourceVersion());
+        if (!stored.status().equals(patch.status())) {
+            pruned(cluster, patch.status(), stored.status());
         }
-        if (!stored.status().equals(status)) {
-            pruned(cluster, status, stored.status());
+        return new WriteSlots.Accepted(stored.status(), stored.resourceVersion());
+    }
+
+    /** The attempt's outcome as {@link Observer} names it. */
+    private static String label(WriteSlots.Result result, List<WriteSlots.Action> actions) {
+        if (result instanceof WriteSlots.Accepted) {
+            return "written";
+        } else if (actions.stream().anyMatch(WriteSlots.Conflicted.class::isInstance)) {
+            return "conflicted";
+        } else if (result instanceof WriteSlots.NotFound) {
+            return "gone";
+        } else if (result instanceof WriteSlots.Refusal) {
+            return "refused";
         }
-        return new Write(status, stored.status());
+        return "retried";
+    }
+
+    private static String reason(WriteSlots.Result result) {
+        if (result instanceof WriteSlots.Conflict conflict) {
+            return conflict.reason();
+        }
+        return result instanceof WriteSlots.Transient failure ? failure.reason() : "";
     }
 
     /**
@@ -339,85 +336,6 @@ public final class StatusWriter implements AutoCloseable {
         }
     }
 
-    private void finished(ObjectKey cluster, Slot slot, Write written) {
-        boolean again;
-        synchronized (slot) {
-            again = slot.latest != written.status();
-            slot.running = again;
-        }
-        outcomes.accept(new Written(cluster, written.status(), written.kept()));
-        if (again) {
-            start(cluster, slot);
-        }
-    }
-
-    private void refused(ObjectKey cluster, Slot slot, Throwable failure) {
-        failures.incrementAndGet();
-        if (failure instanceof StaleBasis stale) {
-            conflicted(cluster, slot, stale);
-            return;
-        }
-        boolean stopping = failure instanceof RejectedExecutionException;
-        boolean gone = failure instanceof KubernetesClientException e && e.getCode() == 404;
-        ClusterStatus status;
-        boolean again;
-        synchronized (slot) {
-            status = slot.attempted == null ? slot.latest : slot.attempted;
-            // A newer status submitted while this one was refused may well be taken (a refusal is of the request).
-            again = !stopping && !gone && slot.latest != status;
-            slot.running = again;
-        }
-        if (!again) {
-            slots.remove(cluster, slot);
-        }
-        if (stopping) {
-            LOG.debugf("stopping: the status write of %s is left to the cluster's next owner", cluster);
-        } else if (gone) {
-            LOG.debugf("cluster %s is gone; its status is not written", cluster);
-            outcomes.accept(new Gone(cluster));
-        } else if (again) {
-            LOG.errorf(
-                    "the API server refused the status of cluster %s: %s; writing the newer one submitted since",
-                    cluster, failure.getMessage());
-            start(cluster, slot);
-        } else {
-            LOG.errorf("the API server refused the status of cluster %s: %s", cluster, failure.getMessage());
-            outcomes.accept(new Refused(cluster, status, String.valueOf(failure.getMessage())));
-        }
-    }
-
-    /**
-     * The Cluster changed since the status was computed: reported, the slot kept (it knows this writer's last write).
-     * A status submitted while this write was under way is written now.
-     */
-    private void conflicted(ObjectKey cluster, Slot slot, StaleBasis stale) {
-        boolean again;
-        synchronized (slot) {
-            again = slot.latest != stale.status;
-            slot.running = again;
-        }
-        LOG.debugf("cluster %s changed since version %s; its status is computed again", cluster, stale.basis);
-        outcomes.accept(new Conflicted(cluster, stale.status, stale.basis));
-        if (again) {
-            start(cluster, slot);
-        }
-    }
-
-    /**
-     * Conflicts (of a write with no precondition), throttling, server errors and connection failures pass; a status
-     * computed from a Cluster that changed since does not; anything else is the request's fault.
-     */
-    static boolean retryable(Throwable failure) {
-        if (failure instanceof StaleBasis) {
-            return false;
-        }
-        if (failure instanceof KubernetesClientException e) {
-            int code = e.getCode();
-            return code == 0 || code == 409 || code == 429 || code >= 500;
-        }
-        return !(failure instanceof IllegalArgumentException);
-    }
-
     /**
      * Stops taking writes and lets those under way finish, for at most {@code grace}; a write still waiting for a
      * retry then is left to the next owner of the cluster, which computes and writes it again.
@@ -435,13 +353,7 @@ public final class StatusWriter implements AutoCloseable {
 
     @Override
     public void close() {
-        slots.values().forEach(slot -> {
-            synchronized (slot) {
-                if (slot.attempt != null) {
-                    slot.attempt.cancel();
-                }
-            }
-        });
+        abandon(cluster -> true);
         pool.shutdown();
         destination.close();
     }
