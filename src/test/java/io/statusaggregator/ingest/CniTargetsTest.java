@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.statusaggregator.aggregation.Action;
+import io.statusaggregator.ingest.CniTargets.Action;
 import io.statusaggregator.ingest.CniTargets.Connect;
 import io.statusaggregator.ingest.CniTargets.Disconnect;
 import io.statusaggregator.ingest.CniTargets.LimitReached;

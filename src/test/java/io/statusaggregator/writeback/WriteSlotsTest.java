@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.writeback.WriteSlots.Accepted;
-import io.statusaggregator.aggregation.Action;
+import io.statusaggregator.writeback.WriteSlots.Action;
 import io.statusaggregator.writeback.WriteSlots.Attempt;
 import io.statusaggregator.writeback.WriteSlots.Conflict;
 import io.statusaggregator.writeback.WriteSlots.Conflicted;
