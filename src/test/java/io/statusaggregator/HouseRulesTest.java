@@ -68,7 +68,6 @@ class HouseRulesTest {
             "src/main/java/io/statusaggregator/aggregation/Aggregator.java", 550,
             "src/main/java/io/statusaggregator/aggregation/ClusterBook.java", 515,
             "src/main/java/io/statusaggregator/embedded/FleetSimulator.java", 517,
-            "src/main/java/io/statusaggregator/Pipeline.java", 504,
             "src/main/java/io/statusaggregator/embedded/MergePatchingDispatcher.java", 503);
 
     @Test
