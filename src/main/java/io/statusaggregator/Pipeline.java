@@ -156,7 +156,7 @@ public final class Pipeline implements AutoCloseable {
         return new Feeds(feed, new TransitionFeed(events, settings.transitionsTopic()));
     }
 
-    /** The reference objects, followed without waiting: the compatibility ConfigMap, the EKS-A releases and Clusters. */
+    /** The reference objects, followed without waiting: the compatibility ConfigMap, EKS-A releases and Clusters. */
     private void followManagementCluster() {
         compatibilityData = new CompatibilityConfigMap(compatibility);
         started.add(compatibilityData);
