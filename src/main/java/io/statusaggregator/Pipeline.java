@@ -158,12 +158,13 @@ public final class Pipeline implements AutoCloseable {
 
     /** The reference objects, followed without waiting: the compatibility ConfigMap, EKS-A releases and Clusters. */
     private void followManagementCluster() {
+        management = new ManagementClusterView();
         compatibilityData = new CompatibilityConfigMap(compatibility);
         started.add(compatibilityData);
         ObjectIngest.Settings ingestSettings = settings.ingestSettings();
+        // Guarded on the view's thread: a look a second at one informer needs no thread of its own.
         settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
-                ingestSettings.capiNamespace(), name, ingestSettings.relistStalledAfter()));
-        management = new ManagementClusterView();
+                ingestSettings.capiNamespace(), name, ingestSettings.relistStalledAfter(), management.guardThread()));
         started.add(management);
         management.watch(client, ingestSettings.capiNamespace(), ingestSettings.clusterNamespaces(),
                 ingestSettings.relistStalledAfter());
