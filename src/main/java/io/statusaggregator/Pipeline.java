@@ -1,7 +1,6 @@
 package io.statusaggregator;
 
 import io.cloudevents.CloudEvent;
-import io.cloudevents.kafka.CloudEventSerializer;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.statusaggregator.aggregation.Aggregator;
@@ -23,44 +22,27 @@ import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.ingest.ReplicaIngest;
 import io.statusaggregator.kubernetes.KubernetesResources;
-import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.model.ObjectKind;
-import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.writeback.EventRecorder;
 import io.statusaggregator.writeback.StatusWriter;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.config.TopicConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jboss.logging.Logger;
 
 /**
@@ -97,14 +79,11 @@ public final class Pipeline implements AutoCloseable {
             Optional<IngestLeadership.Settings> leadership) {
     }
 
-    /** How long the dead-letter topic keeps a record, where this application creates it: time to look at it. */
-    public static final Duration DEAD_LETTER_RETENTION = Duration.ofDays(7);
-
     private final Settings settings;
     private final KubernetesClient client;
     private final Compatibility compatibility;
     private final Clock clock;
-    private final List<AutoCloseable> started = new ArrayList<>();
+    private final StartedStages started = new StartedStages();
     /** This replica's part in ingest, when it may ingest; else null. */
     private volatile ReplicaIngest ingest;
     private StatusWriter.Observer writeObserver = StatusWriter.Observer.NONE;
@@ -134,75 +113,69 @@ public final class Pipeline implements AutoCloseable {
 
     /** Starts every stage; returns when the topics exist, and ingest (if it runs here) has listed the objects. */
     public void start(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
-        // Asked first, so that the answer is in when the aggregator would join: whether to rehearse its rebuild before.
-        CompletableFuture<Boolean> othersServe =
-                settings.aggregatorSettings().rehearsal().isZero()
-                        ? CompletableFuture.completedFuture(false)
-                        : RebuildRehearsal.othersServe(settings.kafka(), settings.groupId(), timeout);
+        CompletableFuture<Boolean> othersServe = askWhetherOthersServe(timeout);
         if (settings.createTopics()) {
-            createTopics(timeout);
+            PipelineTopics.createMissing(settings, timeout);
         }
-        KafkaProducer<String, String> statuses = new KafkaProducer<>(producerProperties("statuses", Optional.empty()));
+        PipelineProducers producers = new PipelineProducers(settings.kafka(), kafkaClients);
+        Feeds feeds = startFeeds(producers);
+        StatusTopicAtStart published = StatusTopicAtStart.read(settings.kafka(), settings.statusesTopic(), timeout);
+        followManagementCluster();
+        wireAggregation(producers, feeds, published);
+        recordClusterEvents();
+        startAggregation(othersServe);
+        published.awaitFirstRead();
+        awaitManagementCluster(timeout);
+        if (settings.ingest()) {
+            startIngest(producers, timeout);
+        }
+    }
+
+    /**
+     * Whether other members serve the aggregator's group, asked first so that the answer is in when the aggregator
+     * would join: whether to rehearse its rebuild before.
+     */
+    private CompletableFuture<Boolean> askWhetherOthersServe(Duration timeout) {
+        return settings.aggregatorSettings().rehearsal().isZero()
+                ? CompletableFuture.completedFuture(false)
+                : RebuildRehearsal.othersServe(settings.kafka(), settings.groupId(), timeout);
+    }
+
+    /** Where aggregation publishes: the status topic and the transitions topic. */
+    private record Feeds(StatusFeed statuses, TransitionFeed transitions) {
+    }
+
+    /** The feeds' producers, and the view of every cluster's version history the status topic holds. */
+    private Feeds startFeeds(PipelineProducers producers) {
+        KafkaProducer<String, String> statuses = producers.statuses();
         started.add(() -> statuses.close(PRODUCER_CLOSE));
-        kafkaClients.created(statuses);
         StatusFeed feed = new StatusFeed(statuses, settings.statusesTopic());
         versionHistory = new VersionHistoryView(settings.kafka(), settings.statusesTopic()).start();
         started.add(versionHistory);
-        Map<String, Object> eventProducer = producerProperties("transitions", Optional.empty());
-        eventProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, CloudEventSerializer.class.getName());
-        KafkaProducer<String, CloudEvent> events = new KafkaProducer<>(eventProducer);
+        KafkaProducer<String, CloudEvent> events = producers.transitions();
         started.add(() -> events.close(PRODUCER_CLOSE));
-        kafkaClients.created(events);
-        TransitionFeed transitions = new TransitionFeed(events, settings.transitionsTopic());
-        // Read once at start, while the aggregator joins its group (the broker holds a new group's first rebalance 3 s
-        // by default), and waited for by this start (the broker answers, or the start fails) and by the first
-        // assignment's partitions before they go live; then read again on each later assignment of partitions.
-        ExecutorService statusReader = Executors.newSingleThreadExecutor(DaemonThreads.named("status-topic"));
-        CompletableFuture<Map<String, ClusterStatus>> readingAtStart = CompletableFuture.supplyAsync(() -> {
-            try {
-                return publishedStatuses(timeout);
-            } catch (TimeoutException e) {
-                throw new CompletionException(e);
-            }
-        }, statusReader);
-        statusReader.shutdown(); // its one task still runs
-        AtomicReference<CompletableFuture<Map<String, ClusterStatus>>> readAtStart =
-                new AtomicReference<>(readingAtStart);
-        Supplier<Map<String, ClusterStatus>> published = () -> {
-            CompletableFuture<Map<String, ClusterStatus>> first = readAtStart.getAndSet(null);
-            try {
-                return first != null ? first.join() : publishedStatuses(timeout);
-            } catch (TimeoutException | CompletionException e) {
-                LOG.warnf(
-                        "%s; deletions while these partitions were elsewhere may go unannounced",
-                        e instanceof CompletionException && e.getCause() != null
-                                ? e.getCause().getMessage()
-                                : e.getMessage());
-                return Map.of();
-            }
-        };
+        return new Feeds(feed, new TransitionFeed(events, settings.transitionsTopic()));
+    }
 
+    /** The reference objects, followed without waiting: the compatibility ConfigMap, EKS-A releases and Clusters. */
+    private void followManagementCluster() {
+        management = new ManagementClusterView();
+        compatibilityData = new CompatibilityConfigMap(compatibility);
+        started.add(compatibilityData);
+        ObjectIngest.Settings ingestSettings = settings.ingestSettings();
+        // Guarded on the view's thread: a look a second at one informer needs no thread of its own.
+        settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
+                ingestSettings.capiNamespace(), name, ingestSettings.relistStalledAfter(), management.guardThread()));
+        started.add(management);
+        management.watch(client, ingestSettings.capiNamespace(), ingestSettings.clusterNamespaces(),
+                ingestSettings.relistStalledAfter());
+    }
+
+    /** The aggregator with its dead letters and status writer, not started yet. */
+    private void wireAggregation(PipelineProducers producers, Feeds feeds, StatusTopicAtStart published) {
         Map<String, Object> consumer = ObjectStateConsumer.properties(settings.kafka(), settings.groupId());
         consumer.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-" + ProcessHandle.current().pid());
-        CompatibilityConfigMap compatibilityData = new CompatibilityConfigMap(compatibility);
-        started.add(compatibilityData);
-        settings.compatibilityConfigMap().ifPresent(name -> compatibilityData.watch(client,
-                settings.ingestSettings().capiNamespace(), name, settings.ingestSettings().relistStalledAfter()));
-        management = new ManagementClusterView();
-        started.add(management);
-        management.watch(
-                client,
-                settings.ingestSettings().capiNamespace(),
-                settings.ingestSettings().clusterNamespaces(),
-                settings.ingestSettings().relistStalledAfter());
-        this.compatibilityData = compatibilityData;
-        Map<String, Object> deadLetterProducer = producerProperties("dead-letters", Optional.empty());
-        deadLetterProducer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        deadLetterProducer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        deadLetterProducer.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, DeadLetters.MAX_LETTER_BYTES);
-        KafkaProducer<byte[], byte[]> deadLetterSender = new KafkaProducer<>(deadLetterProducer);
-        kafkaClients.created(deadLetterSender);
-        DeadLetters deadLetters = new DeadLetters(deadLetterSender, settings.deadLettersTopic());
+        DeadLetters deadLetters = new DeadLetters(producers.deadLetters(), settings.deadLettersTopic());
         started.add(deadLetters);
         aggregator = new Aggregator(
                 consumer,
@@ -216,18 +189,30 @@ public final class Pipeline implements AutoCloseable {
                 compatibilityData,
                 management,
                 outcomes -> new StatusWriter(client, settings.writerSettings(), outcomes).observedBy(writeObserver),
-                feed,
-                transitions,
+                feeds.statuses(),
+                feeds.transitions(),
                 published,
                 clock);
         started.add(aggregator);
-        // Kubernetes Events on each Cluster whose change this instance published (it owns the cluster's partition).
+    }
+
+    /** The aggregator joins its consumer group, after a rehearsal of its rebuild where others serve the group. */
+    private void startAggregation(CompletableFuture<Boolean> othersServe) {
+        aggregator.observedBy(clusterObserver).onStopped(aggregationStopped);
+        aggregator.rehearsingFirst(othersServe::join);
+        aggregator.start();
+    }
+
+    /**
+     * Kubernetes Events on each Cluster whose change this instance published (it owns the cluster's partition); with
+     * EKS-A's controller the wanted writer, nothing goes to the Clusters' namespaces.
+     */
+    private void recordClusterEvents() {
         String instance = settings.leadership().map(IngestLeadership.Settings::identity)
                 .orElseGet(() -> "status-aggregator-" + ProcessHandle.current().pid());
         clusterEvents = new EventRecorder(client, instance, clock);
         started.add(clusterEvents);
         EventRecorder recorder = clusterEvents;
-        // With EKS-A's controller the wanted writer, nothing goes to the Clusters' namespaces.
         if (settings.aggregatorSettings().writer() == WantedWriter.AUTO) {
             aggregator.onPublished(change -> recorder.record(
                     change.cluster(),
@@ -239,45 +224,31 @@ public final class Pipeline implements AutoCloseable {
             LOG.info("EKS-A's controller writes the Clusters' statuses (aggregator.status.writer=eksa): they and their "
                     + "Events are left alone; statuses go to the status topic and the change feeds only");
         }
-        aggregator.observedBy(clusterObserver).onStopped(aggregationStopped);
-        aggregator.rehearsingFirst(othersServe::join);
-        aggregator.start();
-        try {
-            // Longer than the read's own timeout, whose error says more.
-            readingAtStart.get(timeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            throw new TimeoutException(
-                    "could not read topic " + settings.statusesTopic() + " within " + timeout.toSeconds() + " s");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof TimeoutException timedOut) {
-                throw timedOut;
-            }
-            throw e;
-        }
+    }
 
-        // The API server answers (and lets this account read) before anything waits on an election.
+    /** The API server answers (and lets this account read) before anything waits on an election. */
+    private void awaitManagementCluster(Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
         management.synced().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        if (settings.ingest()) {
-            // With an election, a standby from the start: informers listed and watching, so that taking over sends at
-            // once.
-            ReplicaIngest replica = new ReplicaIngest(
-                    client,
-                    new ReplicaIngest.Settings(
-                            settings.ingestSettings(),
-                            settings.cniSettings(),
-                            settings.kafka(),
-                            settings.objectStatesTopic(),
-                            PRODUCER_CLOSE),
-                    () -> {
-                        KafkaProducer<String, String> producer = new KafkaProducer<>(
-                                producerProperties("object-states", Optional.of(ClusterPartitioner.class)));
-                        kafkaClients.created(producer);
-                        return producer;
-                    },
-                    clock);
-            ingest = replica;
-            replica.start(settings.leadership(), timeout);
-        }
+    }
+
+    /**
+     * This replica's part in ingest. With an election, a standby from the start: informers listed and watching, so
+     * that taking over sends at once.
+     */
+    private void startIngest(PipelineProducers producers, Duration timeout) throws TimeoutException {
+        ReplicaIngest replica = new ReplicaIngest(
+                client,
+                new ReplicaIngest.Settings(
+                        settings.ingestSettings(),
+                        settings.cniSettings(),
+                        settings.kafka(),
+                        settings.objectStatesTopic(),
+                        PRODUCER_CLOSE),
+                producers::objectStates,
+                clock);
+        ingest = replica;
+        replica.start(settings.leadership(), timeout);
     }
 
     /** Tells {@code observer} of every status write (for metrics); before {@link #start}. */
@@ -405,79 +376,6 @@ public final class Pipeline implements AutoCloseable {
         return ingest == null ? Optional.empty() : ingest.publisher();
     }
 
-    private Map<String, Object> producerProperties(String name, Optional<Class<?>> partitioner) {
-        Map<String, Object> producer = new HashMap<>(settings.kafka());
-        producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        producer.put(ProducerConfig.ACKS_CONFIG, "all");
-        producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
-        producer.put(
-                ProducerConfig.CLIENT_ID_CONFIG,
-                "status-aggregator-" + name + "-" + ProcessHandle.current().pid());
-        partitioner.ifPresent(p -> producer.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, p.getName()));
-        return producer;
-    }
-
-    /**
-     * The status topic's last status of every cluster: what was published before this instance started, so that a
-     * change whose status a crash kept from the topic is published again (with the same event id).
-     */
-    private Map<String, ClusterStatus> publishedStatuses(Duration timeout) throws TimeoutException {
-        try {
-            return StatusFeed.latest(settings.kafka(), settings.statusesTopic(), timeout)
-                    .orElseThrow(() ->
-                            new TimeoutException("could not read topic " + settings.statusesTopic() + " to its end"));
-        } catch (KafkaException e) {
-            throw new TimeoutException("could not read topic " + settings.statusesTopic() + ": " + e.getMessage());
-        }
-    }
-
-    /**
-     * The object-state and status topics compacted: each holds the latest state per key, which is what a rebuild
-     * reads. The transitions topic keeps every event, for the time the broker's retention allows; the dead-letter
-     * topic every record sent there, for {@link #DEAD_LETTER_RETENTION}.
-     */
-    private void createTopics(Duration timeout) throws InterruptedException, ExecutionException, TimeoutException {
-        try (Admin admin = Admin.create(new HashMap<>(settings.kafka()))) {
-            Set<String> existing = admin.listTopics().names().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            List<NewTopic> missing = new ArrayList<>();
-            for (String topic : List.of(
-                    settings.objectStatesTopic(),
-                    settings.statusesTopic(),
-                    settings.transitionsTopic(),
-                    settings.deadLettersTopic())) {
-                if (!existing.contains(topic)) {
-                    Map<String, String> configs = topic.equals(settings.deadLettersTopic())
-                            ? Map.of(
-                                    TopicConfig.CLEANUP_POLICY_CONFIG,
-                                    TopicConfig.CLEANUP_POLICY_DELETE,
-                                    TopicConfig.RETENTION_MS_CONFIG,
-                                    Long.toString(DEAD_LETTER_RETENTION.toMillis()),
-                                    TopicConfig.MAX_MESSAGE_BYTES_CONFIG,
-                                    Integer.toString(DeadLetters.MAX_LETTER_BYTES))
-                            : Map.of(
-                                    TopicConfig.CLEANUP_POLICY_CONFIG,
-                                    topic.equals(settings.transitionsTopic())
-                                            ? TopicConfig.CLEANUP_POLICY_DELETE
-                                            : TopicConfig.CLEANUP_POLICY_COMPACT);
-                    missing.add(
-                            new NewTopic(topic, settings.partitions(), settings.replicationFactor()).configs(configs));
-                }
-            }
-            if (!missing.isEmpty()) {
-                try {
-                    admin.createTopics(missing).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-                    LOG.infof("created topics %s", missing.stream().map(NewTopic::name).toList());
-                } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw e;
-                    }
-                }
-            }
-        }
-    }
-
     @Override
     public void close() {
         if (aggregator != null) {
@@ -492,13 +390,6 @@ public final class Pipeline implements AutoCloseable {
         if (ingest != null) {
             ingest.close(); // gives the lease up first, so that another replica takes over at once
         }
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                LOG.debug("closing", e);
-            }
-        }
-        started.clear();
+        started.close();
     }
 }

@@ -9,7 +9,6 @@ import io.statusaggregator.AggregatorConfig;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.access.AccessReviews;
-import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.embedded.EmbeddedKafka;
 import io.statusaggregator.embedded.EmbeddedKubernetes;
@@ -20,8 +19,6 @@ import io.statusaggregator.embedded.StateDirectory;
 import io.statusaggregator.fleet.ClusterView;
 import io.statusaggregator.fleet.FleetPage;
 import io.statusaggregator.http.HttpEdge;
-import io.statusaggregator.ingest.CniObserver;
-import io.statusaggregator.ingest.IngestLeadership;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.kubernetes.ApiVersionChoice;
 import io.statusaggregator.kubernetes.ServedResources;
@@ -34,6 +31,7 @@ import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -45,8 +43,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.errors.AuthenticationException;
 import org.eclipse.microprofile.config.Config;
 import org.jboss.logging.Logger;
 import picocli.CommandLine.Command;
@@ -155,107 +151,193 @@ public class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** The start ends with an exit status, what went wrong said: a setting refused, a server that did not answer. */
+    private static final class StartFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+
+        StartFailed(int status) {
+            super("start failed", null, false, false);
+            this.status = status;
+        }
+    }
+
+    /** The API server the pipeline runs against, and the demo fleet on it where the embedded default runs one. */
+    private record ApiServer(KubernetesClient client, Optional<FleetSimulator> demo) {
+    }
+
     /** Starts the aggregator (the embedded default's parts first, where it runs one) and waits for the stop. */
     private int start() throws Exception {
         FaultExit faultExit = new FaultExit();
-        checkpoint();
+        try {
+            checkpoint();
+            Map<String, Object> kafka = checkKafkaSettings();
+            ApiVersionChoice.Setting capiVersion = checkSettings();
+            boolean embedded = !kafka.containsKey("bootstrap.servers");
+            httpEdge.serve(embedded);
+            ApiServer api = embedded ? startEmbeddedDefault(kafka) : connectToCluster(kafka);
+            decideAccess(embedded, api.client());
+            checkpoint();
+            PipelineMetrics metrics = new PipelineMetrics(registry);
+            Pipeline pipeline = wirePipeline(kafka, embedded, api.client(), metrics, faultExit);
+            // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
+            logListeners();
+            checkServedResources(api.client(), capiVersion);
+            checkpoint();
+            startPipeline(pipeline, kafka, embedded, api.client());
+            checkpoint();
+            servePipeline(pipeline, metrics, kafka, api.client());
+            startEmbeddedShow(api, embedded);
+            return awaitStop(faultExit);
+        } catch (StartFailed failed) {
+            return failed.status;
+        }
+    }
+
+    /** The Kafka clients' settings ({@code kafka.*}): an unknown one ignored, an invalid one refused. */
+    private Map<String, Object> checkKafkaSettings() {
         Map<String, Object> kafka = KafkaSettings.from(rawConfig);
         KafkaSettings.unknown(kafka)
                 .forEach(name -> LOG.warnf("kafka.%s is no setting of the Kafka clients: ignored", name));
         Optional<String> badSetting = KafkaSettings.problem(kafka);
         if (badSetting.isPresent()) {
             LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", badSetting.get());
-            return 2;
+            throw new StartFailed(2);
         }
+        return kafka;
+    }
+
+    /** The settings Quarkus cannot check by their types alone; returns the Cluster API version setting. */
+    private ApiVersionChoice.Setting checkSettings() {
         if (config.access().tokenReviewsPerSecond() < 1) {
             LOG.errorf(
                     "aggregator.access.token-reviews-per-second must be at least 1, is %d",
                     config.access().tokenReviewsPerSecond());
-            return 2;
+            throw new StartFailed(2);
         }
         Optional<ApiVersionChoice.Setting> capiVersion = ApiVersionChoice.Setting.parse(config.capi().apiVersion());
         if (capiVersion.isEmpty()) {
             LOG.errorf("aggregator.capi.api-version must be auto, v1beta2 or v1beta1, is %s",
                     config.capi().apiVersion());
-            return 2;
+            throw new StartFailed(2);
         }
         if (rawConfig.getConfigValue("aggregator.write.enabled").getValue() != null) {
             // Ignored, it would start writing statuses a deployment meant to leave to EKS-A's controller.
             LOG.error("aggregator.write.enabled (AGGREGATOR_WRITE_ENABLED) is no longer a setting: set "
                     + "aggregator.status.writer to eksa (EKS-A's controller writes the statuses) or auto "
                     + "(docs/deploy.md)");
-            return 2;
+            throw new StartFailed(2);
         }
-        boolean embedded = !kafka.containsKey("bootstrap.servers");
-        httpEdge.serve(embedded);
-        KubernetesClient client;
-        FleetSimulator simulator = null;
-        if (embedded) {
-            Optional<CapiApiVersion> simulated = CapiApiVersion.of(config.embedded().capiApiVersion());
-            if (simulated.isEmpty() || config.embedded().capiApiVersion().contains("/")) {
-                LOG.errorf("aggregator.embedded.capi-api-version must be v1beta2 or v1beta1, is %s",
-                        config.embedded().capiApiVersion());
-                return 2;
-            }
-            Path kubeconfigFile = Path.of(config.embedded().kubeconfig()).toAbsolutePath();
-            Optional<String> refused = StateDirectory.prepare(kubeconfigFile.getParent());
-            if (refused.isPresent()) {
-                LOG.error(refused.get());
-                return 2;
-            }
-            LOG.info(EmbeddedMemory.keepSmall());
-            LOG.info("starting the embedded default: a Kafka broker and a Kubernetes API in this process");
-            EmbeddedKafka broker = EmbeddedKafka.start();
-            running.add(broker);
-            checkpoint();
-            kafka.put("bootstrap.servers", broker.bootstrapServers());
-            EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort(),
-                    FleetSimulator.capiVersionsServed(simulated.get()));
-            running.add(api);
-            api.serveClusterStatus(config.embedded().clusterCrd());
-            client = api.newClient();
-            running.add(client);
-            checkpoint();
-            if (config.embedded().simulate()) {
-                simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(),
-                        simulated.get());
-                running.add(simulator);
-                // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
-                // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
-                simulator.step();
-                checkpoint();
-            }
-            Path kubeconfig = api.writeKubeconfig(kubeconfigFile);
-            running.add(() -> Files.deleteIfExists(kubeconfig));
-            // For watch and alerts on this machine: they find the embedded broker here when none is configured.
-            Path bootstrap = EmbeddedKubernetes.writePrivately(
-                    kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE), broker.bootstrapServers());
-            running.add(() -> Files.deleteIfExists(bootstrap));
-            LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
-                    broker.bootstrapServers(), api.url(), kubeconfig);
-            checkpoint();
-        } else {
-            client = configuredClient.get();
-            running.add(client);
-            LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
-                    client.getConfiguration().getMasterUrl());
-            // No kubeconfig found: say so now, rather than after a minute of waiting for an address that cannot answer.
-            Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client)
-                    ? ApiServerFailure.unreachable(client)
-                    : Optional.empty();
-            if (nowhere.isPresent()) {
-                LOG.error(nowhere.get());
-                return 1;
-            }
-        }
-        decideAccess(embedded, client);
-        checkpoint();
+        return capiVersion.get();
+    }
 
-        PipelineMetrics metrics = new PipelineMetrics(registry);
+    /** The embedded default: a Kafka broker, a Kubernetes API and the demo fleet in this process. */
+    private ApiServer startEmbeddedDefault(Map<String, Object> kafka) throws Exception {
+        CapiApiVersion simulated = checkEmbeddedCapiVersion();
+        Path kubeconfigFile = prepareStateDirectory();
+        LOG.info(EmbeddedMemory.keepSmall());
+        LOG.info("starting the embedded default: a Kafka broker and a Kubernetes API in this process");
+        EmbeddedKafka broker = startEmbeddedBroker(kafka);
+        EmbeddedKubernetes api = startEmbeddedApi(simulated);
+        KubernetesClient client = api.newClient();
+        running.add(client);
+        checkpoint();
+        Optional<FleetSimulator> demo = config.embedded().simulate()
+                ? Optional.of(createDemoFleet(client, simulated))
+                : Optional.empty();
+        writeLocalAddresses(broker, api, kubeconfigFile);
+        checkpoint();
+        return new ApiServer(client, demo);
+    }
+
+    private CapiApiVersion checkEmbeddedCapiVersion() {
+        Optional<CapiApiVersion> simulated = CapiApiVersion.of(config.embedded().capiApiVersion());
+        if (simulated.isEmpty() || config.embedded().capiApiVersion().contains("/")) {
+            LOG.errorf("aggregator.embedded.capi-api-version must be v1beta2 or v1beta1, is %s",
+                    config.embedded().capiApiVersion());
+            throw new StartFailed(2);
+        }
+        return simulated.get();
+    }
+
+    /** The kubeconfig's directory, the state directory: the user's own and private, or refused. */
+    private Path prepareStateDirectory() throws IOException {
+        Path kubeconfigFile = Path.of(config.embedded().kubeconfig()).toAbsolutePath();
+        Optional<String> refused = StateDirectory.prepare(kubeconfigFile.getParent());
+        if (refused.isPresent()) {
+            LOG.error(refused.get());
+            throw new StartFailed(2);
+        }
+        return kubeconfigFile;
+    }
+
+    /** The in-process broker; {@code kafka}'s bootstrap servers become its address. */
+    private EmbeddedKafka startEmbeddedBroker(Map<String, Object> kafka) throws Exception {
+        EmbeddedKafka broker = EmbeddedKafka.start();
+        running.add(broker);
+        checkpoint();
+        kafka.put("bootstrap.servers", broker.bootstrapServers());
+        return broker;
+    }
+
+    /** The in-process API server, serving the Cluster API versions of the simulated management cluster. */
+    private EmbeddedKubernetes startEmbeddedApi(CapiApiVersion simulated) throws Exception {
+        EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort(),
+                FleetSimulator.capiVersionsServed(simulated));
+        running.add(api);
+        api.serveClusterStatus(config.embedded().clusterCrd());
+        return api;
+    }
+
+    /** The demo fleet, its first cluster created; its script runs once the pipeline has started. */
+    private FleetSimulator createDemoFleet(KubernetesClient client, CapiApiVersion simulated) {
+        FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(),
+                simulated);
+        running.add(simulator);
+        // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
+        // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
+        simulator.step();
+        checkpoint();
+        return simulator;
+    }
+
+    /** The API server's kubeconfig and the broker's address in the state directory, for kubectl, watch and alerts. */
+    private void writeLocalAddresses(EmbeddedKafka broker, EmbeddedKubernetes api, Path kubeconfigFile)
+            throws Exception {
+        Path kubeconfig = api.writeKubeconfig(kubeconfigFile);
+        running.add(() -> Files.deleteIfExists(kubeconfig));
+        // For watch and alerts on this machine: they find the embedded broker here when none is configured.
+        Path bootstrap = EmbeddedKubernetes.writePrivately(
+                kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE), broker.bootstrapServers());
+        running.add(() -> Files.deleteIfExists(bootstrap));
+        LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
+                broker.bootstrapServers(), api.url(), kubeconfig);
+    }
+
+    /** The configured API server (kubeconfig or in-cluster account) and broker. */
+    private ApiServer connectToCluster(Map<String, Object> kafka) {
+        KubernetesClient client = configuredClient.get();
+        running.add(client);
+        LOG.infof("running against Kafka at %s and the Kubernetes API at %s", kafka.get("bootstrap.servers"),
+                client.getConfiguration().getMasterUrl());
+        // No kubeconfig found: say so now, rather than after a minute of waiting for an address that cannot answer.
+        Optional<String> nowhere = ApiServerFailure.noKubeconfigOutsideACluster(client)
+                ? ApiServerFailure.unreachable(client)
+                : Optional.empty();
+        if (nowhere.isPresent()) {
+            LOG.error(nowhere.get());
+            throw new StartFailed(1);
+        }
+        return new ApiServer(client, Optional.empty());
+    }
+
+    /** The pipeline with its observers: the metrics, and the exit when aggregation stops on a fault. */
+    private Pipeline wirePipeline(Map<String, Object> kafka, boolean embedded, KubernetesClient client,
+            PipelineMetrics metrics, FaultExit faultExit) {
         ClusterMetrics clusterMetrics = new ClusterMetrics(registry);
         running.add(clusterMetrics);
-        Pipeline pipeline = new Pipeline(
-                        settings(kafka, embedded, client), client, CompatibilityReader.builtIn(), Clock.systemUTC())
+        Pipeline.Settings settings = PipelineSettings.of(config, kafka, embedded, client);
+        Pipeline pipeline = new Pipeline(settings, client, CompatibilityReader.builtIn(), Clock.systemUTC())
                 .observedBy((StatusWriter.Observer) metrics)
                 .observedBy(kafkaClients)
                 .observedBy(clusterMetrics)
@@ -263,68 +345,46 @@ public class RunCommand implements Callable<Integer> {
                 // (the pod's, in Kubernetes) rebuild its partitions, or hand them to the group's others.
                 .onAggregationStopped(faultExit.onFault("a restart rebuilds the partitions"));
         running.add(pipeline);
-        // Quarkus serves HTTP from the start: the probes get answers (not ready yet) while the pipeline starts.
-        logListeners();
+        return pipeline;
+    }
+
+    /** The API server serves EKS Anywhere's and Cluster API's kinds, at the Cluster API version set. */
+    private void checkServedResources(KubernetesClient client, ApiVersionChoice.Setting capiVersion) {
         ServedResources.Answer served = ServedResources.check(client, Pipeline.resourcesRead(),
-                config.ingest().enabled() ? ObjectIngest.CAPI_KINDS : List.of(), capiVersion.get());
+                config.ingest().enabled() ? ObjectIngest.CAPI_KINDS : List.of(), capiVersion);
         if (!served.missing().isEmpty()) {
             LOG.errorf(
                     "the Kubernetes API at %s does not serve %s: run the aggregator against an EKS Anywhere management"
                         + " cluster (this version reads anywhere.eks.amazonaws.com/v1alpha1 and Cluster API's v1beta2"
                         + " or v1beta1); check the kubeconfig's context",
                     client.getConfiguration().getMasterUrl(), String.join(", ", served.missing()));
-            return 1;
+            throw new StartFailed(1);
         }
         if (!served.forced().isEmpty()) {
             LOG.errorf("%s at %s: set it to auto, or to a version served", String.join("; ", served.forced()),
                     client.getConfiguration().getMasterUrl());
-            return 1;
+            throw new StartFailed(1);
         }
-        checkpoint();
+    }
+
+    /** Starts the pipeline, a SIGTERM meanwhile cutting its waits short; a failure said in one line. */
+    private void startPipeline(Pipeline pipeline, Map<String, Object> kafka, boolean embedded,
+            KubernetesClient client) {
         interruptible = true;
         try {
             pipeline.start(START_TIMEOUT);
         } catch (TimeoutException | ExecutionException | KafkaException | InterruptedException e) {
             checkpoint(); // interrupted by a SIGTERM, or failed after one: a stop, not a failure to report
-            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
-            // Say what went wrong in one line, without a stack trace. Kafka's own messages never carry a password.
-            Throwable config = cause;
-            while (config != null && !(config instanceof ConfigException)) {
-                config = config.getCause();
-            }
-            if (config != null) {
-                LOG.errorf("a Kafka setting (kafka.*) is invalid: %s", config.getMessage());
-                return 2;
-            }
-            if (cause instanceof AuthenticationException refused) {
-                LOG.error(KafkaSettings.refusedCredentials(kafka, "this application's", refused));
-                return 1;
-            }
-            // Which of the two did not answer: the API server can be asked again now.
-            if (!embedded) {
-                String kafkaDidNot = "Kafka at %s did not answer in time (%s), while the Kubernetes API at %s does. "
-                                .formatted(
-                                        kafka.get("bootstrap.servers"),
-                                        cause.getClass().getSimpleName(),
-                                        client.getConfiguration().getMasterUrl())
-                        + "Check kafka.bootstrap.servers and the network.";
-                LOG.errorf("could not start within %s: %s", DurationText.format(START_TIMEOUT),
-                        ApiServerFailure.unreachable(client).orElse(kafkaDidNot));
-                return 1;
-            }
-            LOG.errorf(
-                    "could not start within %s: Kafka at %s or the Kubernetes API at %s did not answer (%s). "
-                            + "Check kafka.bootstrap.servers, the kubeconfig or in-cluster account, and the network.",
-                    DurationText.format(START_TIMEOUT),
-                    kafka.get("bootstrap.servers"),
-                    client.getConfiguration().getMasterUrl(),
-                    cause.getClass().getSimpleName());
-            return 1;
+            throw new StartFailed(StartFailure.explain(e, kafka, embedded, client, START_TIMEOUT));
         } finally {
             interruptible = false;
-            Thread.interrupted(); // a SIGTERM just as the start returned: seen at the checkpoint below
+            Thread.interrupted(); // a SIGTERM just as the start returned: seen at the checkpoint after
         }
-        checkpoint();
+    }
+
+    /** The started pipeline to its metrics, health and preflight checks, the fleet page and its cluster view. */
+    private void servePipeline(Pipeline pipeline, PipelineMetrics metrics, Map<String, Object> kafka,
+            KubernetesClient client) {
         metrics.bind(pipeline);
         runningPipeline.started(pipeline);
         running.add(runningPipeline::stopped);
@@ -332,16 +392,22 @@ public class RunCommand implements Callable<Integer> {
         running.add(fleetPage::stop);
         clusterView.start(new ClusterObjects(client, config.capiNamespace()));
         running.add(clusterView::stop);
+    }
 
-        if (simulator != null) {
-            simulator.start();
-        }
+    /** The demo fleet's script and the live table, where they run. */
+    private void startEmbeddedShow(ApiServer api, boolean embedded) {
+        api.demo().ifPresent(FleetSimulator::start);
         if (config.table().enabled().orElse(embedded)) {
-            LiveTable table = new LiveTable(client, config.capiNamespace(), System.out, config.table().interval());
+            LiveTable table = new LiveTable(api.client(), config.capiNamespace(), System.out,
+                    config.table().interval());
             running.add(table);
             table.start();
         }
-        // SIGTERM (Kubernetes stopping the pod) ends the wait; call() stops what started, and the exit status is 0.
+    }
+
+    /** Runs until SIGTERM (Kubernetes stopping the pod) or a fault; {@link #call} then stops what started. */
+    private int awaitStop(FaultExit faultExit) {
+        // SIGTERM ends the wait, and the exit status is 0.
         StopSignal.onSigterm(Quarkus::asyncExit);
         LOG.info("status aggregator running; SIGTERM or Ctrl-C stops it");
         Quarkus.waitForExit();
@@ -381,59 +447,5 @@ public class RunCommand implements Callable<Integer> {
         LOG.infof(
                 "health and metrics on the management interface, port %d",
                 rawConfig.getValue("quarkus.management.port", Integer.class));
-    }
-
-    private Pipeline.Settings settings(Map<String, Object> kafka, boolean embedded, KubernetesClient client) {
-        AggregatorConfig.Topics topics = config.topics();
-        return new Pipeline.Settings(
-                kafka,
-                topics.objectStates(),
-                topics.statuses(),
-                topics.transitions(),
-                topics.deadLetters(),
-                topics.create(),
-                topics.partitions(),
-                embedded ? 1 : topics.replicationFactor(),
-                config.groupId(),
-                config.ingest().enabled(),
-                new ObjectIngest.Settings(
-                        config.capiNamespace(),
-                        config.clusterNamespaces().orElse(List.of()),
-                        config.ingest().relistStalledAfter(),
-                        config.ingest().reconcileEvery(),
-                        config.ingest().stuckSendAfter(),
-                        ApiVersionChoice.Setting.parse(config.capi().apiVersion())
-                                .orElseThrow(),
-                        config.capi().versionCheckEvery()),
-                new Aggregator.Settings(
-                        topics.objectStates(),
-                        config.coalescingWindow(),
-                        config.longestCoalescingWindow(),
-                        config.echoTimeout(),
-                        config.rebuildRehearsal(),
-                        config.capiNamespace(),
-                        config.status().writer(),
-                        config.status().stepAsideWindow()),
-                new StatusWriter.Settings(
-                        config.write().concurrency(),
-                        config.write().initialBackoff(),
-                        config.write().maxBackoff()),
-                new CniObserver.Settings(
-                        config.capiNamespace(),
-                        config.cni().maxConnections(),
-                        config.cni().staleAfter(),
-                        config.cni().checkInterval(),
-                        config.cni().requestTimeout()),
-                config.compatibilityConfigMap(),
-                config.ingest().leaderElection() ? Optional.of(lease(client)) : Optional.empty());
-    }
-
-    /** This replica's part in the ingest election: named after its pod (HOSTNAME in Kubernetes), unique per process. */
-    private IngestLeadership.Settings lease(KubernetesClient client) {
-        AggregatorConfig.Ingest.Lease lease = config.ingest().lease();
-        String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()).orElse("localhost");
-        String namespace = lease.namespace().or(() -> Optional.ofNullable(client.getNamespace())).orElse("default");
-        return new IngestLeadership.Settings(namespace, lease.name(), host + "-" + ProcessHandle.current().pid(),
-                lease.duration(), lease.renewDeadline(), lease.retryPeriod());
     }
 }

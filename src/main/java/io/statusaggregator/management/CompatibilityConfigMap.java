@@ -9,7 +9,6 @@ import io.statusaggregator.kubernetes.StalledWatchGuard;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -27,8 +26,6 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
     private final Compatibility builtIn;
     private final AtomicReference<Compatibility> inForce;
     private StalledWatchGuard.GuardedInformer<ConfigMap> informer;
-    /** Where the guard relists the informer if its watch stalls; made by {@link #watch}. */
-    private ScheduledExecutorService guardThread;
 
     public CompatibilityConfigMap(Compatibility builtIn) {
         this.builtIn = builtIn;
@@ -45,8 +42,10 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
      *
      * @param relistStalledAfter how long the informer may go without a running watch before it is replaced (see
      *                           {@link StalledWatchGuard})
+     * @param guardThread        where the guard looks every second; the caller's, which it shuts down
      */
-    public void watch(KubernetesClient client, String namespace, String name, Duration relistStalledAfter) {
+    public void watch(KubernetesClient client, String namespace, String name, Duration relistStalledAfter,
+            ScheduledExecutorService guardThread) {
         ResourceEventHandler<ConfigMap> changes = new ResourceEventHandler<>() {
             @Override
             public void onAdd(ConfigMap map) {
@@ -65,7 +64,6 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
                         namespace, name, builtIn.version());
             }
         };
-        guardThread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("compatibility-configmap"));
         informer = new StalledWatchGuard(relistStalledAfter, guardThread).guard("configmap " + namespace + "/" + name,
                 () -> client.configMaps().inNamespace(namespace).withName(name).runnableInformer(0), changes);
         informer.start();
@@ -104,7 +102,6 @@ public final class CompatibilityConfigMap implements Supplier<Compatibility>, Au
     public void close() {
         if (informer != null) {
             informer.close();
-            guardThread.shutdownNow();
         }
     }
 }

@@ -199,4 +199,12 @@ public final class ManagementClusterView implements Supplier<ManagementCluster>,
         informers.forEach(StalledWatchGuard.GuardedInformer::close);
         guardThread.shutdownNow();
     }
+
+    /**
+     * Where this view's guard looks every second: another follower of the management cluster's reference objects may
+     * guard its informer there too, rather than on a thread of its own. Shut down with this view.
+     */
+    public ScheduledExecutorService guardThread() {
+        return guardThread;
+    }
 }
