@@ -2,7 +2,6 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.model.json.OversizedObject;
 import io.statusaggregator.threads.DaemonThreads;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -17,11 +16,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.jboss.logging.Logger;
 
@@ -109,23 +106,17 @@ public final class DeadLetters implements AutoCloseable {
         return topic;
     }
 
-    /** Sends {@code record} to the dead-letter topic, without waiting. */
-    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error) {
-        send(record, reason, error, Optional.empty());
-    }
-
     /**
      * Sends {@code record} to the dead-letter topic, without waiting; when it is ingest's stand-in for an object too
      * large to send ({@code oversized}), the letter's value is the head of that object, with its size and the limit.
      */
-    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error,
-            Optional<OversizedObject> oversized) {
+    void send(SourceRecord record, Reason reason, String error, Optional<OversizedObject> oversized) {
         TopicPartition source = new TopicPartition(record.topic(), record.partition());
         ConcurrentSkipListSet<Long> pending = inFlight.computeIfAbsent(source, tp -> new ConcurrentSkipListSet<>());
         pending.add(record.offset());
         RecordHeaders headers = new RecordHeaders();
-        for (Header header : record.headers()) {
-            headers.add(header);
+        for (SourceRecord.Header header : record.headers()) {
+            headers.add(header.key(), header.value());
         }
         headers.add(REASON, utf8(reason.code()));
         headers.add(ERROR, utf8(error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) + "..." : error));
@@ -140,7 +131,7 @@ public final class DeadLetters implements AutoCloseable {
         byte[] value = oversized.map(object -> utf8(object.head()))
                 .orElseGet(() -> record.value() == null ? null : ObjectRecord.bytes(record.value()));
         ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(), value, headers);
-        String where = record.topic() + "-" + record.partition() + "@" + record.offset();
+        String where = record.where();
         try {
             sender.execute(() -> {
                 try {

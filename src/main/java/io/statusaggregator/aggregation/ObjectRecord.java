@@ -89,7 +89,7 @@ final class ObjectRecord {
     record Unreadable(ObjectStateKey key, MalformedObject problem, Optional<EksaCluster> standIn,
             Optional<OversizedObject> oversized) implements Read {
         /** Its dead letter: the object too large to send, or the record that cannot be read. */
-        Action.DeadLetter deadLetter(Object origin) {
+        Action.DeadLetter deadLetter(SourceRecord origin) {
             Reason reason = oversized.isPresent() ? Reason.TOO_LARGE : Reason.MALFORMED_OBJECT;
             return new Action.DeadLetter(reason, problem.describe(), origin, oversized);
         }

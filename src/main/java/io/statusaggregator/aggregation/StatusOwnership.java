@@ -92,22 +92,6 @@ final class StatusOwnership {
         return steppedAside;
     }
 
-    /** {@code observer}, and this told when a Cluster leaves. */
-    ClusterObserver following(ClusterObserver observer) {
-        return new ClusterObserver() {
-            @Override
-            public void shows(Shown cluster) {
-                observer.shows(cluster);
-            }
-
-            @Override
-            public void left(ObjectKey cluster) {
-                StatusOwnership.this.left(cluster);
-                observer.left(cluster);
-            }
-        };
-    }
-
     /** The managers of the status conditions ingest found in the Cluster's {@code metadata.managedFields}. */
     static Set<String> writersOf(EksaCluster eksa) {
         String named = eksa.annotations().getOrDefault(ObjectReduction.STATUS_WRITERS, "");

@@ -28,14 +28,14 @@ final class UnreadRecords {
      */
     static final class Unread {
         private ObjectRecord.Unread record;
-        private Object origin;
+        private SourceRecord origin;
         private final long offset;
         private TrackedCluster cluster;
         private Chain chain;
         private Unread older;
         private Unread newer;
 
-        Unread(ObjectRecord.Unread record, long offset, Object origin) {
+        Unread(ObjectRecord.Unread record, long offset, SourceRecord origin) {
             this.record = record;
             this.offset = offset;
             this.origin = origin;
@@ -45,7 +45,7 @@ final class UnreadRecords {
             return record;
         }
 
-        Object origin() {
+        SourceRecord origin() {
             return origin;
         }
 
@@ -81,7 +81,7 @@ final class UnreadRecords {
     }
 
     /** A record taken to be read now, and what a dead letter of it is made from. */
-    record Taken(ObjectRecord.Unread record, Object origin) {
+    record Taken(ObjectRecord.Unread record, SourceRecord origin) {
     }
 
     private int pending;

@@ -55,7 +55,7 @@ class OversizedStandInTest extends BookTestBase {
         assertEquals(ConditionStatus.FALSE, tooLarge.condition(ConditionType.READY).orElseThrow().status());
 
         // The echo of that status, a few bytes larger: the same words, no second letter, nothing to write again.
-        book.written(CLUSTER, tooLarge, tooLarge, now);
+        written(CLUSTER, tooLarge, tooLarge, now);
         assertNull(letter(put(standIn(4, 1_500_400, tooLarge))));
         assertEquals(List.of(), due(WINDOW.toMillis()).stream().filter(WriteStatus.class::isInstance).toList());
 
