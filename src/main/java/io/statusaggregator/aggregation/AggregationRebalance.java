@@ -1,5 +1,6 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.consumer.RebuildingConsumer;
 import io.statusaggregator.ingest.ClusterPartitioner;
 import io.statusaggregator.writeback.StatusWriter;
 import java.nio.ByteBuffer;
@@ -10,16 +11,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.jboss.logging.Logger;
 
 /**
- * Rebuild on assignment; forget what is revoked or lost. Called by the consumer on the aggregation thread, inside a
- * poll: it tells the book ({@link BookEvent.Assigned}, {@link BookEvent.Revoked}) through the {@link ActionExecutor},
- * commits what is revoked, and lets the feeds settle so that the partitions' next owner reads what was sent.
+ * Rebuild on assignment; forget what is revoked or lost. Told by the {@link RebuildingConsumer} on the aggregation
+ * thread: it tells the book ({@link BookEvent.Assigned}, {@link BookEvent.Revoked}) through the
+ * {@link ActionExecutor}, commits what is revoked, and lets the feeds settle so that the partitions' next owner reads
+ * what was sent.
  */
-final class AggregationRebalance implements ConsumerRebalanceListener {
+final class AggregationRebalance implements RebuildingConsumer.Partitions {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
 
     private final String topic;
@@ -45,13 +46,9 @@ final class AggregationRebalance implements ConsumerRebalanceListener {
     }
 
     @Override
-    public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-        if (assigned.isEmpty()) {
-            return;
-        }
+    public void assigned(Map<TopicPartition, Long> ends) {
         Consumer<byte[], ByteBuffer> consumer = this.consumer.get();
-        consumer.seekToBeginning(assigned);
-        Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
+        Set<TopicPartition> assigned = ends.keySet();
         // What the status topic holds for these partitions' clusters, read meanwhile; another instance may have owned
         // them. Every status this instance sent is there first.
         feeds.settle();
@@ -65,7 +62,7 @@ final class AggregationRebalance implements ConsumerRebalanceListener {
     }
 
     @Override
-    public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
+    public void revoked(Collection<TopicPartition> revoked) {
         if (!revoked.isEmpty()) {
             feeds.settle(); // the next owner reads the status topic: what was sent about these clusters is there
         }
@@ -78,7 +75,7 @@ final class AggregationRebalance implements ConsumerRebalanceListener {
     }
 
     @Override
-    public void onPartitionsLost(Collection<TopicPartition> lost) {
+    public void lost(Collection<TopicPartition> lost) {
         forget(lost);
     }
 

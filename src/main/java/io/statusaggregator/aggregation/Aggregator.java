@@ -28,6 +28,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
 import org.jboss.logging.Logger;
 
 /**
@@ -363,17 +364,18 @@ public final class Aggregator implements AutoCloseable {
         }
         partitions.commitIfDue(kafka);
         statusReads.done((assignment, statuses) -> executor.handle(new BookEvent.StatusesRead(assignment, statuses)));
-        for (int rebuilt : partitions.readToEnd(kafka)) {
-            executor.handle(new BookEvent.Rebuilt(rebuilt));
-            LOG.debugf("partition %d rebuilt: %s", rebuilt, book.progress());
+        for (TopicPartition rebuilt : consumer.readToEnd()) {
+            executor.handle(new BookEvent.Rebuilt(rebuilt.partition()));
+            LOG.debugf("partition %d rebuilt: %s", rebuilt.partition(), book.progress());
         }
         executor.handle(new BookEvent.TimePassed(System.nanoTime(), figures.liveLag(), compatibility.get(),
                 management.get(), clock.instant()));
         computations = book.computations();
         computationFailures = book.computationFailures();
-        live = book.live();
+        // Partitions assigned in the last poll are told to the book before the next one: not live meanwhile.
+        live = book.live() && !consumer.rebuilding();
         tracked = book.tracked();
-        settled = book.settled();
+        settled = live && book.settled();
         steppedAside = ownership.steppedAside();
         progress = book.progress();
         busyNanos += System.nanoTime() - start;

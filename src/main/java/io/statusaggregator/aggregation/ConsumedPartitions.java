@@ -49,23 +49,6 @@ final class ConsumedPartitions {
         return partitions.get(number);
     }
 
-    /** The partitions whose reading has just passed the end they had when assigned: each is told once. */
-    List<Integer> readToEnd(Consumer<?, ?> consumer) {
-        List<Integer> rebuilt = List.of();
-        for (Map.Entry<Integer, ConsumedPartition> entry : partitions.entrySet()) {
-            ConsumedPartition partition = entry.getValue();
-            if (!partition.readToEnd
-                    && consumer.position(new TopicPartition(topic, entry.getKey())) >= partition.rebuildUntil) {
-                partition.readToEnd = true;
-                if (rebuilt.isEmpty()) {
-                    rebuilt = new ArrayList<>();
-                }
-                rebuilt.add(entry.getKey());
-            }
-        }
-        return rebuilt;
-    }
-
     /** Sends {@code letter}'s record to the dead-letter topic, unless it was handled before this assignment. */
     void deadLetter(Action.DeadLetter letter) {
         SourceRecord record = letter.record();

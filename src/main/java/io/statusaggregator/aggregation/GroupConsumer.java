@@ -1,55 +1,62 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.consumer.RebuildingConsumer;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.jboss.logging.Logger;
 
 /**
- * Aggregation's consumer in its group: subscribed at its first poll, and made again with a longer session when the
- * broker refuses the one asked for ({@link GroupSession}). Used on the aggregation thread only.
+ * Aggregation's consumer in its group: it rebuilds on assignment, then goes live ({@link RebuildingConsumer}), and is
+ * made again with a longer session when the broker refuses the one asked for ({@link GroupSession}). Used on the
+ * aggregation thread only.
  */
 final class GroupConsumer {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
 
     private final Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers;
     private final String topic;
-    private final ConsumerRebalanceListener rebalance;
+    private final RebuildingConsumer.Partitions partitions;
     /** Replaced, on the aggregation thread, only when the broker refuses its group session. */
-    private Consumer<byte[], ByteBuffer> consumer;
+    private RebuildingConsumer<byte[], ByteBuffer> consumer;
     private Map<String, Object> settings;
-    private boolean subscribed;
 
     /**
      * @param consumers makes the consumer from its settings: once, and again with a longer session when the broker
      *                  refuses the one asked for
      */
     GroupConsumer(Map<String, Object> settings, Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers,
-            String topic, ConsumerRebalanceListener rebalance) {
+            String topic, RebuildingConsumer.Partitions partitions) {
         this.settings = Map.copyOf(settings);
         this.consumers = consumers;
         this.topic = topic;
-        this.rebalance = rebalance;
-        this.consumer = consumers.apply(this.settings);
+        this.partitions = partitions;
+        this.consumer = new RebuildingConsumer<>(consumers.apply(this.settings), topic, partitions);
     }
 
     /** The consumer as it is now: the rebalance listener and the loop use it between polls. */
     Consumer<byte[], ByteBuffer> consumer() {
-        return consumer;
+        return consumer.consumer();
+    }
+
+    /** The partitions read to their end since the last call ({@link RebuildingConsumer#readToEnd}). */
+    List<TopicPartition> readToEnd() {
+        return consumer.readToEnd();
+    }
+
+    /** Whether a partition assigned is not read to its end yet, or not taken yet. */
+    boolean rebuilding() {
+        return consumer.rebuilding();
     }
 
     /** Subscribes if it has not yet, and polls; nothing when the broker refused the session (joined again). */
     ConsumerRecords<byte[], ByteBuffer> poll(Duration timeout) {
-        if (!subscribed) {
-            consumer.subscribe(List.of(topic), rebalance);
-            subscribed = true;
-        }
         try {
             return consumer.poll(timeout);
         } catch (InvalidSessionTimeoutException refused) {
@@ -70,12 +77,11 @@ final class GroupConsumer {
                 longer.timeout().toMillis(),
                 refusedSession.timeout().toMillis());
         try {
-            consumer.close(Duration.ZERO);
+            consumer.consumer().close(Duration.ZERO);
         } catch (RuntimeException e) {
             LOG.debug("closing the refused consumer", e);
         }
         settings = longer.applyTo(settings);
-        consumer = consumers.apply(settings);
-        subscribed = false;
+        consumer = new RebuildingConsumer<>(consumers.apply(settings), topic, partitions);
     }
 }
