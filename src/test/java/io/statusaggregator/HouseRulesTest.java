@@ -1,8 +1,10 @@
 package io.statusaggregator;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -58,6 +60,34 @@ class HouseRulesTest {
                         "java.math..", ROOT + ".model", ROOT + ".rules", ROOT + ".versions")
                 .because("the status rules are pure functions of their inputs, unit-tested without I/O")
                 .check(MAIN);
+    }
+
+    /** Aggregation's pure core: the book, its three parts, and what they keep and decide (docs/how-it-works.md). */
+    private static final List<String> AGGREGATION_CORE = List.of("Action", "BookEvent", "ClusterBook",
+            "PartitionBookkeeping", "StatusLedger", "ComputeSchedule", "ComputeQueue", "CoalescingWindow",
+            "AssignedPartitions", "AssignedPartition", "TrackedCluster", "ClusterState", "NameHolders", "UnreadRecords",
+            "PendingWrites", "PublishedStatuses", "VersionHistorySource", "StatusOwnership", "SourceRecord",
+            "SteppedAside", "WantedWriter", "ClusterObserver");
+
+    @Test
+    void theAggregationCoreIsFreeOfIoAndFrameworks() {
+        // Events in, actions out: its shell (Aggregator, ActionExecutor, the consumer) does the Kafka and the threads.
+        noClasses().that(new DescribedPredicate<JavaClass>("are of aggregation's core") {
+            @Override
+            public boolean test(JavaClass javaClass) {
+                String prefix = ROOT + ".aggregation.";
+                return javaClass.getName().startsWith(prefix)
+                        && AGGREGATION_CORE.contains(javaClass.getName().substring(prefix.length()).split("\\$")[0]);
+            }
+        }).should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "io.fabric8..", "io.quarkus..",
+                        "io.smallrye..", "io.vertx..", "org.jboss.logging..", "java.net..", "java.nio.file..",
+                        "java.util.concurrent..")
+                .orShould().dependOnClassesThat().belongToAnyOf(java.time.Clock.class, Thread.class,
+                        java.io.InputStream.class, java.io.OutputStream.class, java.io.File.class)
+                .because("the book decides; its shell does the I/O, so the core is tested without a broker")
+                .check(MAIN);
+        assertEquals(AGGREGATION_CORE.size(), MAIN.stream().filter(c -> c.getPackageName().equals(ROOT + ".aggregation")
+                && !c.isNestedClass() && AGGREGATION_CORE.contains(c.getSimpleName())).count(), "every class named exists");
     }
 
     /**

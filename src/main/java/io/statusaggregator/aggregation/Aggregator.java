@@ -19,7 +19,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -101,17 +100,9 @@ public final class Aggregator implements AutoCloseable {
     private Cancellable subscription;
     private java.util.function.Consumer<Throwable> onStopped = failure -> { };
 
-    // What the aggregation thread says of itself after each poll, for the other threads.
-    private final AtomicLong events = new AtomicLong();
-    private volatile long computations;
-    private volatile long computationFailures;
-    private volatile long busyNanos; // written by the aggregation thread only
-    private volatile int steppedAside;
+    /** What the aggregation thread says of the book after each poll, for the other threads. */
+    private final BookFigures bookFigures = new BookFigures();
     private volatile boolean closed;
-    private volatile boolean live;
-    private volatile boolean settled;
-    private volatile String progress = "starting";
-    private volatile int tracked;
 
     /**
      * @param consumerSettings as {@link ObjectStateConsumer#properties} makes them
@@ -151,7 +142,7 @@ public final class Aggregator implements AutoCloseable {
                 transitions, feed, event -> executor().handle(event), book::isPublished, clock);
         this.executor = new ActionExecutor(book, writer, feeds, partitions, statusReads);
         AggregationRebalance rebalance = new AggregationRebalance(settings.topic(), () -> consumer().consumer(),
-                executor, partitions, feeds, writer, () -> live = false);
+                executor, partitions, feeds, writer, bookFigures::assigned);
         this.consumer = new GroupConsumer(this.consumerSettings, consumers, settings.topic(), rebalance);
     }
 
@@ -189,7 +180,7 @@ public final class Aggregator implements AutoCloseable {
 
     /** The Clusters this instance aggregates whose status it stepped aside from: another writer keeps writing it. */
     public int steppedAside() {
-        return steppedAside;
+        return bookFigures.steppedAside();
     }
 
     /**
@@ -224,7 +215,7 @@ public final class Aggregator implements AutoCloseable {
 
     public void start() {
         if (rehearsal != null) { // on the aggregation thread, before its first poll
-            thread.execute(() -> rehearsal.beforeJoining(() -> closed, text -> progress = text));
+            thread.execute(() -> rehearsal.beforeJoining(() -> closed, bookFigures::rehearsing));
         }
         Duration poll = settings.coalescingWindow().compareTo(Duration.ofMillis(100)) < 0
                 ? settings.coalescingWindow() : Duration.ofMillis(100);
@@ -259,7 +250,7 @@ public final class Aggregator implements AutoCloseable {
      * wrote come back from the API server: nothing is left in flight.
      */
     public boolean settled() {
-        return settled;
+        return bookFigures.settled();
     }
 
     /**
@@ -269,24 +260,24 @@ public final class Aggregator implements AutoCloseable {
      */
     public boolean awaitSettled(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (live && !settled && System.nanoTime() < deadline) {
+        while (bookFigures.live() && !bookFigures.settled() && System.nanoTime() < deadline) {
             Thread.sleep(20); // settled is updated by the aggregation thread at each poll
         }
-        return settled;
+        return bookFigures.settled();
     }
 
     /** Where this instance stands, in words, for logs and diagnostics. */
     public String progress() {
-        return progress;
+        return bookFigures.progress();
     }
 
     /** True once every partition assigned to this instance has been rebuilt. */
     public boolean live() {
-        return live;
+        return bookFigures.live();
     }
 
     public long events() {
-        return events.get();
+        return bookFigures.events();
     }
 
     /**
@@ -294,16 +285,16 @@ public final class Aggregator implements AutoCloseable {
      * was.
      */
     public Duration busy() {
-        return Duration.ofNanos(busyNanos);
+        return bookFigures.busy();
     }
 
     public long computations() {
-        return computations;
+        return bookFigures.computations();
     }
 
     /** Computations that failed on a fault, a bug (logged with the cluster and the trace); the others went on. */
     public long computationFailures() {
-        return computationFailures;
+        return bookFigures.computationFailures();
     }
 
     /** Statuses handed to write-back. */
@@ -316,7 +307,7 @@ public final class Aggregator implements AutoCloseable {
     }
 
     public int clustersTracked() {
-        return tracked;
+        return bookFigures.tracked();
     }
 
     /** Records not read yet of every assigned partition. */
@@ -357,7 +348,6 @@ public final class Aggregator implements AutoCloseable {
         handBack();
         feeds.handBack();
         for (ConsumerRecord<byte[], ByteBuffer> fetched : polled) {
-            events.incrementAndGet();
             // A live partition's records are read within a coalescing window; a rebuilt one's may wait far longer.
             SourceRecord record = ObjectStateConsumer.source(fetched, !book.live(fetched.partition()));
             executor.handle(new BookEvent.RecordRead(record, System.nanoTime()));
@@ -370,15 +360,8 @@ public final class Aggregator implements AutoCloseable {
         }
         executor.handle(new BookEvent.TimePassed(System.nanoTime(), figures.liveLag(), compatibility.get(),
                 management.get(), clock.instant()));
-        computations = book.computations();
-        computationFailures = book.computationFailures();
-        // Partitions assigned in the last poll are told to the book before the next one: not live meanwhile.
-        live = book.live() && !consumer.rebuilding();
-        tracked = book.tracked();
-        settled = live && book.settled();
-        steppedAside = ownership.steppedAside();
-        progress = book.progress();
-        busyNanos += System.nanoTime() - start;
+        bookFigures.update(book, ownership, consumer.assigning(), polled.count(),
+                Duration.ofNanos(System.nanoTime() - start));
     }
 
     /** Write-back's outcomes, to the book on this thread. */

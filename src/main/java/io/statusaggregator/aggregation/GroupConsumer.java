@@ -50,9 +50,9 @@ final class GroupConsumer {
         return consumer.readToEnd();
     }
 
-    /** Whether a partition assigned is not read to its end yet, or not taken yet. */
-    boolean rebuilding() {
-        return consumer.rebuilding();
+    /** Whether partitions were assigned in the last poll that are not taken yet: the book does not know them. */
+    boolean assigning() {
+        return consumer.assigning();
     }
 
     /** Subscribes if it has not yet, and polls; nothing when the broker refused the session (joined again). */

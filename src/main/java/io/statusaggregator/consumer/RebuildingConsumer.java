@@ -106,6 +106,11 @@ public final class RebuildingConsumer<K, V> {
         return !toLookUp.isEmpty() || !rebuildUntil.isEmpty();
     }
 
+    /** Whether partitions were assigned in the last poll whose owner has not taken them yet. */
+    public boolean assigning() {
+        return !toLookUp.isEmpty();
+    }
+
     /** Called by the consumer inside a poll. */
     private final class Rebalance implements ConsumerRebalanceListener {
         @Override
