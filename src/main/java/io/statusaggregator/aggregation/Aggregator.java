@@ -33,11 +33,13 @@ import org.jboss.logging.Logger;
 /**
  * Aggregation's Kafka shell: consumes the object-state topic in a consumer group and carries out what its
  * {@link ClusterBook} decides (the clusters' state, coalescing, which status to write and publish: see there). This
- * class does the I/O: polls, rebalances, commits, dead letters, hands statuses to write-back and changes to the feeds.
+ * class does the I/O: it turns what happens into the book's {@link BookEvent}s (each poll's records, the partitions
+ * moving, write-back's outcomes, the feeds' refusals, the time) and has the {@link ActionExecutor} carry out the
+ * {@link Action}s the book returns (hand statuses to write-back and changes to the feeds, dead-letter records).
  *
- * <p>On assignment, a partition is read from its beginning to the end offset it had then: the compacted topic holds
- * the latest state of every object, so this rebuilds the clusters' state. Everything runs on one thread, the
- * consumer's; write-back's outcomes and the producers' acknowledgements are handed back to it.
+ * <p>On assignment, a partition is read from its beginning to the end offset it had then ({@link GroupConsumer}): the
+ * compacted topic holds the latest state of every object, so this rebuilds the clusters' state. Everything runs on one
+ * thread, the consumer's; write-back's outcomes and the producers' acknowledgements are handed back to it.
  *
  * <p>A record it cannot use goes to the {@link DeadLetters dead-letter topic}: a key it does not write, a value that
  * is not JSON or of no kind the rules read, and an object that cannot be read (whose cluster's status also says so,
@@ -49,6 +51,8 @@ import org.jboss.logging.Logger;
  */
 public final class Aggregator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
+    /** How long a stopping instance lets its status writes under way finish. */
+    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
 
     /**
      * @param longestCoalescingWindow how long the coalescing window grows at most ({@link CoalescingWindow})
@@ -413,7 +417,4 @@ public final class Aggregator implements AutoCloseable {
         statusReads.close();
         writer.close();
     }
-
-    /** How long a stopping instance lets its status writes under way finish. */
-    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
 }

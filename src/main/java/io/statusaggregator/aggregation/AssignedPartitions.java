@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** The partitions of the object-state topic assigned to this instance, by number. Part of {@link ClusterBook}. */
+/** The partitions of the object-state topic assigned to this instance, by number; in {@link PartitionBookkeeping}. */
 final class AssignedPartitions {
     private final Map<Integer, AssignedPartition> byNumber = new HashMap<>();
 

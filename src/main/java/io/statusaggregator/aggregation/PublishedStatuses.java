@@ -19,7 +19,7 @@ import java.util.function.Supplier;
 /**
  * The last status on the status topic of each cluster of the assigned partitions: read from the topic for each
  * assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted. Keyed by
- * the status topic's key, the cluster's namespace/name. Pure; part of {@link ClusterBook}.
+ * the status topic's key, the cluster's namespace/name. Pure; part of the book's {@link StatusLedger}.
  */
 final class PublishedStatuses {
     private final Map<String, ClusterStatus> byCluster = new HashMap<>();

@@ -43,11 +43,12 @@ import org.jboss.logging.Logger;
  *
  * <p><b>State.</b> Alerts depend on each cluster's latest status only, and the transitions topic keeps every event
  * (not compacted, retained), so on assignment each partition is read again from its beginning, without alerting,
- * up to the end offset it had then; only then is anything evaluated, so old history never fires. Events below the
- * partition's committed offset were delivered by whoever committed them: after each of those the cluster counts as
- * having reported what it calls for, so that a recovery past the committed offset is still resolved explicitly. A
- * cluster whose last event the broker's retention removed is unknown; so the retention must exceed the longest time
- * a cluster stays unchanged while alerting (or the alert expires at its {@code endsAt}).
+ * up to the end offset it had then ({@link RebuildingConsumer}, aggregation's too); only then is anything evaluated,
+ * so old history never fires. Events below the partition's committed offset were delivered by whoever committed
+ * them: after each of those the cluster counts as having reported what it calls for, so that a recovery past the
+ * committed offset is still resolved explicitly. A cluster whose last event the broker's retention removed is
+ * unknown; so the retention must exceed the longest time a cluster stays unchanged while alerting (or the alert
+ * expires at its {@code endsAt}).
  *
  * <p><b>Delivery and commits.</b> After each poll that brought events, and every {@code evaluationInterval} (Ready's
  * clock runs without events), the state is evaluated: resolved alerts are posted with {@code endsAt} = now, firing
