@@ -9,7 +9,8 @@ import org.jboss.logging.Logger;
 /**
  * Carries out what the {@link ClusterBook} decides, on the aggregation thread: hands statuses to write-back, changes
  * and deletions to the feeds, records to the dead-letter topic, asks for the status topic, and tells the
- * {@link ClusterObserver} and the step-aside listener. Every event goes to the book through {@link #handle}.
+ * {@link ClusterObserver} and the step-aside listener. Every event goes to the book through {@link #handle};
+ * write-back's outcomes become events by {@link #event}.
  */
 final class ActionExecutor {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
@@ -45,6 +46,18 @@ final class ActionExecutor {
     /** {@code event} to the book, and what it decides carried out. */
     void handle(BookEvent event) {
         carryOut(book.on(event));
+    }
+
+    /** Write-back's {@code outcome}, at {@code now}, as the book takes it. */
+    static BookEvent event(StatusWriter.Outcome outcome, long now) {
+        if (outcome instanceof StatusWriter.Written written) {
+            return new BookEvent.Written(written.cluster(), written.status(), written.kept(), now);
+        } else if (outcome instanceof StatusWriter.Gone gone) {
+            return new BookEvent.Gone(gone.cluster());
+        } else if (outcome instanceof StatusWriter.Conflicted conflict) {
+            return new BookEvent.Conflicted(conflict.cluster(), conflict.status(), conflict.basis(), now);
+        }
+        return new BookEvent.Refused(outcome.cluster());
     }
 
     /** Statuses handed to write-back. */

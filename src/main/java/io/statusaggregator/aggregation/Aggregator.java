@@ -132,7 +132,7 @@ public final class Aggregator implements AutoCloseable {
         this.clock = clock;
         this.statusReads = new StatusTopicReads(statusTopic);
         this.deadLetters = deadLetters;
-        this.writer = writers.apply(outcome -> handedBack.add(event(outcome, System.nanoTime())));
+        this.writer = writers.apply(outcome -> handedBack.add(ActionExecutor.event(outcome, System.nanoTime())));
         Object pollRecords = this.consumerSettings.getOrDefault(
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
         this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
@@ -158,17 +158,6 @@ public final class Aggregator implements AutoCloseable {
         return consumer;
     }
 
-    /** Write-back's {@code outcome} as the book takes it. */
-    private static BookEvent event(StatusWriter.Outcome outcome, long now) {
-        if (outcome instanceof StatusWriter.Written written) {
-            return new BookEvent.Written(written.cluster(), written.status(), written.kept(), now);
-        } else if (outcome instanceof StatusWriter.Gone gone) {
-            return new BookEvent.Gone(gone.cluster());
-        } else if (outcome instanceof StatusWriter.Conflicted conflict) {
-            return new BookEvent.Conflicted(conflict.cluster(), conflict.status(), conflict.basis(), now);
-        }
-        return new BookEvent.Refused(outcome.cluster());
-    }
 
     /** Before {@link #start}: each status change, once on the transitions feed, is also given to {@code listener}. */
     public Aggregator onPublished(java.util.function.Consumer<StatusChange> listener) {
