@@ -85,7 +85,7 @@ class TopicsDocsTest {
     void theObjectStateExampleIsWhatIngestSends() throws IOException {
         String key = new ObjectStateKey("delta", ObjectKind.MACHINE_DEPLOYMENT, new ObjectKey("eksa-system", "delta-md-0")).encode();
         assertDocumentHas("`" + key + "`");
-        assertDocumentHas("partition " + ClusterPartitioner.partitionOf("delta", 6) + " of 6");
+        assertDocumentHas("partition " + ObjectStateKey.partitionOf("delta", 6) + " of 6");
         assertDocumentHasJson(ObjectReduction.reduce(ObjectKind.MACHINE_DEPLOYMENT, YAML.readTree(MACHINE_DEPLOYMENT)));
     }
 

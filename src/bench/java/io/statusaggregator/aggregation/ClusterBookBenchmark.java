@@ -64,8 +64,12 @@ public class ClusterBookBenchmark {
         CoalescingWindow window = new CoalescingWindow(Duration.ofMillis(100), CoalescingWindow.DEFAULT_LONGEST, POLL_RECORDS);
         ClusterBook book = new ClusterBook(window, Duration.ofHours(1), "eksa-system");
         List<Integer> numbers = IntStream.range(0, PARTITIONS).boxed().toList();
-        book.statusesRead(book.assigned(numbers, PARTITIONS), Map.of());
-        numbers.forEach(book::rebuilt);
+        for (Action asked : book.on(new BookEvent.Assigned(numbers, PARTITIONS))) {
+            if (asked instanceof Action.ReadStatuses read) {
+                book.on(new BookEvent.StatusesRead(read.assignment(), Map.of()));
+            }
+        }
+        numbers.forEach(number -> book.on(new BookEvent.Rebuilt(number)));
         long now = 0;
         int size = topic.size();
         for (int from = 0; from < size; from += POLL_RECORDS) {
@@ -73,10 +77,12 @@ public class ClusterBookBenchmark {
             for (int i = from; i < to; i++) {
                 FleetRecords.TopicRecord record = topic.get(i);
                 now += NANOS_PER_RECORD;
-                carryOut(book, book.apply(record.partition(), i, record.key(),
-                        record.value() == null ? null : ByteBuffer.wrap(record.value()), record, now), now);
+                SourceRecord read = new SourceRecord("object-states", record.partition(), i, 0, record.key(),
+                        record.value() == null ? null : ByteBuffer.wrap(record.value()), List.of());
+                carryOut(book, book.on(new BookEvent.RecordRead(read, now)), now);
             }
-            carryOut(book, book.due(now, size - to, compatibility, ManagementCluster.UNKNOWN, COMPUTED_AT), now);
+            carryOut(book, book.on(new BookEvent.TimePassed(
+                    now, size - to, compatibility, ManagementCluster.UNKNOWN, COMPUTED_AT)), now);
         }
         return book.computations();
     }
@@ -85,7 +91,7 @@ public class ClusterBookBenchmark {
     private static void carryOut(ClusterBook book, List<Action> actions, long now) {
         for (Action action : actions) {
             if (action instanceof Action.WriteStatus write) {
-                book.written(write.cluster(), write.status(), write.status(), now);
+                book.on(new BookEvent.Written(write.cluster(), write.status(), write.status(), now));
             } else if (action instanceof Action.DeadLetter dead) {
                 throw new IllegalStateException("a record of the benchmark's fleet dead-lettered: " + dead);
             }

@@ -44,7 +44,7 @@ public final class FleetRecords {
     private static TopicRecord record(FleetWorkload.Write write, int partitions) {
         ObjectStateKey key = key(write);
         JsonNode value = value(write);
-        return new TopicRecord(ClusterPartitioner.partitionOf(key.clusterName(), partitions), key.encode().getBytes(StandardCharsets.UTF_8),
+        return new TopicRecord(ObjectStateKey.partitionOf(key.clusterName(), partitions), key.encode().getBytes(StandardCharsets.UTF_8),
                 value == null ? null : value.toString().getBytes(StandardCharsets.UTF_8));
     }
 

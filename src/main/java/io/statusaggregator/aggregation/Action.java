@@ -1,14 +1,15 @@
 package io.statusaggregator.aggregation;
 
-import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.topics.StatusChange;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.json.OversizedObject;
 import java.util.Optional;
 
-/** What the {@link ClusterBook} asks of its shell, the {@link Aggregator}. */
+/** What the {@link ClusterBook} asks of its shell ({@link ActionExecutor}), in answer to a {@link BookEvent}. */
+@Pure
 sealed interface Action {
     /**
      * Hand {@code status} to write-back for the Cluster {@code cluster}, computed from its state at {@code basis} (its
@@ -22,6 +23,13 @@ sealed interface Action {
             EksaCluster cluster, Optional<ClusterStatus> before, ClusterStatus after, StatusChange.Progress progress)
             implements Action {}
 
+    /**
+     * A change the broker did not take is taken back: its cluster is computed again later, and the change goes out
+     * again then (under the same event id). {@code error}: what the broker said.
+     */
+    record PublishAgain(ObjectKey cluster, String error) implements Action {
+    }
+
     /** Another writer keeps setting a Cluster's status: this instance stops writing it, and says so once. */
     record StepAside(SteppedAside told) implements Action {
     }
@@ -31,15 +39,27 @@ sealed interface Action {
     }
 
     /**
-     * A record cannot be used, or names an object newly unreadable: to the dead-letter topic. {@code origin} is what
-     * the shell gave the book with the record, to make the dead letter from; {@code oversized}, when the record is
-     * ingest's stand-in for an object too large to send: the letter carries the head of that object instead.
+     * A record cannot be used, or names an object newly unreadable: {@code record} to the dead-letter topic;
+     * {@code oversized}, when the record is ingest's stand-in for an object too large to send: the letter carries the
+     * head of that object instead.
      */
-    record DeadLetter(Reason reason, String error, Object origin, Optional<OversizedObject> oversized)
+    record DeadLetter(DeadLetterReason reason, String error, SourceRecord record, Optional<OversizedObject> oversized)
             implements Action {
-        DeadLetter(Reason reason, String error, Object origin) {
-            this(reason, error, origin, Optional.empty());
+        DeadLetter(DeadLetterReason reason, String error, SourceRecord record) {
+            this(reason, error, record, Optional.empty());
         }
+    }
+
+    /** Read the status topic for assignment {@code assignment}, then give it back ({@link BookEvent.StatusesRead}). */
+    record ReadStatuses(long assignment) implements Action {
+    }
+
+    /** Tell the {@link ClusterObserver} what a Cluster shows. */
+    record Shows(ClusterObserver.Shown cluster) implements Action {
+    }
+
+    /** Tell the {@link ClusterObserver} a Cluster left this instance: deleted, or its partition gone. */
+    record Left(ObjectKey cluster) implements Action {
     }
 
     /**

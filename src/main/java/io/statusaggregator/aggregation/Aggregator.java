@@ -14,38 +14,33 @@ import io.statusaggregator.writeback.StatusWriter;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.InvalidSessionTimeoutException;
 import org.jboss.logging.Logger;
 
 /**
  * Aggregation's Kafka shell: consumes the object-state topic in a consumer group and carries out what its
  * {@link ClusterBook} decides (the clusters' state, coalescing, which status to write and publish: see there). This
- * class does the I/O: polls, rebalances, commits, dead letters, hands statuses to write-back and changes to the feeds.
+ * class does the I/O: it turns what happens into the book's {@link BookEvent}s (each poll's records, the partitions
+ * moving, write-back's outcomes, the feeds' refusals, the time) and has the {@link ActionExecutor} carry out the
+ * {@link Action}s the book returns (hand statuses to write-back and changes to the feeds, dead-letter records).
  *
- * <p>On assignment, a partition is read from its beginning to the end offset it had then: the compacted topic holds
- * the latest state of every object, so this rebuilds the clusters' state. Everything runs on one thread, the
- * consumer's; write-back's outcomes and the producers' acknowledgements are handed back to it.
+ * <p>On assignment, a partition is read from its beginning to the end offset it had then ({@link GroupConsumer}): the
+ * compacted topic holds the latest state of every object, so this rebuilds the clusters' state. Everything runs on one
+ * thread, the consumer's; write-back's outcomes and the producers' acknowledgements are handed back to it.
  *
  * <p>A record it cannot use goes to the {@link DeadLetters dead-letter topic}: a key it does not write, a value that
  * is not JSON or of no kind the rules read, and an object that cannot be read (whose cluster's status also says so,
@@ -57,6 +52,8 @@ import org.jboss.logging.Logger;
  */
 public final class Aggregator implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Aggregator.class);
+    /** How long a stopping instance lets its status writes under way finish. */
+    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
 
     /**
      * @param longestCoalescingWindow how long the coalescing window grows at most ({@link CoalescingWindow})
@@ -83,45 +80,34 @@ public final class Aggregator implements AutoCloseable {
         }
     }
 
-    /**
-     * Replaced, on the aggregation thread, only when the broker refuses its group session (see {@link GroupSession}).
-     */
-    private Consumer<byte[], ByteBuffer> consumer;
-
-    private Map<String, Object> consumerSettings;
-    private final Function<Map<String, Object>, Consumer<byte[], ByteBuffer>> consumers;
-    private final DeadLetters deadLetters;
     private final Settings settings;
+    private final Map<String, Object> consumerSettings;
     private final CoalescingWindow coalescing;
     private final ClusterBook book;
     private final StatusOwnership ownership;
-    private final ConsumerFigures figures = new ConsumerFigures();
-    private volatile int steppedAside;
-    private java.util.function.Consumer<SteppedAside> onSteppedAside = aside -> { };
     private final Supplier<Compatibility> compatibility;
     /** What the management cluster holds for every cluster. */
     private final Supplier<ManagementCluster> management;
+    private final Clock clock;
     private final StatusWriter writer;
     private final FeedPublication feeds;
     /** The status topic read on each assignment, while its partitions are read. */
     private final StatusTopicReads statusReads;
-    private final Clock clock;
+    private final DeadLetters deadLetters;
     private final ConsumedPartitions partitions;
-    private final Queue<StatusWriter.Outcome> outcomes = new ConcurrentLinkedQueue<>();
+    private final ActionExecutor executor;
+    private final GroupConsumer consumer;
+    private final ConsumerFigures figures = new ConsumerFigures();
+    /** What write-back hands back to the aggregation thread: its outcomes, as the book takes them. */
+    private final Queue<BookEvent> handedBack = new ConcurrentLinkedQueue<>();
     private final ExecutorService thread = Executors.newSingleThreadExecutor(DaemonThreads.named("aggregation"));
-    private final AtomicLong events = new AtomicLong();
-    private volatile long computations;
-    private volatile long computationFailures;
-    private volatile long busyNanos; // written by the aggregation thread only
-    private final AtomicLong submitted = new AtomicLong();
-    private volatile boolean closed;
-    private volatile boolean live;
-    private volatile boolean settled;
-    private volatile String progress = "starting";
-    private volatile int tracked;
-    private Cancellable subscription;
     private RebuildRehearsal rehearsal;
+    private Cancellable subscription;
     private java.util.function.Consumer<Throwable> onStopped = failure -> { };
+
+    /** What the aggregation thread says of the book after each poll, for the other threads. */
+    private final BookFigures bookFigures = new BookFigures();
+    private volatile boolean closed;
 
     /**
      * @param consumerSettings as {@link ObjectStateConsumer#properties} makes them
@@ -140,15 +126,14 @@ public final class Aggregator implements AutoCloseable {
             TransitionFeed transitions,
             Supplier<Map<String, ClusterStatus>> statusTopic,
             Clock clock) {
-        this.statusReads = new StatusTopicReads(statusTopic);
-        this.management = management;
-        this.consumerSettings = Map.copyOf(consumerSettings);
-        this.consumers = consumers;
-        this.consumer = consumers.apply(this.consumerSettings);
-        this.deadLetters = deadLetters;
         this.settings = settings;
+        this.consumerSettings = Map.copyOf(consumerSettings);
         this.compatibility = compatibility;
-        this.writer = writers.apply(outcomes::add);
+        this.management = management;
+        this.clock = clock;
+        this.statusReads = new StatusTopicReads(statusTopic);
+        this.deadLetters = deadLetters;
+        this.writer = writers.apply(outcome -> handedBack.add(ActionExecutor.event(outcome, System.nanoTime())));
         Object pollRecords = this.consumerSettings.getOrDefault(
                 ConsumerConfig.MAX_POLL_RECORDS_CONFIG, ConsumerConfig.DEFAULT_MAX_POLL_RECORDS);
         this.coalescing = new CoalescingWindow(settings.coalescingWindow(), settings.longestCoalescingWindow(),
@@ -156,11 +141,24 @@ public final class Aggregator implements AutoCloseable {
         this.book = new ClusterBook(coalescing, settings.echoTimeout(), settings.capiNamespace());
         this.ownership = new StatusOwnership(settings.writer(), settings.stepAsideWindow());
         book.ownedAs(ownership);
-        book.observedBy(ownership.following(ClusterObserver.NONE));
         this.partitions = new ConsumedPartitions(settings.topic(), deadLetters, book);
-        this.feeds = new FeedPublication(transitions, feed, book, clock);
-        this.clock = clock;
+        // A change the broker refused goes back to the book on the aggregation thread, where the feeds hand it back.
+        this.feeds = new FeedPublication(
+                transitions, feed, event -> executor().handle(event), book::isPublished, clock);
+        this.executor = new ActionExecutor(book, writer, feeds, partitions, statusReads);
+        AggregationRebalance rebalance = new AggregationRebalance(settings.topic(), () -> consumer().consumer(),
+                executor, partitions, feeds, writer, bookFigures::assigned);
+        this.consumer = new GroupConsumer(this.consumerSettings, consumers, settings.topic(), rebalance);
     }
+
+    private ActionExecutor executor() {
+        return executor;
+    }
+
+    private GroupConsumer consumer() {
+        return consumer;
+    }
+
 
     /** Before {@link #start}: each status change, once on the transitions feed, is also given to {@code listener}. */
     public Aggregator onPublished(java.util.function.Consumer<StatusChange> listener) {
@@ -170,13 +168,13 @@ public final class Aggregator implements AutoCloseable {
 
     /** Before {@link #start}: told, on the aggregation thread, each time this instance steps aside for a Cluster. */
     public Aggregator onSteppedAside(java.util.function.Consumer<SteppedAside> listener) {
-        onSteppedAside = listener;
+        executor.onSteppedAside(listener);
         return this;
     }
 
     /** The Clusters this instance aggregates whose status it stepped aside from: another writer keeps writing it. */
     public int steppedAside() {
-        return steppedAside;
+        return bookFigures.steppedAside();
     }
 
     /**
@@ -211,21 +209,13 @@ public final class Aggregator implements AutoCloseable {
 
     public void start() {
         if (rehearsal != null) { // on the aggregation thread, before its first poll
-            thread.execute(() -> rehearsal.beforeJoining(() -> closed, text -> progress = text));
+            thread.execute(() -> rehearsal.beforeJoining(() -> closed, bookFigures::rehearsing));
         }
         Duration poll = settings.coalescingWindow().compareTo(Duration.ofMillis(100)) < 0
                 ? settings.coalescingWindow() : Duration.ofMillis(100);
         subscription = Multi.createBy()
                 .repeating()
-                .supplier(() -> {
-                    subscribeOnce();
-                    try {
-                        return consumer.poll(poll);
-                    } catch (InvalidSessionTimeoutException refused) {
-                        joinWithLongerSession(refused);
-                        return ConsumerRecords.<byte[], ByteBuffer>empty();
-                    }
-                })
+                .supplier(() -> consumer.poll(poll))
                 .until(records -> closed)
                 // In the stream, not in subscribe's callback: a fault there Mutiny would drop, stopping aggregation
                 // unsaid.
@@ -249,42 +239,12 @@ public final class Aggregator implements AutoCloseable {
                 });
     }
 
-    private boolean subscribed;
-
-    /** The broker's group.min.session.timeout.ms is above the session asked for: a new consumer with a longer one. */
-    private void joinWithLongerSession(InvalidSessionTimeoutException refused) {
-        GroupSession refusedSession = GroupSession.of(consumerSettings);
-        GroupSession longer = refusedSession.longer().orElseThrow(() -> refused);
-        LOG.warnf(
-                "the broker refuses a consumer group session of %d ms (its group.min.session.timeout.ms is higher):"
-                    + " joining with %d ms; a replica that dies keeps its partitions that long. Let the broker take %d"
-                    + " ms to fail over sooner",
-                refusedSession.timeout().toMillis(),
-                longer.timeout().toMillis(),
-                refusedSession.timeout().toMillis());
-        try {
-            consumer.close(Duration.ZERO);
-        } catch (RuntimeException e) {
-            LOG.debug("closing the refused consumer", e);
-        }
-        consumerSettings = longer.applyTo(consumerSettings);
-        consumer = consumers.apply(consumerSettings);
-        subscribed = false;
-    }
-
-    private void subscribeOnce() {
-        if (!subscribed) {
-            consumer.subscribe(List.of(settings.topic()), new Rebalance());
-            subscribed = true;
-        }
-    }
-
     /**
      * True when this instance has rebuilt its partitions, computed every event it consumed, and seen every status it
      * wrote come back from the API server: nothing is left in flight.
      */
     public boolean settled() {
-        return settled;
+        return bookFigures.settled();
     }
 
     /**
@@ -294,24 +254,24 @@ public final class Aggregator implements AutoCloseable {
      */
     public boolean awaitSettled(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (live && !settled && System.nanoTime() < deadline) {
+        while (bookFigures.live() && !bookFigures.settled() && System.nanoTime() < deadline) {
             Thread.sleep(20); // settled is updated by the aggregation thread at each poll
         }
-        return settled;
+        return bookFigures.settled();
     }
 
     /** Where this instance stands, in words, for logs and diagnostics. */
     public String progress() {
-        return progress;
+        return bookFigures.progress();
     }
 
     /** True once every partition assigned to this instance has been rebuilt. */
     public boolean live() {
-        return live;
+        return bookFigures.live();
     }
 
     public long events() {
-        return events.get();
+        return bookFigures.events();
     }
 
     /**
@@ -319,21 +279,21 @@ public final class Aggregator implements AutoCloseable {
      * was.
      */
     public Duration busy() {
-        return Duration.ofNanos(busyNanos);
+        return bookFigures.busy();
     }
 
     public long computations() {
-        return computations;
+        return bookFigures.computations();
     }
 
     /** Computations that failed on a fault, a bug (logged with the cluster and the trace); the others went on. */
     public long computationFailures() {
-        return computationFailures;
+        return bookFigures.computationFailures();
     }
 
     /** Statuses handed to write-back. */
     public long submitted() {
-        return submitted.get();
+        return executor.submitted();
     }
 
     public StatusWriter writer() {
@@ -341,7 +301,7 @@ public final class Aggregator implements AutoCloseable {
     }
 
     public int clustersTracked() {
-        return tracked;
+        return bookFigures.tracked();
     }
 
     /** Records not read yet of every assigned partition. */
@@ -370,136 +330,39 @@ public final class Aggregator implements AutoCloseable {
      * Tells {@code observer} what each Cluster of this instance shows, and when one leaves it; before {@link #start}.
      */
     public Aggregator observedBy(ClusterObserver observer) {
-        book.observedBy(ownership.following(observer));
+        executor.observedBy(observer);
         return this;
     }
 
+    /** One poll's records, and what is handed back and due meanwhile; on the aggregation thread. */
     private void process(ConsumerRecords<byte[], ByteBuffer> polled) {
         long start = System.nanoTime();
-        figures.measure(consumer, book);
-        drainOutcomes();
+        Consumer<byte[], ByteBuffer> kafka = consumer.consumer();
+        figures.measure(kafka, book);
+        handBack();
         feeds.handBack();
         for (ConsumerRecord<byte[], ByteBuffer> fetched : polled) {
-            events.incrementAndGet();
             // A live partition's records are read within a coalescing window; a rebuilt one's may wait far longer.
-            var record = book.live(fetched.partition()) ? fetched : ObjectStateConsumer.detached(fetched);
-            carryOut(book.apply(
-                    record.partition(), record.offset(), record.key(), record.value(), record, System.nanoTime()));
+            SourceRecord record = ObjectStateConsumer.source(fetched, !book.live(fetched.partition()));
+            executor.handle(new BookEvent.RecordRead(record, System.nanoTime()));
         }
-        partitions.commitIfDue(consumer);
-        statusReads.done((assignment, statuses) -> carryOut(book.statusesRead(assignment, statuses)));
-        for (int rebuilt : partitions.readToEnd(consumer)) {
-            carryOut(book.rebuilt(rebuilt));
-            LOG.debugf("partition %d rebuilt: %s", rebuilt, book.progress());
+        partitions.commitIfDue(kafka);
+        statusReads.done((assignment, statuses) -> executor.handle(new BookEvent.StatusesRead(assignment, statuses)));
+        for (TopicPartition rebuilt : consumer.readToEnd()) {
+            executor.handle(new BookEvent.Rebuilt(rebuilt.partition()));
+            LOG.debugf("partition %d rebuilt: %s", rebuilt.partition(), book.progress());
         }
-        carryOut(book.due(System.nanoTime(), figures.liveLag(), compatibility.get(), management.get(),
-                clock.instant()));
-        computations = book.computations();
-        computationFailures = book.computationFailures();
-        live = book.live();
-        tracked = book.tracked();
-        settled = book.settled();
-        steppedAside = ownership.steppedAside();
-        progress = book.progress();
-        busyNanos += System.nanoTime() - start;
+        executor.handle(new BookEvent.TimePassed(System.nanoTime(), figures.liveLag(), compatibility.get(),
+                management.get(), clock.instant()));
+        bookFigures.update(book, ownership, consumer.assigning(), polled.count(),
+                Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** Write-back's outcomes, applied on this thread. */
-    private void drainOutcomes() {
-        StatusWriter.Outcome outcome;
-        while ((outcome = outcomes.poll()) != null) {
-            if (outcome instanceof StatusWriter.Written written) {
-                carryOut(book.written(written.cluster(), written.status(), written.kept(), System.nanoTime()));
-            } else if (outcome instanceof StatusWriter.Gone gone) {
-                carryOut(book.gone(gone.cluster()));
-            } else if (outcome instanceof StatusWriter.Conflicted conflict) {
-                book.conflicted(conflict.cluster(), conflict.status(), conflict.basis(), System.nanoTime());
-            } else {
-                book.refused(outcome.cluster());
-            }
-        }
-    }
-
-    /** Does what the book decided. */
-    private void carryOut(List<Action> actions) {
-        for (int i = 0; i < actions.size(); i++) { // by index: most lists are empty, and an iterator is made per record
-            Action action = actions.get(i);
-            if (action instanceof Action.WriteStatus write) {
-                submitted.incrementAndGet();
-                writer.submit(write.cluster(), write.status(), write.basis());
-            } else if (action instanceof Action.PublishChange change) {
-                feeds.publish(change);
-            } else if (action instanceof Action.StepAside aside) {
-                SteppedAside told = aside.told();
-                LOG.warnf("another writer%s keeps setting the status of cluster %s: this instance stops writing it and "
-                        + "publishes its own verdict only (see docs/deploy.md, aggregator.status.writer)",
-                        told.writer().isEmpty() ? "" : " (" + told.writer() + ")", told.cluster());
-                onSteppedAside.accept(told);
-            } else if (action instanceof Action.AnnounceDeletion deletion) {
-                feeds.announce(deletion);
-            } else if (action instanceof Action.DeadLetter letter) {
-                partitions.deadLetter(letter);
-            } else if (action instanceof Action.ComputationFailed failed) {
-                LOG.errorf(
-                        failed.fault(),
-                        "computing cluster %s failed (a bug; please report it with this trace): its status "
-                                + "stays as it was until its next change; the other clusters are computed on",
-                        failed.cluster());
-            }
-        }
-    }
-
-    /** The object-state topic's partitions at the last assignment: what clusters are routed over. */
-    private int partitionCount = 1;
-
-    /** Rebuild on assignment; forget what is revoked or lost. Called by the consumer on the aggregation thread. */
-    private final class Rebalance implements ConsumerRebalanceListener {
-        @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> assigned) {
-            if (assigned.isEmpty()) {
-                return;
-            }
-            consumer.seekToBeginning(assigned);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(assigned);
-            // What the status topic holds for these partitions' clusters, read meanwhile; another instance may have
-            // owned
-            // them. Every status this instance sent is there first.
-            feeds.settle();
-            Set<Integer> numbers = new HashSet<>();
-            assigned.forEach(tp -> numbers.add(tp.partition()));
-            partitionCount = consumer.partitionsFor(settings.topic()).size();
-            statusReads.read(book.assigned(numbers, partitionCount));
-            partitions.assigned(consumer, assigned, ends);
-            live = false;
-            LOG.debugf("assigned %s; rebuilding to %s", assigned, ends);
-        }
-
-        @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> revoked) {
-            if (!revoked.isEmpty()) {
-                feeds.settle(); // the next owner reads the status topic: what was sent about these clusters is there
-            }
-            try {
-                partitions.commit(consumer, revoked.stream().map(TopicPartition::partition).toList(), true);
-            } catch (RuntimeException e) {
-                LOG.debugf("committing revoked partitions %s: %s", revoked, e.toString());
-            }
-            forget(revoked);
-        }
-
-        @Override
-        public void onPartitionsLost(Collection<TopicPartition> lost) {
-            forget(lost);
-        }
-
-        private void forget(Collection<TopicPartition> gone) {
-            List<Integer> numbers = gone.stream().map(TopicPartition::partition).toList();
-            partitions.forget(numbers);
-            book.revoked(numbers);
-            // Their next owner writes them: a write retried here would land over its newer status when the server
-            // answers.
-            int routedOver = partitionCount;
-            writer.abandon(cluster -> numbers.contains(ClusterPartitioner.partitionOf(cluster.name(), routedOver)));
+    /** Write-back's outcomes, to the book on this thread. */
+    private void handBack() {
+        BookEvent event;
+        while ((event = handedBack.poll()) != null) {
+            executor.handle(event);
         }
     }
 
@@ -517,7 +380,7 @@ public final class Aggregator implements AutoCloseable {
         writer.finish(SHUTDOWN_GRACE);
         thread.submit(() -> {
             try {
-                drainOutcomes();
+                handBack();
                 feeds.settle();
             } catch (RuntimeException e) {
                 LOG.debug("finishing the last outcomes", e);
@@ -525,12 +388,12 @@ public final class Aggregator implements AutoCloseable {
             feeds.close(); // what was handed to the feeds is sent before the producers close
             try {
                 deadLetters.awaitSent(Duration.ofSeconds(5));
-                partitions.commitAll(consumer);
+                partitions.commitAll(consumer.consumer());
             } catch (RuntimeException e) {
                 LOG.debug("committing", e);
             }
             try {
-                consumer.close(Duration.ofSeconds(5));
+                consumer.consumer().close(Duration.ofSeconds(5));
             } catch (RuntimeException e) {
                 LOG.debug("closing the consumer", e);
             }
@@ -544,7 +407,4 @@ public final class Aggregator implements AutoCloseable {
         statusReads.close();
         writer.close();
     }
-
-    /** How long a stopping instance lets its status writes under way finish. */
-    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
 }

@@ -1,15 +1,17 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.model.Pure;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * A partition of the object-state topic assigned to this instance, in {@link ClusterBook}: its clusters, and how far
- * its rebuild is.
+ * A partition of the object-state topic assigned to this instance, in the book's {@link PartitionBookkeeping}: its
+ * clusters, and how far its rebuild is.
  */
+@Pure
 final class AssignedPartition {
     final int number;
-    /** The assignment that brought it, as {@link ClusterBook#assigned} numbered it. */
+    /** The assignment that brought it, as {@link PartitionBookkeeping#assigned} numbered it. */
     final long assignment;
     /** Read to the end it had when assigned; the status topic read for it: live once both. */
     boolean readToEnd;

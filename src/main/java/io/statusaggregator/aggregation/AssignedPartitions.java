@@ -1,14 +1,17 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-/** The partitions of the object-state topic assigned to this instance, by number. Part of {@link ClusterBook}. */
+/** The partitions of the object-state topic assigned to this instance, by number; in {@link PartitionBookkeeping}. */
+@Pure
 final class AssignedPartitions {
     private final Map<Integer, AssignedPartition> byNumber = new HashMap<>();
 
@@ -41,7 +44,7 @@ final class AssignedPartitions {
      * there).
      */
     TrackedCluster holding(ObjectKey eksaCluster, int partitionCount) {
-        AssignedPartition expected = byNumber.get(ClusterPartitioner.partitionOf(eksaCluster.name(), partitionCount));
+        AssignedPartition expected = byNumber.get(ObjectStateKey.partitionOf(eksaCluster.name(), partitionCount));
         TrackedCluster found = expected == null ? null : expected.holders.holding(eksaCluster);
         if (found != null) {
             return found;

@@ -3,14 +3,17 @@ package io.statusaggregator.aggregation;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.util.Optional;
 
 /**
  * Told what each EKS-A Cluster of this instance's partitions shows, and when one is no longer this instance's: it was
  * deleted, or its partition was revoked or lost in a rebalance. The per-cluster metrics follow it, so that each
- * cluster is exported by the one instance that aggregates it. Called on the aggregation thread, by {@link ClusterBook}:
- * an observer must not block nor throw.
+ * cluster is exported by the one instance that aggregates it. Called on the aggregation thread, by the shell that
+ * carries out the book's {@link Action.Shows} and {@link Action.Left} ({@link ActionExecutor}): an observer must not
+ * block nor throw.
  */
+@Pure
 public interface ClusterObserver {
     ClusterObserver NONE = new ClusterObserver() {
         @Override

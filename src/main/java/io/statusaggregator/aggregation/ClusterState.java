@@ -18,6 +18,7 @@ import io.statusaggregator.model.ManagementCluster;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.VersionRules;
 import io.statusaggregator.model.EksaVersion;
+import io.statusaggregator.model.Pure;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +29,7 @@ import java.util.Optional;
  * The objects of one workload cluster as far as they have been seen: the EKS-A Cluster (once it has been seen)
  * and its members from the CAPI namespace. Not thread-safe: one cluster's events are applied in order by one thread.
  */
+@Pure
 public final class ClusterState {
     private final String clusterName;
     private EksaCluster cluster;

@@ -1,5 +1,6 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 
 /**
@@ -12,6 +13,7 @@ import java.time.Duration;
  *
  * @param longest a value shorter than {@code window} counts as {@code window}: the window never grows
  */
+@Pure
 public record CoalescingWindow(Duration window, Duration longest, int pollRecords) {
     /**
      * How long the window grows at most unless configured (aggregator.coalescing-window-max). It binds only in a

@@ -1,5 +1,6 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.model.Pure;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -15,6 +16,7 @@ import java.util.Set;
  * clusters wait a grown window, and looking at each of them at every poll would cost a tenth of the aggregation
  * thread's work. The few marked otherwise (due at once, or at a set time) are kept apart.
  */
+@Pure
 final class ComputeQueue {
     /** Marked by their records, oldest first: their {@code dirtySince} never decreases along the set. */
     private final Set<TrackedCluster> byRecord = new LinkedHashSet<>();

@@ -10,28 +10,24 @@ import org.apache.kafka.common.TopicPartition;
 import org.jboss.logging.Logger;
 
 /**
- * What the Kafka shell ({@link Aggregator}) knows of a partition it was assigned: where its rebuild ends, how far the
- * group had handled it, what this instance committed. The book keeps its own side ({@link AssignedPartition}).
+ * What the Kafka shell ({@link Aggregator}) knows of a partition it was assigned: how far the group had handled it,
+ * what this instance committed. Where its rebuild ends the consumer keeps ({@code RebuildingConsumer}); the book keeps
+ * its own side ({@link AssignedPartition}).
  */
 final class ConsumedPartition {
-    /** The partition's end offset when assigned: read to it, the partition is rebuilt. */
-    final long rebuildUntil;
     /** The group's committed offset when assigned: records before it were handled by an earlier owner. */
     final long handledBefore;
     /** The offset this instance committed last (or found committed). */
     long committed;
-    /** Read to {@link #rebuildUntil} and told to the book, once: it waits for the status topic no longer each poll. */
-    boolean readToEnd;
 
-    ConsumedPartition(long rebuildUntil, long handledBefore) {
-        this.rebuildUntil = rebuildUntil;
+    ConsumedPartition(long handledBefore) {
         this.handledBefore = handledBefore;
         this.committed = handledBefore;
     }
 
     /**
-     * The partitions {@code assigned} to {@code consumer}, by number: each rebuilt until its end in {@code ends},
-     * handled before the group's committed offset.
+     * The partitions {@code assigned} to {@code consumer}, by number: each handled before the group's committed offset
+     * (or, when that cannot be read, before its end in {@code ends}).
      */
     static Map<Integer, ConsumedPartition> assigned(
             Consumer<?, ?> consumer, Collection<TopicPartition> assigned, Map<TopicPartition, Long> ends) {
@@ -53,9 +49,7 @@ final class ConsumedPartition {
         Map<Integer, ConsumedPartition> partitions = new HashMap<>();
         for (TopicPartition tp : assigned) {
             OffsetAndMetadata handled = committed.get(tp);
-            partitions.put(
-                    tp.partition(),
-                    new ConsumedPartition(ends.getOrDefault(tp, 0L), handled == null ? 0 : handled.offset()));
+            partitions.put(tp.partition(), new ConsumedPartition(handled == null ? 0 : handled.offset()));
         }
         return partitions;
     }

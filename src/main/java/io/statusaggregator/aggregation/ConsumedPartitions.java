@@ -6,10 +6,8 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.nio.ByteBuffer;
 import java.util.OptionalLong;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.jboss.logging.Logger;
@@ -51,33 +49,15 @@ final class ConsumedPartitions {
         return partitions.get(number);
     }
 
-    /** The partitions whose reading has just passed the end they had when assigned: each is told once. */
-    List<Integer> readToEnd(Consumer<?, ?> consumer) {
-        List<Integer> rebuilt = List.of();
-        for (Map.Entry<Integer, ConsumedPartition> entry : partitions.entrySet()) {
-            ConsumedPartition partition = entry.getValue();
-            if (!partition.readToEnd
-                    && consumer.position(new TopicPartition(topic, entry.getKey())) >= partition.rebuildUntil) {
-                partition.readToEnd = true;
-                if (rebuilt.isEmpty()) {
-                    rebuilt = new ArrayList<>();
-                }
-                rebuilt.add(entry.getKey());
-            }
-        }
-        return rebuilt;
-    }
-
     /** Sends {@code letter}'s record to the dead-letter topic, unless it was handled before this assignment. */
-    @SuppressWarnings("unchecked") // its origin is the record the aggregator gave the book
     void deadLetter(Action.DeadLetter letter) {
-        ConsumerRecord<byte[], ByteBuffer> record = (ConsumerRecord<byte[], ByteBuffer>) letter.origin();
+        SourceRecord record = letter.record();
         ConsumedPartition partition = partitions.get(record.partition());
         if (partition != null && record.offset() >= partition.handledBefore) {
             deadLetters.send(record, letter.reason(), letter.error(), letter.oversized());
         } else {
-            LOG.debugf("%s-%d@%d (%s: %s) was handled before this instance was assigned the partition", record.topic(),
-                    record.partition(), record.offset(), letter.reason().code(), letter.error());
+            LOG.debugf("%s (%s: %s) was handled before this instance was assigned the partition", record.where(),
+                    letter.reason().code(), letter.error());
         }
     }
 

@@ -2,7 +2,6 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.model.json.OversizedObject;
 import io.statusaggregator.threads.DaemonThreads;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -17,11 +16,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.jboss.logging.Logger;
 
@@ -37,7 +34,7 @@ import org.jboss.logging.Logger;
 public final class DeadLetters implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(DeadLetters.class);
 
-    /** Header: why, one of the {@link Reason} codes. */
+    /** Header: why, one of the {@link DeadLetterReason} codes. */
     public static final String REASON = "dead-letter.reason";
     /** Header: the problem in words (the decoder's, naming the field; the JSON parser's; the key or kind found). */
     public static final String ERROR = "dead-letter.error";
@@ -47,8 +44,8 @@ public final class DeadLetters implements AutoCloseable {
     public static final String OFFSET = "dead-letter.offset";
     public static final String TIMESTAMP = "dead-letter.timestamp";
     /**
-     * Headers of a {@link Reason#TOO_LARGE} letter: the size in bytes of the record ingest would have sent, and the
-     * largest it sends; the letter's value is the head of that record's value.
+     * Headers of a {@link DeadLetterReason#TOO_LARGE} letter: the size in bytes of the record ingest would have sent,
+     * and the largest it sends; the letter's value is the head of that record's value.
      */
     public static final String SIZE = "dead-letter.size";
     public static final String LIMIT = "dead-letter.limit";
@@ -56,28 +53,6 @@ public final class DeadLetters implements AutoCloseable {
     /** Records waiting for the sending thread at most; beyond, a dead letter is counted as failed, not waited for. */
     static final int QUEUE = 10_000;
 
-    public enum Reason {
-        /** The key is not {@code cluster/Kind.group/namespace/name} of a kind this application writes. */
-        UNKNOWN_KEY("unknown-key"),
-        /** The value is not JSON. */
-        NOT_JSON("not-json"),
-        /** The value is JSON, but not an object of a kind the rules read. */
-        UNKNOWN_KIND("unknown-kind"),
-        /** An object of a known kind that cannot be read (a field of the wrong type, a negative count, ...). */
-        MALFORMED_OBJECT("malformed-object"),
-        /** An object too large to send even with only the fields the rules read: ingest sent a stand-in. */
-        TOO_LARGE("too-large");
-
-        private final String code;
-
-        Reason(String code) {
-            this.code = code;
-        }
-
-        public String code() {
-            return code;
-        }
-    }
 
     /**
      * The largest dead letter, for the producer ({@code max.request.size}) and the topic where this application creates
@@ -92,7 +67,7 @@ public final class DeadLetters implements AutoCloseable {
     private final String topic;
     private final ThreadPoolExecutor sender = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(QUEUE), DaemonThreads.named("dead-letters"));
-    private final Map<Reason, AtomicLong> sent = new EnumMap<>(Reason.class);
+    private final Map<DeadLetterReason, AtomicLong> sent = new EnumMap<>(DeadLetterReason.class);
     private final AtomicLong failed = new AtomicLong();
     /** Offsets of the source records whose dead letter the broker has not acknowledged (nor refused) yet. */
     private final Map<TopicPartition, ConcurrentSkipListSet<Long>> inFlight = new ConcurrentHashMap<>();
@@ -100,7 +75,7 @@ public final class DeadLetters implements AutoCloseable {
     public DeadLetters(Producer<byte[], byte[]> producer, String topic) {
         this.producer = producer;
         this.topic = topic;
-        for (Reason reason : Reason.values()) {
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
             sent.put(reason, new AtomicLong());
         }
     }
@@ -109,23 +84,17 @@ public final class DeadLetters implements AutoCloseable {
         return topic;
     }
 
-    /** Sends {@code record} to the dead-letter topic, without waiting. */
-    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error) {
-        send(record, reason, error, Optional.empty());
-    }
-
     /**
      * Sends {@code record} to the dead-letter topic, without waiting; when it is ingest's stand-in for an object too
      * large to send ({@code oversized}), the letter's value is the head of that object, with its size and the limit.
      */
-    public void send(ConsumerRecord<byte[], ByteBuffer> record, Reason reason, String error,
-            Optional<OversizedObject> oversized) {
+    void send(SourceRecord record, DeadLetterReason reason, String error, Optional<OversizedObject> oversized) {
         TopicPartition source = new TopicPartition(record.topic(), record.partition());
         ConcurrentSkipListSet<Long> pending = inFlight.computeIfAbsent(source, tp -> new ConcurrentSkipListSet<>());
         pending.add(record.offset());
         RecordHeaders headers = new RecordHeaders();
-        for (Header header : record.headers()) {
-            headers.add(header);
+        for (SourceRecord.Header header : record.headers()) {
+            headers.add(header.key(), header.value());
         }
         headers.add(REASON, utf8(reason.code()));
         headers.add(ERROR, utf8(error.length() > MAX_ERROR ? error.substring(0, MAX_ERROR) + "..." : error));
@@ -140,7 +109,7 @@ public final class DeadLetters implements AutoCloseable {
         byte[] value = oversized.map(object -> utf8(object.head()))
                 .orElseGet(() -> record.value() == null ? null : ObjectRecord.bytes(record.value()));
         ProducerRecord<byte[], byte[]> letter = new ProducerRecord<>(topic, null, record.key(), value, headers);
-        String where = record.topic() + "-" + record.partition() + "@" + record.offset();
+        String where = record.where();
         try {
             sender.execute(() -> {
                 try {
@@ -174,7 +143,7 @@ public final class DeadLetters implements AutoCloseable {
     }
 
     /** Records the broker acknowledged on the dead-letter topic, for this reason. */
-    public long sent(Reason reason) {
+    public long sent(DeadLetterReason reason) {
         return sent.get(reason).get();
     }
 

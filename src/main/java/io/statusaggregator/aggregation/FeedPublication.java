@@ -22,14 +22,15 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
 /**
  * How aggregation's changes reach the feeds, in order: a status change's event on the transitions feed and, once the
  * broker has that, the status on the status topic; a deletion's event, then the tombstone of its status. That order
  * lets an instance starting after a crash find a change whose status never reached the status topic, and publish it
- * again under the same event id. What the broker refuses is tried again (a change through the {@link ClusterBook},
- * which computes its cluster again; an announcement a second later).
+ * again under the same event id. What the broker refuses is tried again (a change through the {@link ClusterBook}
+ * ({@link BookEvent.Unpublished}), which computes its cluster again; an announcement a second later).
  *
  * <p>The records are built and sent on a thread of their own ({@code feeds}: encoding a change's statuses, its event
  * id and data was most of the aggregation thread's work per change), in the order the aggregation thread decided
@@ -46,7 +47,10 @@ final class FeedPublication implements AutoCloseable {
 
     private final TransitionFeed transitions;
     private final StatusFeed statuses;
-    private final ClusterBook book;
+    /** Where a refused change goes: to the book, on the aggregation thread. */
+    private final Consumer<BookEvent> book;
+    /** Whether a cluster has a published status again (a deletion's acknowledgement finds it back). */
+    private final Predicate<ObjectKey> isPublished;
     private final Clock clock;
     private final ExecutorService feeds = new ThreadPoolExecutor(
             1,
@@ -74,10 +78,12 @@ final class FeedPublication implements AutoCloseable {
     /** Announcements the broker did not take, tried again a second later: when (System.nanoTime) and what. */
     private final Queue<Map.Entry<Long, Runnable>> retries = new ArrayDeque<>();
 
-    FeedPublication(TransitionFeed transitions, StatusFeed statuses, ClusterBook book, Clock clock) {
+    FeedPublication(TransitionFeed transitions, StatusFeed statuses, Consumer<BookEvent> book,
+            Predicate<ObjectKey> isPublished, Clock clock) {
         this.transitions = transitions;
         this.statuses = statuses;
         this.book = book;
+        this.isPublished = isPublished;
         this.clock = clock;
     }
 
@@ -113,12 +119,8 @@ final class FeedPublication implements AutoCloseable {
     }
 
     private void unpublished(Action.PublishChange publication, Exception error) {
-        if (book.unpublished(
-                publication.cluster().key(), publication.before(), publication.after(), System.nanoTime())) {
-            LOG.warnf(
-                    "could not publish the status change of %s (%s); trying again",
-                    publication.cluster().key(), error.toString());
-        }
+        book.accept(new BookEvent.Unpublished(publication.cluster().key(), publication.before(), publication.after(),
+                error.toString(), System.nanoTime()));
     }
 
     /**
@@ -132,7 +134,7 @@ final class FeedPublication implements AutoCloseable {
     private void sendDeletion(ObjectKey cluster, StatusChange deleted) {
         Instant time = clock.instant();
         feeds.execute(() -> transitions.send(deleted, time, error -> acknowledged.add(() -> {
-            if (book.isPublished(cluster)) {
+            if (isPublished.test(cluster)) {
                 return; // the Cluster is back: its new status follows this event
             }
             if (error != null) {
@@ -149,7 +151,7 @@ final class FeedPublication implements AutoCloseable {
         feeds.execute(() -> statuses.tombstone(cluster, error -> {
             if (error != null) {
                 acknowledged.add(() -> retry(() -> {
-                    if (!book.isPublished(cluster)) {
+                    if (!isPublished.test(cluster)) {
                         sendTombstone(cluster);
                     }
                 }));

@@ -3,6 +3,7 @@ package io.statusaggregator.aggregation;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.NameConflict;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import java.util.Set;
  * slash), and is computed from no CAPI objects. The holder is decided by creation, not by the order records come
  * in: when an older Cluster is read after a younger one, or the holder is deleted, the Clusters move.
  */
+@Pure
 final class NameHolders {
     /** What {@link #settle} changed: tracked clusters to compute again, and those it left empty. */
     record Moves(List<TrackedCluster> changed, List<TrackedCluster> emptied) {

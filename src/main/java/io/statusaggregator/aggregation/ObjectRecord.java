@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.KubernetesNames;
@@ -13,6 +12,7 @@ import io.statusaggregator.model.KubernetesObject;
 import io.statusaggregator.model.MalformedObject;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.json.ClusterMemberReader;
 import io.statusaggregator.model.json.EksaClusterReader;
 import io.statusaggregator.model.json.MalformedObjectException;
@@ -31,6 +31,7 @@ import java.util.Optional;
  * deletion, or why it cannot be used. No I/O; not thread-safe (one per aggregation thread: it keeps what it read of
  * each EKS-A Cluster's spec).
  */
+@Pure
 final class ObjectRecord {
     private static final ObjectReader JSON =
             new ObjectMapper().reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
@@ -89,8 +90,9 @@ final class ObjectRecord {
     record Unreadable(ObjectStateKey key, MalformedObject problem, Optional<EksaCluster> standIn,
             Optional<OversizedObject> oversized) implements Read {
         /** Its dead letter: the object too large to send, or the record that cannot be read. */
-        Action.DeadLetter deadLetter(Object origin) {
-            Reason reason = oversized.isPresent() ? Reason.TOO_LARGE : Reason.MALFORMED_OBJECT;
+        Action.DeadLetter deadLetter(SourceRecord origin) {
+            DeadLetterReason reason =
+                    oversized.isPresent() ? DeadLetterReason.TOO_LARGE : DeadLetterReason.MALFORMED_OBJECT;
             return new Action.DeadLetter(reason, problem.describe(), origin, oversized);
         }
     }

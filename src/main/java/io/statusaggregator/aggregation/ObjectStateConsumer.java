@@ -1,13 +1,14 @@
 package io.statusaggregator.aggregation;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
-import org.apache.kafka.common.header.internals.RecordHeader;
-import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteBufferDeserializer;
 
@@ -21,7 +22,7 @@ public final class ObjectStateConsumer {
      * this class (no auto-commit), keys and values as bytes so that a record it cannot use reaches the dead-letter
      * topic exactly as it was. A value is the part of the fetched response it came in, not a copy: most records wait
      * unread through a coalescing window, and copying each one, then the collector copying the copies it found alive,
-     * would be a large part of aggregation's work (see {@link #detached} for what must not hold a response long).
+     * would be a large part of aggregation's work (see {@link #source} for what must not hold a response long).
      * Larger polls and fetches than Kafka's defaults (500 records, 1 MiB per partition): with
      * those, aggregation spends most of a fleet-wide catch-up waiting for the next fetch. A short
      * session timeout for failover. The clients' settings may still set the sizes and the timeouts.
@@ -50,24 +51,21 @@ public final class ObjectStateConsumer {
     }
 
     /**
-     * {@code record} with its value and headers copied, holding nothing of the response it was fetched in (several
-     * MiB): for a record that may wait longer than a coalescing window, as those of a partition being rebuilt do.
+     * {@code record} as the core takes it. {@code detached}: its value copied, holding nothing of the response it was
+     * fetched in (several MiB), for a record that may wait longer than a coalescing window, as those of a partition
+     * being rebuilt do. Its headers are copied either way (few records have any).
      */
-    public static ConsumerRecord<byte[], ByteBuffer> detached(ConsumerRecord<byte[], ByteBuffer> record) {
-        ByteBuffer value = record.value() == null ? null : ByteBuffer.wrap(ObjectRecord.bytes(record.value()));
-        RecordHeaders headers = new RecordHeaders();
-        record.headers().forEach(header -> headers.add(new RecordHeader(header.key(), header.value())));
-        return new ConsumerRecord<>(
-                record.topic(),
-                record.partition(),
-                record.offset(),
-                record.timestamp(),
-                record.timestampType(),
-                record.serializedKeySize(),
-                record.serializedValueSize(),
-                record.key(),
-                value,
-                headers,
-                record.leaderEpoch());
+    static SourceRecord source(ConsumerRecord<byte[], ByteBuffer> record, boolean detached) {
+        ByteBuffer value = !detached || record.value() == null
+                ? record.value() : ByteBuffer.wrap(ObjectRecord.bytes(record.value()));
+        List<SourceRecord.Header> headers = List.of();
+        for (Header header : record.headers()) {
+            if (headers.isEmpty()) {
+                headers = new ArrayList<>(2);
+            }
+            headers.add(new SourceRecord.Header(header.key(), header.value()));
+        }
+        return new SourceRecord(record.topic(), record.partition(), record.offset(), record.timestamp(), record.key(),
+                value, headers);
     }
 }

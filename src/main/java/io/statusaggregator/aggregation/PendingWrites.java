@@ -1,6 +1,7 @@
 package io.statusaggregator.aggregation;
 
 import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -22,6 +23,7 @@ import java.util.Optional;
  *
  * @param <K> what a pending status is kept under: one per cluster
  */
+@Pure
 final class PendingWrites<K> {
     private record Written(ClusterStatus status, long at) {
     }

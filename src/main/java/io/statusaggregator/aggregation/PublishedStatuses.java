@@ -1,5 +1,6 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.aggregation.Action.AnnounceDeletion;
 import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.topics.StatusChange;
@@ -9,6 +10,7 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -19,8 +21,9 @@ import java.util.function.Supplier;
 /**
  * The last status on the status topic of each cluster of the assigned partitions: read from the topic for each
  * assignment, then what this instance publishes. A cluster here with no Cluster left is announced deleted. Keyed by
- * the status topic's key, the cluster's namespace/name. Pure; part of {@link ClusterBook}.
+ * the status topic's key, the cluster's namespace/name. Pure; part of the book's {@link StatusLedger}.
  */
+@Pure
 final class PublishedStatuses {
     private final Map<String, ClusterStatus> byCluster = new HashMap<>();
 
@@ -41,7 +44,7 @@ final class PublishedStatuses {
     /** The clusters of partition {@code number} with a published status. */
     List<ObjectKey> clustersOf(int number, int partitionCount) {
         return byCluster.keySet().stream().flatMap(key -> ObjectKey.parse(key).stream())
-                .filter(cluster -> ClusterPartitioner.partitionOf(cluster.name(), partitionCount) == number).toList();
+                .filter(cluster -> ObjectStateKey.partitionOf(cluster.name(), partitionCount) == number).toList();
     }
 
     Optional<ClusterStatus> get(ObjectKey cluster) {
@@ -93,7 +96,7 @@ final class PublishedStatuses {
     /** The object-state partition of a cluster's status key (namespace/name): the partition of its objects. */
     private static int partitionOf(String statusKey, int partitionCount) {
         return ObjectKey.parse(statusKey)
-                .map(key -> ClusterPartitioner.partitionOf(key.name(), partitionCount))
+                .map(key -> ObjectStateKey.partitionOf(key.name(), partitionCount))
                 .orElse(-1);
     }
 }

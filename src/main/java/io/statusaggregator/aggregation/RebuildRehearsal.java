@@ -147,7 +147,11 @@ public final class RebuildRehearsal {
                 consumer.seekToBeginning(List.of(partition));
                 long end = consumer.endOffsets(List.of(partition), left(deadline)).getOrDefault(partition, 0L);
                 ClusterBook book = books.get(); // dropped with the partition
-                book.statusesRead(book.assigned(List.of(info.partition()), all.size()), Map.of());
+                for (Action asked : book.on(new BookEvent.Assigned(List.of(info.partition()), all.size()))) {
+                    if (asked instanceof Action.ReadStatuses read) { // nothing published: no status topic read
+                        book.on(new BookEvent.StatusesRead(read.assignment(), Map.of()));
+                    }
+                }
                 while (true) {
                     if (stopped.getAsBoolean() || System.nanoTime() >= deadline) {
                         break rehearsal;
@@ -157,19 +161,13 @@ public final class RebuildRehearsal {
                     }
                     for (ConsumerRecord<byte[], ByteBuffer> fetched : consumer.poll(POLL)) {
                         // As the aggregator treats a partition it rebuilds: the record copied out of its response.
-                        ConsumerRecord<byte[], ByteBuffer> record = ObjectStateConsumer.detached(fetched);
-                        book.apply(
-                                record.partition(),
-                                record.offset(),
-                                record.key(),
-                                record.value(),
-                                record,
-                                System.nanoTime());
+                        book.on(new BookEvent.RecordRead(ObjectStateConsumer.source(fetched, true), System.nanoTime()));
                         records++;
                     }
                 }
-                book.rebuilt(info.partition()); // its clusters computed, as a rebuild's are
-                book.due(System.nanoTime(), 0, compatibility.get(), management.get(), clock.instant());
+                book.on(new BookEvent.Rebuilt(info.partition())); // its clusters computed, as a rebuild's are
+                book.on(new BookEvent.TimePassed(
+                        System.nanoTime(), 0, compatibility.get(), management.get(), clock.instant()));
                 computations += book.computations();
                 partitions++;
             }

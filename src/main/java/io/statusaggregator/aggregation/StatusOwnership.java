@@ -6,6 +6,7 @@ import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.EksaCluster;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -30,6 +31,7 @@ import java.util.TreeSet;
  * {@code status} subresource), a manager other than this aggregator's that is not kubectl (a person) is a controller
  * writing them: stepped aside for at once, so that a restarted replica does not write again.
  */
+@Pure
 final class StatusOwnership {
     /** Who wrote a Cluster's status when no manager is named (the Fabric8 mock API server keeps no managedFields). */
     static final String UNNAMED = "";
@@ -90,22 +92,6 @@ final class StatusOwnership {
     /** The Clusters this instance aggregates and stepped aside from. */
     int steppedAside() {
         return steppedAside;
-    }
-
-    /** {@code observer}, and this told when a Cluster leaves. */
-    ClusterObserver following(ClusterObserver observer) {
-        return new ClusterObserver() {
-            @Override
-            public void shows(Shown cluster) {
-                observer.shows(cluster);
-            }
-
-            @Override
-            public void left(ObjectKey cluster) {
-                StatusOwnership.this.left(cluster);
-                observer.left(cluster);
-            }
-        };
     }
 
     /** The managers of the status conditions ingest found in the Cluster's {@code metadata.managedFields}. */

@@ -15,7 +15,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The status topic read for each assignment of partitions, on a thread of its own: the partitions are read from the
- * object-state topic meanwhile, and a partition goes live only once both are done ({@link ClusterBook#statusesRead}).
+ * object-state topic meanwhile, and a partition goes live only once both are done ({@link BookEvent.StatusesRead}).
  * Waiting for the read in the consumer's assignment callback held every record of a restarted instance back by the
  * time the read took (in a fresh JVM, about a second for 10,000 statuses), and a surviving instance's live partitions
  * too when it took some over. Used on the aggregation thread only, but for the reads themselves.
@@ -36,7 +36,7 @@ final class StatusTopicReads implements AutoCloseable {
         this.statusTopic = statusTopic;
     }
 
-    /** Starts reading the topic for assignment {@code assignment} (as {@link ClusterBook#assigned} numbered it). */
+    /** Starts reading the topic for assignment {@code assignment} (as {@link Action.ReadStatuses} names it). */
     void read(long assignment) {
         readings.add(new Reading(assignment, CompletableFuture.supplyAsync(statusTopic, reader)));
     }

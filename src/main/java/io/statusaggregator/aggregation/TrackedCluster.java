@@ -8,6 +8,7 @@ import io.statusaggregator.model.EksaClusterSpec;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
 import io.statusaggregator.model.ObservedCondition;
+import io.statusaggregator.model.Pure;
 import java.util.LinkedHashMap;
 import java.util.Optional;
 
@@ -15,6 +16,7 @@ import java.util.Optional;
  * A cluster's objects, its records not read yet, and when its first record not computed yet came. Used on the
  * aggregation thread only.
  */
+@Pure
 final class TrackedCluster {
     final ClusterState state;
     /** The object-state partition it is in. */

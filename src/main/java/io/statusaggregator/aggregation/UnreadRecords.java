@@ -1,5 +1,6 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.topics.ObjectStateKey;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -19,6 +20,7 @@ import java.util.OptionalLong;
  * <p>Per partition it knows the offset of the oldest record not read yet: the group's committed offset stops there, so
  * that a record not judged yet is judged by the next owner of the partition. Pure; on the aggregation thread only.
  */
+@Pure
 final class UnreadRecords {
     /**
      * A record not read yet, at {@code offset}; {@code origin} is what a dead letter of it is made from. Linked to its
@@ -28,14 +30,14 @@ final class UnreadRecords {
      */
     static final class Unread {
         private ObjectRecord.Unread record;
-        private Object origin;
+        private SourceRecord origin;
         private final long offset;
         private TrackedCluster cluster;
         private Chain chain;
         private Unread older;
         private Unread newer;
 
-        Unread(ObjectRecord.Unread record, long offset, Object origin) {
+        Unread(ObjectRecord.Unread record, long offset, SourceRecord origin) {
             this.record = record;
             this.offset = offset;
             this.origin = origin;
@@ -45,7 +47,7 @@ final class UnreadRecords {
             return record;
         }
 
-        Object origin() {
+        SourceRecord origin() {
             return origin;
         }
 
@@ -81,7 +83,7 @@ final class UnreadRecords {
     }
 
     /** A record taken to be read now, and what a dead letter of it is made from. */
-    record Taken(ObjectRecord.Unread record, Object origin) {
+    record Taken(ObjectRecord.Unread record, SourceRecord origin) {
     }
 
     private int pending;

@@ -2,6 +2,7 @@ package io.statusaggregator.aggregation;
 
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ClusterStatus.Versions;
+import io.statusaggregator.model.Pure;
 import java.util.Optional;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Optional;
  * the status topic (what this instance published, or, after a restart or a rebalance, the topic's last record, read
  * on assignment before the cluster is first computed), then what the Cluster shows. Pure.
  */
+@Pure
 final class VersionHistorySource {
     private VersionHistorySource() {
     }

@@ -1,6 +1,9 @@
 package io.statusaggregator.aggregation;
 
+import io.statusaggregator.model.Pure;
+
 /** Which writer of the Clusters' statuses a deployment wants ({@code aggregator.status.writer}; docs/deploy.md). */
+@Pure
 public enum WantedWriter {
     /**
      * This aggregator writes each Cluster's status, and steps aside for a Cluster whose status another writer keeps

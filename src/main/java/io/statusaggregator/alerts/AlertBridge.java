@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
+import io.statusaggregator.topics.RebuildingConsumer;
 import io.statusaggregator.threads.DaemonThreads;
 import io.statusaggregator.model.json.UnreadableJson;
 import java.io.IOException;
@@ -23,7 +24,6 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -43,11 +43,12 @@ import org.jboss.logging.Logger;
  *
  * <p><b>State.</b> Alerts depend on each cluster's latest status only, and the transitions topic keeps every event
  * (not compacted, retained), so on assignment each partition is read again from its beginning, without alerting,
- * up to the end offset it had then; only then is anything evaluated, so old history never fires. Events below the
- * partition's committed offset were delivered by whoever committed them: after each of those the cluster counts as
- * having reported what it calls for, so that a recovery past the committed offset is still resolved explicitly. A
- * cluster whose last event the broker's retention removed is unknown; so the retention must exceed the longest time
- * a cluster stays unchanged while alerting (or the alert expires at its {@code endsAt}).
+ * up to the end offset it had then ({@link RebuildingConsumer}, aggregation's too); only then is anything evaluated,
+ * so old history never fires. Events below the partition's committed offset were delivered by whoever committed
+ * them: after each of those the cluster counts as having reported what it calls for, so that a recovery past the
+ * committed offset is still resolved explicitly. A cluster whose last event the broker's retention removed is
+ * unknown; so the retention must exceed the longest time a cluster stays unchanged while alerting (or the alert
+ * expires at its {@code endsAt}).
  *
  * <p><b>Delivery and commits.</b> After each poll that brought events, and every {@code evaluationInterval} (Ready's
  * clock runs without events), the state is evaluated: resolved alerts are posted with {@code endsAt} = now, firing
@@ -111,14 +112,14 @@ public final class AlertBridge implements AutoCloseable {
     private volatile boolean running;
     private volatile boolean caughtUp;
     private KafkaConsumer<String, CloudEvent> consumer;
+    /** The consumer, reading each partition assigned again from its beginning before its events are evaluated. */
+    private RebuildingConsumer<String, CloudEvent> rebuilding;
     private Thread thread;
     private java.util.function.Consumer<Throwable> onStopped = fault -> { };
 
     // The loop's own state, touched on its thread only (the rebalance listener runs inside poll).
-    /** Partitions assigned whose offsets are not looked up yet: paused meanwhile. */
-    private final Set<TopicPartition> toRebuild = new HashSet<>();
-    /** Partitions still being read again, with the end offset to reach. */
-    private final Map<TopicPartition, Long> rebuildUntil = new HashMap<>();
+    /** Whether a partition read again reached its end since the state was last rebuilt: it is, once none is left. */
+    private boolean readAgain;
     /** The committed offset each partition had when assigned: events below it were delivered already. */
     private final Map<TopicPartition, Long> deliveredUntil = new HashMap<>();
     /** What this instance committed last, so that only progress is committed. */
@@ -163,6 +164,7 @@ public final class AlertBridge implements AutoCloseable {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, CloudEventDeserializer.class.getName());
         props.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "status-aggregator-alerts-" + ProcessHandle.current().pid());
         consumer = new KafkaConsumer<>(props);
+        rebuilding = new RebuildingConsumer<>(consumer, settings.topic(), new Rebalance());
         running = true;
         thread = DaemonThreads.named("alert-bridge").newThread(this::loop);
         thread.start();
@@ -198,7 +200,6 @@ public final class AlertBridge implements AutoCloseable {
                 "alert bridge: topic %s, group %s, Alertmanager %s, not ready for %s",
                 settings.topic(), settings.groupId(), settings.alertmanager(), settings.notReadyFor());
         try {
-            consumer.subscribe(List.of(settings.topic()), new Rebalance());
             while (running) {
                 try {
                     iteration();
@@ -232,12 +233,9 @@ public final class AlertBridge implements AutoCloseable {
     }
 
     private void iteration() throws InterruptedException {
-        if (!toRebuild.isEmpty()) {
-            startRebuild();
-        }
         ConsumerRecords<String, CloudEvent> records;
         try {
-            records = consumer.poll(pollTimeout());
+            records = rebuilding.poll(pollTimeout());
         } catch (RecordDeserializationException e) {
             // Not a CloudEvent: skip it, so that the partition moves on; its offset is committed with the next
             // delivery.
@@ -254,8 +252,12 @@ public final class AlertBridge implements AutoCloseable {
         for (ConsumerRecord<String, CloudEvent> record : records) {
             take(record);
         }
-        if (!toRebuild.isEmpty() || !rebuildUntil.isEmpty() && !rebuilt()) {
+        readAgain |= !rebuilding.readToEnd().isEmpty();
+        if (rebuilding.rebuilding()) {
             return;
+        }
+        if (readAgain) {
+            rebuilt();
         }
         Instant now = clock.instant();
         if (now.isBefore(nextAttempt)) {
@@ -268,7 +270,7 @@ public final class AlertBridge implements AutoCloseable {
 
     private Duration pollTimeout() {
         Instant now = clock.instant();
-        if (!toRebuild.isEmpty() || !rebuildUntil.isEmpty()) {
+        if (rebuilding.rebuilding()) {
             return Duration.ofMillis(100);
         }
         Instant wake = failing ? nextAttempt : eventsSinceDelivery ? now : nextEvaluation;
@@ -312,31 +314,9 @@ public final class AlertBridge implements AutoCloseable {
         eventsSinceDelivery = true;
     }
 
-    /** Looks up where the newly assigned partitions were committed and where they end, then reads them. */
-    private void startRebuild() {
-        Set<TopicPartition> partitions = new HashSet<>(toRebuild);
-        Map<TopicPartition, OffsetAndMetadata> committedNow = consumer.committed(partitions);
-        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
-        for (TopicPartition partition : partitions) {
-            OffsetAndMetadata offset = committedNow.get(partition);
-            long delivered = offset == null ? 0 : offset.offset();
-            deliveredUntil.put(partition, delivered);
-            committed.put(partition, delivered);
-            rebuildUntil.put(partition, ends.getOrDefault(partition, 0L));
-        }
-        toRebuild.clear();
-        consumer.resume(partitions);
-        LOG.infof(
-                "alert bridge: assigned %s; reading them from the beginning to rebuild the clusters' state",
-                partitions);
-    }
-
-    /** Whether every partition being read again has reached the end offset it had at assignment. */
-    private boolean rebuilt() {
-        rebuildUntil.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
-        if (!rebuildUntil.isEmpty()) {
-            return false;
-        }
+    /** Every partition assigned has been read again to the end offset it had then: the state is rebuilt. */
+    private void rebuilt() {
+        readAgain = false;
         LOG.infof(
                 "alert bridge: state rebuilt from partitions %s (clusters known: %d)",
                 consumer.assignment(), alerts.clusters());
@@ -344,7 +324,6 @@ public final class AlertBridge implements AutoCloseable {
         posted.clear();
         eventsSinceDelivery = true;
         caughtUp = true;
-        return true;
     }
 
     private void deliver(Instant now) throws InterruptedException {
@@ -439,23 +418,26 @@ public final class AlertBridge implements AutoCloseable {
         }
     }
 
-    /** Called inside poll, on the loop's thread. */
-    private final class Rebalance implements ConsumerRebalanceListener {
+    /** Told on the loop's thread: what was assigned, before the next poll; what was revoked, inside a poll. */
+    private final class Rebalance implements RebuildingConsumer.Partitions {
         @Override
-        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            if (partitions.isEmpty()) {
-                return;
+        public void assigned(Map<TopicPartition, Long> ends) {
+            // Their committed offsets are known before any of their events is read: those below were delivered.
+            Map<TopicPartition, OffsetAndMetadata> committedNow = consumer.committed(ends.keySet());
+            for (TopicPartition partition : ends.keySet()) {
+                OffsetAndMetadata offset = committedNow.get(partition);
+                long delivered = offset == null ? 0 : offset.offset();
+                deliveredUntil.put(partition, delivered);
+                committed.put(partition, delivered);
             }
-            // Paused until their committed and end offsets are known (looked up in the loop, where a failure is
-            // retried), so that no event of theirs is read before it is known whether it was delivered.
-            consumer.seekToBeginning(partitions);
-            consumer.pause(partitions);
-            toRebuild.addAll(partitions);
             caughtUp = false;
+            LOG.infof(
+                    "alert bridge: assigned %s; reading them from the beginning to rebuild the clusters' state",
+                    ends.keySet());
         }
 
         @Override
-        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        public void revoked(Collection<TopicPartition> partitions) {
             // Their clusters go to another instance, which rebuilds them: nothing is resolved here.
             for (TopicPartition partition : partitions) {
                 for (String cluster : clustersOf.getOrDefault(partition, Set.of())) {
@@ -463,8 +445,6 @@ public final class AlertBridge implements AutoCloseable {
                     posted.keySet().removeIf(labels -> cluster.equals(labels.get("cluster")));
                 }
                 clustersOf.remove(partition);
-                toRebuild.remove(partition);
-                rebuildUntil.remove(partition);
                 deliveredUntil.remove(partition);
                 committed.remove(partition);
             }

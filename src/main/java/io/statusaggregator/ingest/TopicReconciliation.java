@@ -60,7 +60,7 @@ final class TopicReconciliation {
                 continue; // aggregation dead-letters it; no object of ours is there to forget
             }
             ObjectStateKey key = parsed.get();
-            int routed = ClusterPartitioner.partitionOf(key.clusterName(), partitionCount);
+            int routed = ObjectStateKey.partitionOf(key.clusterName(), partitionCount);
             boolean there = exists.test(key);
             for (int partition : live.getValue()) {
                 if (partition != routed) {
@@ -86,7 +86,7 @@ final class TopicReconciliation {
             if (parsed.isPresent()
                     && dead.getValue()
                             .contains(
-                                    ClusterPartitioner.partitionOf(parsed.get().clusterName(), partitionCount))
+                                    ObjectStateKey.partitionOf(parsed.get().clusterName(), partitionCount))
                     && exists.test(parsed.get())
                     && resend.test(parsed.get())) {
                 revived++;

@@ -1,5 +1,6 @@
 package io.statusaggregator.operations;
 
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.aggregation.ClusterObserver;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.Condition;
@@ -22,6 +23,7 @@ import java.util.Map;
  * costs a comparison, and a change sets only the series whose value changed and removes the ones that no longer exist
  * (a condition's series under its old status label, the info series of the old versions).
  */
+@Pure
 public final class ClusterSeries {
     /** One series: a metric and its label values, in the order of the metric's labels. */
     public record Series(ClusterMetric metric, List<String> labels) {

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.Aggregator;
 import io.statusaggregator.aggregation.DeadLetters;
+import io.statusaggregator.aggregation.DeadLetterReason;
 import io.statusaggregator.ingest.ObjectStatePublisher;
 import io.statusaggregator.writeback.StatusWriter;
 import java.time.Duration;
@@ -60,7 +61,7 @@ public final class PipelineMetrics implements StatusWriter.Observer {
                 .description("Clusters this instance aggregates whose status it no longer writes: another writer "
                         + "(EKS-A's controller) keeps setting it").register(registry);
         DeadLetters deadLetters = aggregator.deadLetters();
-        for (DeadLetters.Reason reason : DeadLetters.Reason.values()) {
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
             FunctionCounter.builder("aggregator_dead_letters", deadLetters, d -> d.sent(reason))
                     .description(
                             "Object-state records aggregation could not use, sent to the dead-letter topic, by reason")

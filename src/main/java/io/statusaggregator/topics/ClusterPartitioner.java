@@ -1,10 +1,8 @@
 package io.statusaggregator.topics;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.clients.producer.Partitioner;
 import org.apache.kafka.common.Cluster;
-import org.apache.kafka.common.utils.Utils;
 
 /**
  * Puts every record of one cluster on one partition, so that a cluster's events stay in order and one consumer
@@ -12,14 +10,10 @@ import org.apache.kafka.common.utils.Utils;
  * default partitioner hashes a whole key.
  */
 public class ClusterPartitioner implements Partitioner {
-    public static int partitionOf(String clusterName, int partitions) {
-        return Utils.toPositive(Utils.murmur2(clusterName.getBytes(StandardCharsets.UTF_8))) % partitions;
-    }
-
     @Override
     public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes, Cluster cluster) {
         int partitions = cluster.partitionsForTopic(topic).size();
-        return partitionOf(ObjectStateKey.clusterOf((String) key), partitions);
+        return ObjectStateKey.partitionOf(ObjectStateKey.clusterOf((String) key), partitions);
     }
 
     @Override

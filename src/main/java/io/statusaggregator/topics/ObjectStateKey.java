@@ -3,15 +3,26 @@ package io.statusaggregator.topics;
 import io.statusaggregator.model.KubernetesNames;
 import io.statusaggregator.model.ObjectKey;
 import io.statusaggregator.model.ObjectKind;
+import io.statusaggregator.model.Pure;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The key of a record on the object-state topic: {@code cluster/Kind.group/namespace/name}. The cluster comes
  * first so that the partitioner can keep all objects of one cluster on one partition; the rest makes the key the
  * object's identity, so that compaction keeps its latest state and a tombstone forgets it.
  */
+@Pure
 public record ObjectStateKey(String clusterName, ObjectKind kind, ObjectKey key) {
+    /**
+     * The partition of {@code partitions} that a cluster's records go to: the hash of its name, the way Kafka's
+     * default partitioner hashes a whole key ({@link ClusterPartitioner} puts them there).
+     */
+    public static int partitionOf(String clusterName, int partitions) {
+        return Utils.toPositive(Utils.murmur2(clusterName.getBytes(StandardCharsets.UTF_8))) % partitions;
+    }
+
     public String encode() {
         return clusterName + "/" + kind.qualifiedName() + "/" + key.namespace() + "/" + key.name();
     }

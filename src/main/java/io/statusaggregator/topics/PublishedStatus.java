@@ -1,6 +1,7 @@
 package io.statusaggregator.topics;
 
 import io.statusaggregator.model.ClusterStatus;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.json.StatusEncoder;
 import io.statusaggregator.model.json.StatusJson;
 import java.util.Objects;
@@ -11,6 +12,7 @@ import java.util.Objects;
  * one change and not kept after it, so that the encodings cost no memory per cluster. Equal when the statuses are
  * equal.
  */
+@Pure
 public final class PublishedStatus {
     private final ClusterStatus status;
     private volatile String json;

@@ -7,6 +7,7 @@ import io.statusaggregator.model.Condition;
 import io.statusaggregator.model.ConditionType;
 import io.statusaggregator.model.KubeadmControlPlane;
 import io.statusaggregator.model.ObjectKey;
+import io.statusaggregator.model.Pure;
 import io.statusaggregator.model.WorkerNodeGroup;
 import io.statusaggregator.model.json.StatusJson;
 import io.statusaggregator.model.json.Utf8Bytes;
@@ -27,6 +28,7 @@ import java.util.Optional;
  * as the event's data carries it ({@link PublishedStatus#json}, empty where there is none): each status is written
  * once for the id and the data both, and a subscriber can check an id against the data.
  */
+@Pure
 public record StatusChange(
         ObjectKey cluster,
         long generation,

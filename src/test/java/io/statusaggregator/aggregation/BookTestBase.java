@@ -9,8 +9,6 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.statusaggregator.aggregation.Action.DeadLetter;
 import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.aggregation.Action.WriteStatus;
-import io.statusaggregator.aggregation.ClusterObserver.Shown;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ManagementCluster;
@@ -26,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
 
 /**
@@ -56,37 +55,84 @@ abstract class BookTestBase {
         objects = new ArrayList<>();
         scenario.get("objects").forEach(o -> objects.add((ObjectNode) o.deepCopy()));
         book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO, "eksa-system");
-        book.observedBy(new ClusterObserver() {
-            @Override
-            public void shows(Shown cluster) {
-                told.add(cluster);
-            }
-
-            @Override
-            public void left(ObjectKey cluster) {
-                told.add(new Left(cluster));
-            }
-        });
     }
 
-    /** What the book told its observer, in order: {@link ClusterObserver.Shown} and {@link Left}. */
+    /**
+     * What the book asked its shell to tell the observer, in order: {@link ClusterObserver.Shown} and {@link Left}.
+     * The helpers below take those out of the actions they return, to here.
+     */
     final List<Object> told = new ArrayList<>();
 
     record Left(ObjectKey cluster) {
     }
 
+    /** {@code event} to the book: what it decides, but what it tells the observer, which goes to {@link #told}. */
+    List<Action> on(BookEvent event) {
+        List<Action> actions = new ArrayList<>(book.on(event));
+        actions.removeIf(action -> {
+            if (action instanceof Action.Shows shows) {
+                told.add(shows.cluster());
+            } else if (action instanceof Action.Left left) {
+                told.add(new Left(left.cluster()));
+            } else {
+                return false;
+            }
+            return true;
+        });
+        return actions;
+    }
+
+    /** Partitions {@code numbers} assigned, of {@code partitionCount}: the assignment the book asks statuses for. */
+    long assigned(List<Integer> numbers, int partitionCount) {
+        List<Action> actions = on(new BookEvent.Assigned(numbers, partitionCount));
+        return assertInstanceOf(Action.ReadStatuses.class, actions.get(0)).assignment();
+    }
+
+    List<Action> statusesRead(long assignment, Map<String, ClusterStatus> statuses) {
+        return on(new BookEvent.StatusesRead(assignment, statuses));
+    }
+
+    List<Action> rebuilt(int number) {
+        return on(new BookEvent.Rebuilt(number));
+    }
+
+    List<Action> revoked(List<Integer> numbers) {
+        return on(new BookEvent.Revoked(numbers));
+    }
+
+    List<Action> written(ObjectKey cluster, ClusterStatus status, ClusterStatus kept, long at) {
+        return on(new BookEvent.Written(cluster, status, kept, at));
+    }
+
+    List<Action> gone(ObjectKey cluster) {
+        return on(new BookEvent.Gone(cluster));
+    }
+
+    List<Action> conflicted(ObjectKey cluster, ClusterStatus status, String basis, long at) {
+        return on(new BookEvent.Conflicted(cluster, status, basis, at));
+    }
+
+    List<Action> refused(ObjectKey cluster) {
+        return on(new BookEvent.Refused(cluster));
+    }
+
+    /** The broker refused the change that published {@code status}, saying {@code error}. */
+    List<Action> unpublished(ObjectKey cluster, Optional<ClusterStatus> before, ClusterStatus status, String error) {
+        return on(new BookEvent.Unpublished(cluster, before, status, error, now));
+    }
+
     /** Assigned and rebuilt: the status of the Cluster, which shows none, is handed to write-back. */
     ClusterStatus firstWrite() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0);
+        rebuilt(0);
         return assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
     }
 
     /** Rebuilt, written and echoed, published: the cluster shows Ready and nothing is in flight. */
     ClusterStatus settledOnReady() {
         ClusterStatus ready = firstWrite();
-        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, ready, now).get(0));
+        assertInstanceOf(PublishChange.class, written(CLUSTER, ready, ready, now).get(0));
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready));
         due(WINDOW.toMillis());
         assertTrue(book.settled(), book.progress());
@@ -100,7 +146,7 @@ abstract class BookTestBase {
     /** What is due {@code afterMillis} later, with {@code backlog} records waiting to be read. */
     List<Action> due(long afterMillis, long backlog) {
         now += afterMillis * MS;
-        return book.due(now, backlog, COMPATIBILITY, ManagementCluster.UNKNOWN, INSTANT);
+        return on(new BookEvent.TimePassed(now, backlog, COMPATIBILITY, ManagementCluster.UNKNOWN, INSTANT));
     }
 
     ObjectNode object(String kind) {
@@ -130,10 +176,15 @@ abstract class BookTestBase {
         return apply(keyOf(object(kind, apiVersion)), null);
     }
 
-    /** The next record of partition 0; its origin, what a dead letter hands back, names its offset. */
+    /** The next record of partition 0; a dead letter hands it back. */
     List<Action> apply(String key, String value) {
         long at = offset++;
-        return book.apply(0, at, key.getBytes(StandardCharsets.UTF_8), fetched(value), "record@" + at, now);
+        return on(new BookEvent.RecordRead(record(at, key, value), now));
+    }
+
+    static SourceRecord record(long offset, String key, String value) {
+        return new SourceRecord("object-states", 0, offset, 1_700_000_000_000L, key.getBytes(StandardCharsets.UTF_8),
+                fetched(value), List.of());
     }
 
     /**
@@ -156,7 +207,7 @@ abstract class BookTestBase {
         return new ObjectStateKey("test-cluster", kind, new ObjectKey(metadata.path("namespace").asText(), metadata.path("name").asText())).encode();
     }
 
-    static Reason letter(List<Action> actions) {
+    static DeadLetterReason letter(List<Action> actions) {
         return actions.stream().filter(DeadLetter.class::isInstance).map(a -> ((DeadLetter) a).reason()).findFirst().orElse(null);
     }
 }

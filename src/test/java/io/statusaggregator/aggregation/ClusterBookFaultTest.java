@@ -31,10 +31,10 @@ class ClusterBookFaultTest extends BookTestBase {
 
     @Test
     void aFaultComputingOneClusterIsReportedAndTheOthersAreComputedOn() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
         objects.forEach(this::putSecond);
-        book.rebuilt(0);
+        rebuilt(0);
 
         List<Action> actions = due(0);
 

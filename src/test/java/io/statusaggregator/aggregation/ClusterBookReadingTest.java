@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.aggregation.Action.DeadLetter;
 import io.statusaggregator.aggregation.Action.WriteStatus;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ObjectKey;
@@ -38,7 +37,7 @@ class ClusterBookReadingTest extends BookTestBase {
         assertEquals(computations + 1, book.computations());
         assertNotEquals(ready, write.status());
 
-        book.written(CLUSTER, write.status(), write.status(), now);
+        written(CLUSTER, write.status(), write.status(), now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), write.status()));
         assertEquals(List.of(), due(WINDOW.toMillis(), 100 * POLL), "far behind, 100 ms: not due");
         assertEquals(List.of(), due(899, 100 * POLL), "999 ms: not due");
@@ -80,7 +79,7 @@ class ClusterBookReadingTest extends BookTestBase {
     @Test
     void aPartitionBeingRebuiltDoesNotHoldBackTheLiveOnesClusters() {
         ClusterStatus ready = settledOnReady();
-        book.statusesRead(book.assigned(List.of(1), 1), Map.of()); // taken over: read from its beginning, far from its end
+        statusesRead(assigned(List.of(1), 1), Map.of()); // taken over: read from its beginning, far from its end
         Map<Integer, Long> waiting = Map.of(0, 0L, 1, 100L * POLL);
         assertEquals(0, book.backlog(waiting), "only the live partitions' records count");
         ObjectNode kcp = object("KubeadmControlPlane");
@@ -91,16 +90,16 @@ class ClusterBookReadingTest extends BookTestBase {
                 "a live cluster's change is computed one window on, whatever the rebuild has left to read");
         assertNotEquals(ready, write.status());
 
-        book.rebuilt(1);
+        rebuilt(1);
         assertEquals(100L * POLL, book.backlog(waiting), "live now: its records count");
         assertEquals(0, book.backlog(Map.of(2, 5L)), "nor do a partition's not assigned");
     }
 
     @Test
     void aRebuiltPartitionIsComputedAtOnceHoweverFarBehindTheConsumerIs() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0);
+        rebuilt(0);
         assertInstanceOf(WriteStatus.class, due(0, 100 * POLL).get(0));
     }
 
@@ -123,7 +122,7 @@ class ClusterBookReadingTest extends BookTestBase {
 
     @Test
     void aRebuildReadsOnlyEachObjectsLatestRecordAndAtMostSoManyWaitUnread() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         ObjectNode machine = object("Machine");
         apply(keyOf(machine), "{not json"); // replaced below before it is read: no dead letter
         objects.forEach(this::put);
@@ -140,7 +139,7 @@ class ClusterBookReadingTest extends BookTestBase {
         assertEquals(List.of(), read, "the oldest read: nothing to say about them");
         assertTrue(book.unreadFrom(0).getAsLong() > oldest, "the oldest clusters' records were read");
         assertEquals(1 + machines / 10, book.tracked());
-        assertEquals(List.of(), book.rebuilt(0));
+        assertEquals(List.of(), rebuilt(0));
         List<Action> actions = due(0);
         assertEquals(1, actions.size(), "the cluster's status, and no dead letter: " + actions);
         assertInstanceOf(WriteStatus.class, actions.get(0));
@@ -175,7 +174,7 @@ class ClusterBookReadingTest extends BookTestBase {
         assertEquals(first + 2, book.unreadFrom(0).getAsLong(), "the control plane's record is now the oldest");
         tombstone("KubeadmControlPlane");
         assertEquals(first + 3, book.unreadFrom(0).getAsLong());
-        book.revoked(List.of(0));
+        revoked(List.of(0));
         assertTrue(book.unreadFrom(0).isEmpty(), "a revoked partition's records are forgotten");
     }
 
@@ -185,7 +184,9 @@ class ClusterBookReadingTest extends BookTestBase {
         apply(keyOf(object("Machine")), "{not json");
         long at = offset - 1;
         DeadLetter letter = assertInstanceOf(DeadLetter.class, due(WINDOW.toMillis()).get(0));
-        assertEquals("record@" + at, letter.origin());
+        assertEquals(at, letter.record().offset(), "the record at its offset");
+        assertEquals("{not json", java.nio.charset.StandardCharsets.UTF_8.decode(letter.record().value()).toString(),
+                "its bytes, read later from what the consumer kept");
     }
 
     @Test
@@ -194,7 +195,7 @@ class ClusterBookReadingTest extends BookTestBase {
         String key = new ObjectStateKey("other-cluster", ObjectKind.MACHINE, new ObjectKey("eksa-system", "m-1")).encode();
         apply(key, "{not json");
         assertEquals(2, book.tracked(), "its record is not read yet");
-        assertEquals(Reason.NOT_JSON, letter(due(WINDOW.toMillis())));
+        assertEquals(DeadLetterReason.NOT_JSON, letter(due(WINDOW.toMillis())));
         assertEquals(1, book.tracked());
         assertTrue(book.settled(), book.progress());
     }

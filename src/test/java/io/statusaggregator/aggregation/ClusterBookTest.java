@@ -11,7 +11,6 @@ import io.statusaggregator.aggregation.Action.AnnounceDeletion;
 import io.statusaggregator.aggregation.Action.PublishChange;
 import io.statusaggregator.aggregation.Action.WriteStatus;
 import io.statusaggregator.aggregation.ClusterObserver.Shown;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.topics.ObjectStateKey;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionStatus;
@@ -32,12 +31,12 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
 
     @Test
     void aRebuildComputesNothingUntilThePartitionIsRebuiltThenEachClusterOnce() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(o -> assertEquals(List.of(), put(o)));
         assertEquals(List.of(), due(WINDOW.toMillis() * 10), "nothing computed while rebuilding");
         assertFalse(book.live());
 
-        assertEquals(List.of(), book.rebuilt(0));
+        assertEquals(List.of(), rebuilt(0));
         List<Action> actions = due(0);
         assertTrue(book.live());
         assertEquals(1, book.computations());
@@ -74,7 +73,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         put(stale);
         assertEquals(List.of(), due(WINDOW.toMillis()), "the pending status counts as shown: no second write");
 
-        List<Action> written = book.written(CLUSTER, ready, ready, now);
+        List<Action> written = written(CLUSTER, ready, ready, now);
         PublishChange change = assertInstanceOf(PublishChange.class, written.get(0));
         assertEquals(ready, change.after());
         assertTrue(change.before().isEmpty(), "no status published before");
@@ -88,7 +87,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void withoutAnEchoWithinTheTimeoutTheClustersOwnStatusIsTrustedAgainAndWrittenOver() {
         ClusterStatus ready = firstWrite();
-        book.written(CLUSTER, ready, ready, now);
+        written(CLUSTER, ready, ready, now);
 
         assertEquals(List.of(), due(ECHO.toMillis()), "the echo timeout runs from the end of the write");
         List<Action> again = due(1);
@@ -106,7 +105,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ClusterStatus kept = new ClusterStatus(ready.observedGeneration(), ready.failure(), Optional.empty(), ready.conditions(), List.of(),
                 ClusterStatus.Versions.NONE);
         assertNotEquals(ready, kept, "the example's status has a defaultCNI and worker node groups");
-        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, kept, now).get(0));
+        assertInstanceOf(PublishChange.class, written(CLUSTER, ready, kept, now).get(0));
         ObjectNode cluster = showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), kept);
         put(cluster); // the echo: what the server kept
         assertEquals(List.of(), due(WINDOW.toMillis()));
@@ -131,7 +130,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void withWriteBackOffTheStatusLastComputedCountsAsShownWhateverTheClusterShows() {
         ClusterStatus ready = firstWrite();
-        assertInstanceOf(PublishChange.class, book.written(CLUSTER, ready, null, now).get(0));
+        assertInstanceOf(PublishChange.class, written(CLUSTER, ready, null, now).get(0));
         assertTrue(book.settled(), "no echo awaited: " + book.progress());
 
         ClusterStatus theirs = new ClusterStatus(1, Optional.of(new ClusterStatus.Failure("TheirReason", "their message")),
@@ -163,7 +162,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         put(failed);
         assertEquals(List.of(), due(WINDOW.toMillis()), "the status being written counts as shown: nothing new");
 
-        book.conflicted(CLUSTER, first.status(), "11", now);
+        conflicted(CLUSTER, first.status(), "11", now);
         WriteStatus again = assertInstanceOf(WriteStatus.class, due(0).get(0), "computed again at once");
         assertEquals("12", again.basis());
         assertEquals(theirs.failure(), again.status().failure(), "the other controller's failure kept");
@@ -176,7 +175,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ObjectNode eksa = object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1");
         WriteStatus first = firstWriteAt("11");
 
-        book.conflicted(CLUSTER, first.status(), "11", now);
+        conflicted(CLUSTER, first.status(), "11", now);
         assertEquals(List.of(), due(WINDOW.toMillis() * 10), "the state it was computed from is all there is here");
 
         ObjectNode newer = eksa.deepCopy();
@@ -190,7 +189,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void aStatusRefusedWithNoNewerStateComingIsComputedAgainAfterAnEchoTimeout() {
         WriteStatus first = firstWriteAt("11");
-        book.conflicted(CLUSTER, first.status(), "11", now);
+        conflicted(CLUSTER, first.status(), "11", now);
         assertEquals(List.of(), due(ECHO.toMillis() - 1));
         assertEquals(List.of(first), due(1), "computed again, and written on the same condition");
     }
@@ -198,9 +197,9 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     /** The example's Cluster at {@code resourceVersion}, rebuilt: its first status, handed to write-back. */
     private WriteStatus firstWriteAt(String resourceVersion) {
         object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1").with("metadata").put("resourceVersion", resourceVersion);
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0);
+        rebuilt(0);
         WriteStatus first = assertInstanceOf(WriteStatus.class, due(0).get(0));
         assertEquals(resourceVersion, first.basis(), "written on condition of the version computed from");
         return first;
@@ -215,11 +214,11 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ClusterStatus second = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
         assertNotEquals(first, second);
 
-        book.written(CLUSTER, first, first, now);
+        written(CLUSTER, first, first, now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), first)); // the first write's echo
         assertEquals(List.of(), due(WINDOW.toMillis()), "the newer status is still being written");
         assertFalse(book.settled());
-        book.written(CLUSTER, second, second, now);
+        written(CLUSTER, second, second, now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), second));
         due(WINDOW.toMillis());
         assertTrue(book.settled());
@@ -229,7 +228,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     void aRefusedWriteLeavesTheClustersOwnStatusTheTruth() {
         firstWrite();
         assertFalse(book.settled());
-        book.refused(CLUSTER);
+        refused(CLUSTER);
         assertTrue(book.settled(), "nothing pending any more");
     }
 
@@ -241,7 +240,8 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         put(object("Machine")); // the same state again: computed, the same status
         assertEquals(List.of(), due(WINDOW.toMillis()), "published already");
 
-        assertTrue(book.unpublished(CLUSTER, java.util.Optional.empty(), ready, now));
+        assertEquals(List.of(new Action.PublishAgain(CLUSTER, "refused")),
+                unpublished(CLUSTER, java.util.Optional.empty(), ready, "refused"), "taken back");
         assertEquals(List.of(), due(500), "not before a second");
         PublishChange again = assertInstanceOf(PublishChange.class, due(600).get(0));
         assertEquals(ready, again.after());
@@ -263,10 +263,10 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     void aClusterDeletedWhileNoInstanceOwnedItsPartitionIsAnnouncedWhenTheRebuildEnds() {
         ClusterStatus last = settledOnReady();
         ObjectKey gone = new ObjectKey("default", "gone-while-away");
-        book.revoked(List.of(0));
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of(CLUSTER.toString(), last, gone.toString(), last));
+        revoked(List.of(0));
+        statusesRead(assigned(List.of(0), 1), Map.of(CLUSTER.toString(), last, gone.toString(), last));
         objects.forEach(this::put);
-        List<Action> actions = book.rebuilt(0);
+        List<Action> actions = rebuilt(0);
         assertEquals(1, actions.size(), "test-cluster is there: only the other is announced: " + actions);
         assertEquals(gone, assertInstanceOf(AnnounceDeletion.class, actions.get(0)).cluster());
     }
@@ -275,17 +275,17 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     void aPartitionReadToItsEndWaitsForTheStatusTopicBeforeItsClustersAreComputed() {
         ClusterStatus last = settledOnReady();
         ObjectKey gone = new ObjectKey("default", "gone-while-away");
-        book.revoked(List.of(0));
-        long assignment = book.assigned(List.of(0), 1);
+        revoked(List.of(0));
+        long assignment = assigned(List.of(0), 1);
         objects.forEach(this::put);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), last)); // its latest record: the echo
-        assertEquals(List.of(), book.rebuilt(0), "the status topic not read yet: nothing announced");
+        assertEquals(List.of(), rebuilt(0), "the status topic not read yet: nothing announced");
         assertFalse(book.live(0));
         long computations = book.computations();
         assertEquals(List.of(), due(WINDOW.toMillis()), "nothing computed before the status topic is read");
         assertEquals(computations, book.computations());
 
-        List<Action> actions = book.statusesRead(assignment, Map.of(CLUSTER.toString(), last, gone.toString(), last));
+        List<Action> actions = statusesRead(assignment, Map.of(CLUSTER.toString(), last, gone.toString(), last));
         assertEquals(List.of(new AnnounceDeletion(gone, last.observedGeneration(), last)), actions, "once read, live");
         assertTrue(book.live(0));
         assertEquals(List.of(), due(0), "test-cluster shows what it last published: nothing to write or publish");
@@ -294,14 +294,14 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
 
     @Test
     void theStatusTopicReadForAnEarlierAssignmentDoesNotCountForALaterOne() {
-        long first = book.assigned(List.of(0), 1);
-        book.revoked(List.of(0)); // then assigned again before the first read came back: what it read may be stale
-        long second = book.assigned(List.of(0), 1);
+        long first = assigned(List.of(0), 1);
+        revoked(List.of(0)); // then assigned again before the first read came back: what it read may be stale
+        long second = assigned(List.of(0), 1);
         objects.forEach(this::put);
-        book.rebuilt(0);
-        assertEquals(List.of(), book.statusesRead(first, Map.of()));
+        rebuilt(0);
+        assertEquals(List.of(), statusesRead(first, Map.of()));
         assertFalse(book.live(0), "the read of the earlier assignment does not make the partition live");
-        book.statusesRead(second, Map.of());
+        statusesRead(second, Map.of());
         assertTrue(book.live(0));
         assertInstanceOf(WriteStatus.class, due(0).get(0));
     }
@@ -309,7 +309,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void writeBackFindingTheClusterGoneAnnouncesItsDeletionOnce() {
         ClusterStatus ready = settledOnReady();
-        List<Action> actions = book.gone(CLUSTER);
+        List<Action> actions = gone(CLUSTER);
         assertEquals(List.of(new AnnounceDeletion(CLUSTER, 3, ready)), actions);
         assertEquals(List.of(), tombstone("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), "announced already");
     }
@@ -317,8 +317,8 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void revokedPartitionsAreForgottenWithWhatWasPendingForThem() {
         ClusterStatus ready = firstWrite();
-        book.revoked(List.of(0));
-        assertEquals(List.of(), book.written(CLUSTER, ready, ready, now), "no longer this instance's");
+        revoked(List.of(0));
+        assertEquals(List.of(), written(CLUSTER, ready, ready, now), "no longer this instance's");
         assertEquals(0, book.tracked());
         assertEquals(List.of(), put(object("Machine")), "a record of a revoked partition still in the batch");
     }
@@ -327,7 +327,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     void newCompatibilityDataComputesEveryClusterAgain() {
         settledOnReady();
         long computations = book.computations();
-        assertEquals(List.of(), book.due(now, 100 * POLL, CompatibilityReader.builtIn(), ManagementCluster.UNKNOWN, INSTANT),
+        assertEquals(List.of(), on(new BookEvent.TimePassed(now, 100 * POLL, CompatibilityReader.builtIn(), ManagementCluster.UNKNOWN, INSTANT)),
                 "at once, however far behind the consumer is");
         assertEquals(computations + 1, book.computations());
     }
@@ -336,9 +336,9 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
 
     @Test
     void theObserverHearsNothingWhileRebuildingThenWhatTheClusterShowsAtEachComputationAndWrite() {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0);
+        rebuilt(0);
         assertEquals(List.of(), told, "nothing while rebuilding");
 
         ClusterStatus ready = assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
@@ -349,7 +349,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
                 computed.spec().map(spec -> spec.workerNodeGroups().stream().map(io.statusaggregator.model.WorkerNodeGroup::name).toList()));
         assertEquals(ClusterStatus.NONE, computed.status(), "while being written, the Cluster still shows its own status (none)");
 
-        book.written(CLUSTER, ready, ready, now);
+        written(CLUSTER, ready, ready, now);
         assertEquals(new ClusterObserver.Shown(CLUSTER, 3, computed.spec(), ready), told.get(1), "written: the server has it, echo or not");
         put(object("Machine")); // a record before the echo: computed again, still showing the written status
         due(WINDOW.toMillis());
@@ -363,7 +363,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void aRefusedWriteLeavesTheObserverWithTheClustersOwnStatus() {
         firstWrite();
-        book.refused(CLUSTER);
+        refused(CLUSTER);
         put(object("Machine"));
         due(WINDOW.toMillis());
         assertTrue(told.stream().allMatch(t -> ((ClusterObserver.Shown) t).status().equals(ClusterStatus.NONE)), told.toString());
@@ -379,7 +379,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         ClusterObserver.Shown stale = (ClusterObserver.Shown) told.get(told.size() - 1);
         assertEquals(4, stale.generation());
         assertEquals(3, stale.status().observedGeneration(), "what the Cluster shows until the write lands: the alert's staleness");
-        book.written(CLUSTER, write.status(), write.status(), now);
+        written(CLUSTER, write.status(), write.status(), now);
         assertEquals(4, ((ClusterObserver.Shown) told.get(told.size() - 1)).status().observedGeneration());
     }
 
@@ -408,7 +408,7 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
         load();
         settledOnReady();
         told.clear();
-        book.gone(CLUSTER);
+        gone(CLUSTER);
         assertEquals(List.of(new Left(CLUSTER)), told);
 
         load();
@@ -435,13 +435,13 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     void theClustersOfARevokedPartitionLeaveAndCanComeBackOnTheNextAssignment() {
         ClusterStatus ready = settledOnReady();
         told.clear();
-        book.revoked(List.of(0));
+        revoked(List.of(0));
         assertEquals(List.of(new Left(CLUSTER)), told);
 
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of(CLUSTER.toString(), ready));
+        statusesRead(assigned(List.of(0), 1), Map.of(CLUSTER.toString(), ready));
         objects.forEach(o -> put(o.path("kind").asText().equals("Cluster") && o.path("apiVersion").asText().startsWith("anywhere")
                 ? showing(o, ready) : o));
-        book.rebuilt(0);
+        rebuilt(0);
         due(0);
         assertEquals(ready, ((ClusterObserver.Shown) told.get(1)).status(), "shown again by the partition's new owner");
     }
@@ -451,24 +451,24 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     @Test
     void unusableRecordsAreDeadLetteredAndAnUnreadableObjectOnlyWhenItsProblemIsNew() {
         settledOnReady();
-        assertEquals(Reason.UNKNOWN_KEY, letter(apply("no key of ours", "{}")));
+        assertEquals(DeadLetterReason.UNKNOWN_KEY, letter(apply("no key of ours", "{}")));
         ObjectNode configMap = object("Machine").deepCopy();
         configMap.put("apiVersion", "v1").put("kind", "ConfigMap");
         assertEquals(List.of(), apply(keyOf(object("Machine")), configMap.toString()), "a Machine's record is read when computed");
-        assertEquals(Reason.UNKNOWN_KIND, letter(due(WINDOW.toMillis())));
+        assertEquals(DeadLetterReason.UNKNOWN_KIND, letter(due(WINDOW.toMillis())));
 
         ObjectNode broken = object("MachineDeployment");
         broken.with("status").put("readyReplicas", "many");
         put(broken);
         List<Action> actions = due(WINDOW.toMillis());
-        assertEquals(Reason.MALFORMED_OBJECT, letter(actions));
+        assertEquals(DeadLetterReason.MALFORMED_OBJECT, letter(actions));
         ClusterStatus computed = assertInstanceOf(WriteStatus.class, actions.get(1)).status();
         assertEquals(io.statusaggregator.rules.MalformedInputs.REASON, computed.condition(ConditionType.READY).orElseThrow().reason());
         put(broken);
         assertEquals(List.of(), due(WINDOW.toMillis()), "the same problem again: no second dead letter");
 
-        assertEquals(Reason.UNKNOWN_KEY, letter(apply("no key of ours", "{}")), "a key is read at once");
+        assertEquals(DeadLetterReason.UNKNOWN_KEY, letter(apply("no key of ours", "{}")), "a key is read at once");
         apply(keyOf(object("Machine")), "{not json");
-        assertEquals(Reason.NOT_JSON, letter(due(WINDOW.toMillis())));
+        assertEquals(DeadLetterReason.NOT_JSON, letter(due(WINDOW.toMillis())));
     }
 }

@@ -51,10 +51,10 @@ class DurableHistoryBookTest extends BookTestBase {
     void withNothingOnTheStatusTopicTheHistoryStartsFromWhatTheClusterShows() {
         ClusterStatus before = firstWrite();
         book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO, "eksa-system");
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
         put(upgradedTo(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), before), "v0.16.4"));
-        book.rebuilt(0);
+        rebuilt(0);
         ClusterStatus after = assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
         assertEquals(before.versions().current(), after.versions().last(), "a full CRD: the Cluster's own history");
     }
@@ -67,10 +67,10 @@ class DurableHistoryBookTest extends BookTestBase {
         ClusterStatus pruned = new ClusterStatus(published.observedGeneration(), published.failure(), Optional.empty(),
                 published.conditions(), List.of(), Versions.NONE);
         book = new ClusterBook(new CoalescingWindow(WINDOW, LONGEST, POLL), ECHO, "eksa-system");
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of(STATUS_KEY, published));
+        statusesRead(assigned(List.of(0), 1), Map.of(STATUS_KEY, published));
         objects.forEach(this::put);
         put(upgradedTo(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), pruned), eksaVersion));
-        book.rebuilt(0);
+        rebuilt(0);
         return assertInstanceOf(WriteStatus.class, due(0).get(0)).status();
     }
 

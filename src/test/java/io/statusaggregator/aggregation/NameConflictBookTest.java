@@ -83,11 +83,11 @@ class NameConflictBookTest extends BookTestBase {
 
     /** A partition rebuilt from {@code readFirst}, then the scenario's objects with its Cluster created first. */
     List<Action> rebuiltReading(ObjectNode readFirst) {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         put(readFirst);
         holder("2023-06-01T00:00:00Z");
         objects.forEach(this::put);
-        book.rebuilt(0);
+        rebuilt(0);
         return due(0);
     }
 
@@ -117,7 +117,7 @@ class NameConflictBookTest extends BookTestBase {
         ClusterStatus ready = settledOnReady();
         put(other("2023-06-02T00:00:00Z"));
         ClusterStatus conflict = writeOf(due(WINDOW.toMillis()), OTHER).status();
-        book.written(OTHER, conflict, conflict, now);
+        written(OTHER, conflict, conflict, now);
         put(showing(other("2023-06-02T00:00:00Z"), conflict));
         due(WINDOW.toMillis());
         told.clear();
@@ -140,7 +140,7 @@ class NameConflictBookTest extends BookTestBase {
         settledOnReady();
         put(other("2023-06-02T00:00:00Z"));
         ClusterStatus conflict = writeOf(due(WINDOW.toMillis()), OTHER).status();
-        book.written(OTHER, conflict, conflict, now);
+        written(OTHER, conflict, conflict, now);
         put(showing(other("2023-06-02T00:00:00Z"), conflict));
         due(WINDOW.toMillis());
 

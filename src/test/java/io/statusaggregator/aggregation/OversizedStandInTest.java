@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.statusaggregator.aggregation.Action.DeadLetter;
 import io.statusaggregator.aggregation.Action.WriteStatus;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
 import io.statusaggregator.model.ClusterStatus;
 import io.statusaggregator.model.ConditionStatus;
 import io.statusaggregator.model.ConditionType;
@@ -44,7 +43,7 @@ class OversizedStandInTest extends BookTestBase {
 
         List<Action> actions = put(standIn(4, 1_500_000, ready));
         DeadLetter letter = assertInstanceOf(DeadLetter.class, actions.get(0));
-        assertEquals(Reason.TOO_LARGE, letter.reason());
+        assertEquals(DeadLetterReason.TOO_LARGE, letter.reason());
         assertEquals(PROBLEM, letter.error());
         assertEquals(1_500_000, letter.oversized().orElseThrow().bytes(), "its size and the head go with the letter");
         ClusterStatus tooLarge = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0)).status();
@@ -55,7 +54,7 @@ class OversizedStandInTest extends BookTestBase {
         assertEquals(ConditionStatus.FALSE, tooLarge.condition(ConditionType.READY).orElseThrow().status());
 
         // The echo of that status, a few bytes larger: the same words, no second letter, nothing to write again.
-        book.written(CLUSTER, tooLarge, tooLarge, now);
+        written(CLUSTER, tooLarge, tooLarge, now);
         assertNull(letter(put(standIn(4, 1_500_400, tooLarge))));
         assertEquals(List.of(), due(WINDOW.toMillis()).stream().filter(WriteStatus.class::isInstance).toList());
 

@@ -211,7 +211,7 @@ class StatusOwnershipTest {
         assertEquals(List.of(), actions, "said once");
         assertEquals(1, ownership.steppedAside());
 
-        ownership.following(ClusterObserver.NONE).left(stored.key());
+        ownership.left(stored.key());
         assertEquals(0, ownership.steppedAside());
         assertTrue(ownership.writes(new TrackedCluster("test-cluster", 0), eksaCluster(THEIRS, ""), OURS, now, actions),
                 "its next owner, or a Cluster made again, starts anew");

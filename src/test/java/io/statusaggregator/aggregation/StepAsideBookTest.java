@@ -45,7 +45,7 @@ class StepAsideBookTest extends BookTestBase {
         put(clusterShowingTheirs(""));
         WriteStatus putBack = assertInstanceOf(WriteStatus.class, due(WINDOW.toMillis()).get(0), "put back once");
         assertEquals(ready, putBack.status());
-        book.written(CLUSTER, ready, ready, now);
+        written(CLUSTER, ready, ready, now);
         put(showing(object("Cluster", "anywhere.eks.amazonaws.com/v1alpha1"), ready)); // its echo
         assertEquals(List.of(), due(WINDOW.toMillis()));
 
@@ -69,11 +69,11 @@ class StepAsideBookTest extends BookTestBase {
 
     @Test
     void aControllerTheApiServerNamesAsWriterIsSteppedAsideForBeforeAnyWrite() throws Exception {
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.stream().filter(o -> !o.path("kind").asText().equals("Cluster")
                 || !o.path("apiVersion").asText().startsWith("anywhere")).forEach(this::put);
         put(clusterShowingTheirs("manager,status-aggregator"));
-        book.rebuilt(0);
+        rebuilt(0);
         List<Action> actions = due(0);
         assertEquals(2, actions.size(), "a step aside and its verdict, no write: " + actions);
         SteppedAside told = assertInstanceOf(StepAside.class, actions.get(0)).told();
@@ -85,9 +85,9 @@ class StepAsideBookTest extends BookTestBase {
     @Test
     void theWantedWriterEksaWritesNothingAndPublishesItsVerdict() throws Exception {
         book.ownedAs(new StatusOwnership(WantedWriter.EKSA, Duration.ofMinutes(10)));
-        book.statusesRead(book.assigned(List.of(0), 1), Map.of());
+        statusesRead(assigned(List.of(0), 1), Map.of());
         objects.forEach(this::put);
-        book.rebuilt(0);
+        rebuilt(0);
         List<Action> actions = due(0);
         assertEquals(1, actions.size(), "its verdict only: " + actions);
         assertInstanceOf(PublishChange.class, actions.get(0));

@@ -73,7 +73,7 @@ class TopicReconciliationTest {
         try (Admin admin = Admin.create(kafka())) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
         }
-        int routed = ClusterPartitioner.partitionOf("c1", 3);
+        int routed = ObjectStateKey.partitionOf("c1", 3);
         int other = (routed + 1) % 3;
         writeTo(topic, routed, machine("m1"), machine("m2"));
         writeTo(topic, other, machine("m1"), machine("ghost"));
@@ -109,7 +109,7 @@ class TopicReconciliationTest {
         try (Admin admin = Admin.create(kafka())) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
         }
-        int routed = ClusterPartitioner.partitionOf("c1", 3);
+        int routed = ObjectStateKey.partitionOf("c1", 3);
         int other = (routed + 1) % 3;
         writeTo(topic, routed, machine("m1"), machine("m2"), machine("deleted"));
         tombstoneOn(topic, routed, machine("m1"), machine("deleted"));
@@ -147,7 +147,7 @@ class TopicReconciliationTest {
         try (Admin admin = Admin.create(kafka())) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get();
         }
-        writeTo(topic, ClusterPartitioner.partitionOf("c1", 3), machine("m1"));
+        writeTo(topic, ObjectStateKey.partitionOf("c1", 3), machine("m1"));
         TopicReconciliation reconciliation = new TopicReconciliation();
         MockProducer<String, String> tombstones = new MockProducer<>(true, null, new StringSerializer(), new StringSerializer());
         ObjectStatePublisher publisher = new ObjectStatePublisher(tombstones, topic, key -> { });
@@ -193,7 +193,7 @@ class TopicReconciliationTest {
     private void write(String... keys) throws Exception {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(kafka(), new StringSerializer(), new StringSerializer())) {
             for (String key : keys) {
-                producer.send(new ProducerRecord<>(TOPIC, ClusterPartitioner.partitionOf("c1", 3), key, "{}")).get(); // as ingest routes
+                producer.send(new ProducerRecord<>(TOPIC, ObjectStateKey.partitionOf("c1", 3), key, "{}")).get(); // as ingest routes
             }
         }
     }

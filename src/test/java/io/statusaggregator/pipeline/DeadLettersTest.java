@@ -12,7 +12,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.DeadLetters;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.aggregation.DeadLetterReason;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.topics.ClusterPartitioner;
 import io.statusaggregator.topics.CompactedTopic;
@@ -56,7 +56,7 @@ class DeadLettersTest {
 
 
     /** A record written straight to the object-state topic, where it landed, and what its dead letter must say. */
-    private record Poison(Reason reason, String errorMentions, byte[] key, byte[] value, RecordMetadata sent) {
+    private record Poison(DeadLetterReason reason, String errorMentions, byte[] key, byte[] value, RecordMetadata sent) {
     }
 
     @Test
@@ -68,12 +68,12 @@ class DeadLettersTest {
         pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
 
         // Poison on alpha's partition, between its events; the objects' keys name another cluster of that partition.
-        int partition = ClusterPartitioner.partitionOf("alpha", PARTITIONS);
+        int partition = ObjectStateKey.partitionOf("alpha", PARTITIONS);
         String ghost = IntStream.range(0, 1000).mapToObj(i -> "ghost-" + i)
-                .filter(name -> ClusterPartitioner.partitionOf(name, PARTITIONS) == partition).findFirst().orElseThrow();
+                .filter(name -> ObjectStateKey.partitionOf(name, PARTITIONS) == partition).findFirst().orElseThrow();
         List<Poison> poison = new ArrayList<>();
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            poison.add(send(producer, partition, Reason.UNKNOWN_KEY, "not a key this application writes",
+            poison.add(send(producer, partition, DeadLetterReason.UNKNOWN_KEY, "not a key this application writes",
                     "not a key".getBytes(StandardCharsets.UTF_8), "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\"}"
                             .getBytes(StandardCharsets.UTF_8)));
             // Not even UTF-8: it must come out byte for byte. And as large as the topic takes (Kafka's default limit,
@@ -82,10 +82,10 @@ class DeadLettersTest {
             byte[] start = {'{', '"', 'k', 'i', 'n', 'd', '"', ':', ' ', (byte) 0xff, (byte) 0xfe};
             byte[] notJson = java.util.Arrays.copyOf(start, 1_048_200);
             java.util.Arrays.fill(notJson, start.length, notJson.length, (byte) 'x');
-            poison.add(send(producer, partition, Reason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m0"), notJson));
-            poison.add(send(producer, partition, Reason.UNKNOWN_KIND, "kind \"ConfigMap\"", machineKey(ghost, "m1"),
+            poison.add(send(producer, partition, DeadLetterReason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m0"), notJson));
+            poison.add(send(producer, partition, DeadLetterReason.UNKNOWN_KIND, "kind \"ConfigMap\"", machineKey(ghost, "m1"),
                     "{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"m1\"}}".getBytes(StandardCharsets.UTF_8)));
-            poison.add(send(producer, partition, Reason.MALFORMED_OBJECT,
+            poison.add(send(producer, partition, DeadLetterReason.MALFORMED_OBJECT,
                     "Machine eksa-system/" + ghost + "-m2 cannot be read: spec.version: not a Kubernetes version", machineKey(ghost, "m2"), """
                     {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system", "name": "%s-m2"},
                      "spec": {"clusterName": "%s", "version": "one point thirty"}}""".formatted(ghost, ghost).getBytes(StandardCharsets.UTF_8)));
@@ -115,7 +115,7 @@ class DeadLettersTest {
                     record.reason() + ": the error says why: " + header(letter, DeadLetters.ERROR));
             assertEquals("poison-" + record.reason().code(), header(letter, "trace-id"), "the record's own headers are kept");
         }
-        for (Reason reason : poison.stream().map(Poison::reason).toList()) {
+        for (DeadLetterReason reason : poison.stream().map(Poison::reason).toList()) {
             await(DEADLINE, () -> deadLettersCounted(registry, reason) == 1,
                     () -> "aggregator_dead_letters_total{reason=" + reason.code() + "}: " + deadLettersCounted(registry, reason));
         }
@@ -127,15 +127,15 @@ class DeadLettersTest {
         first.close();
         Poison whileStopped;
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            whileStopped = send(producer, partition, Reason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m3"),
+            whileStopped = send(producer, partition, DeadLetterReason.NOT_JSON, "the value is not JSON", machineKey(ghost, "m3"),
                     "<html>".getBytes(StandardCharsets.UTF_8));
         }
         Pipeline second = pipelineRun.start();
         DeadLetters again = second.aggregator().deadLetters();
-        await(DEADLINE, () -> second.aggregator().live() && again.sent(Reason.NOT_JSON) + again.failed() >= 1 && again.inFlight() == 0,
+        await(DEADLINE, () -> second.aggregator().live() && again.sent(DeadLetterReason.NOT_JSON) + again.failed() >= 1 && again.inFlight() == 0,
                 () -> "the record sent while stopped is not dead-lettered: " + second.aggregator().progress());
-        for (Reason reason : Reason.values()) {
-            assertEquals(reason == Reason.NOT_JSON ? 1 : 0, again.sent(reason), reason.code() + " dead letters after the restart");
+        for (DeadLetterReason reason : DeadLetterReason.values()) {
+            assertEquals(reason == DeadLetterReason.NOT_JSON ? 1 : 0, again.sent(reason), reason.code() + " dead letters after the restart");
         }
         assertEquals(0, again.failed());
         List<ConsumerRecord<byte[], byte[]>> after = readDeadLetters();
@@ -153,7 +153,7 @@ class DeadLettersTest {
         pipelineRun.fleet().createCluster("alpha", 1, 1);
         pipelineRun.fleet().awaitCondition("alpha", "Ready", "False", "OutdatedInformation", "Control plane status not up to date yet");
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.NOT_JSON, "the value is not JSON",
+            send(producer, ObjectStateKey.partitionOf("alpha", PARTITIONS), DeadLetterReason.NOT_JSON, "the value is not JSON",
                     machineKey("alpha", "m9"), "<html>".getBytes(StandardCharsets.UTF_8));
         }
         await(DEADLINE, () -> readDeadLetters().size() == 1 && first.aggregator().settled(),
@@ -173,7 +173,7 @@ class DeadLettersTest {
                 "the topic read and alpha computed: " + rehearsal.get(1));
         // It read the poison record (twice: rehearsing, then rebuilding), and carried out nothing of the rehearsal.
         DeadLetters ofSecond = second.aggregator().deadLetters();
-        assertEquals(0, ofSecond.sent(Reason.NOT_JSON) + ofSecond.inFlight() + ofSecond.failed());
+        assertEquals(0, ofSecond.sent(DeadLetterReason.NOT_JSON) + ofSecond.inFlight() + ofSecond.failed());
         assertEquals(0, second.aggregator().submitted(), "alpha's status was already right: nothing to write");
         assertEquals(1, readDeadLetters().size(), "the poison record is dead-lettered once");
 
@@ -232,7 +232,7 @@ class DeadLettersTest {
         // A dead letter is counted when the broker acknowledges it, after aggregation moved on: wait for every ack.
         await(DEADLINE, () -> pipeline.aggregator().deadLetters().inFlight() == 0,
                 () -> "dead letters still on their way: " + pipeline.aggregator().deadLetters().inFlight());
-        assertEquals(2, pipeline.aggregator().deadLetters().sent(Reason.MALFORMED_OBJECT), "dead letters of unreadable objects");
+        assertEquals(2, pipeline.aggregator().deadLetters().sent(DeadLetterReason.MALFORMED_OBJECT), "dead letters of unreadable objects");
         List<String> letters = readDeadLetters().stream().map(letter -> header(letter, DeadLetters.ERROR)).sorted().toList();
         assertEquals(List.of(specProblem, mdProblem), letters);
 
@@ -273,7 +273,7 @@ class DeadLettersTest {
         readyAlphaReconciledEvery(every);
         String key = new ObjectStateKey("alpha", ObjectKind.KUBEADM_CONTROL_PLANE, new ObjectKey(CAPI, "alpha")).encode();
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            producer.send(new ProducerRecord<>("object-states-" + pipelineRun.id(), ClusterPartitioner.partitionOf("alpha", PARTITIONS),
+            producer.send(new ProducerRecord<>("object-states-" + pipelineRun.id(), ObjectStateKey.partitionOf("alpha", PARTITIONS),
                     key.getBytes(StandardCharsets.UTF_8), null)).get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
         }
         long sentAt = System.nanoTime();
@@ -312,7 +312,7 @@ class DeadLettersTest {
     private String sendStrayMachine(String name) throws Exception {
         byte[] key = machineKey("alpha", name);
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
-            send(producer, ClusterPartitioner.partitionOf("alpha", PARTITIONS), Reason.MALFORMED_OBJECT, "", key, ("""
+            send(producer, ObjectStateKey.partitionOf("alpha", PARTITIONS), DeadLetterReason.MALFORMED_OBJECT, "", key, ("""
                     {"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine", "metadata": {"namespace": "eksa-system", "name": "alpha-%s",
                      "labels": {"cluster.x-k8s.io/cluster-name": "alpha"}}, "spec": {"clusterName": "alpha", "version": "one point thirty"}}"""
                     .formatted(name)).getBytes(StandardCharsets.UTF_8));
@@ -332,7 +332,7 @@ class DeadLettersTest {
                 .getBytes(StandardCharsets.UTF_8);
     }
 
-    private Poison send(KafkaProducer<byte[], byte[]> producer, int partition, Reason reason, String errorMentions, byte[] key,
+    private Poison send(KafkaProducer<byte[], byte[]> producer, int partition, DeadLetterReason reason, String errorMentions, byte[] key,
             byte[] value) throws Exception {
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>("object-states-" + pipelineRun.id(), partition, key, value);
         record.headers().add("trace-id", ("poison-" + reason.code()).getBytes(StandardCharsets.UTF_8));
@@ -355,7 +355,7 @@ class DeadLettersTest {
         return DeadLetterRecords.header(record, name);
     }
 
-    private static double deadLettersCounted(SimpleMeterRegistry registry, Reason reason) {
+    private static double deadLettersCounted(SimpleMeterRegistry registry, DeadLetterReason reason) {
         FunctionCounter counter = registry.find("aggregator_dead_letters").tag("reason", reason.code()).functionCounter();
         return counter == null ? -1 : counter.count();
     }

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.statusaggregator.aggregation.DeadLetterReason;
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.operations.MeteredKafkaClients;
@@ -137,7 +138,7 @@ class OperationsTest {
                     producer.send(new ProducerRecord<>("object-states-" + run, "alpha/Machine.cluster.x-k8s.io/eksa-system/m", "not json"))
                             .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
                 }
-                await(DEADLINE, () -> pipeline.aggregator().deadLetters().sent(DeadLetters.Reason.NOT_JSON) == 1, () -> "not dead-lettered");
+                await(DEADLINE, () -> pipeline.aggregator().deadLetters().sent(DeadLetterReason.NOT_JSON) == 1, () -> "not dead-lettered");
 
                 // A request to the application's port, for the HTTP server series.
                 assertEquals(200, get(application, "/upgrade-check/default/alpha").statusCode());

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.statusaggregator.Pipeline;
 import io.statusaggregator.aggregation.DeadLetters;
-import io.statusaggregator.aggregation.DeadLetters.Reason;
+import io.statusaggregator.aggregation.DeadLetterReason;
 import io.statusaggregator.embedded.KafkaBroker;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.topics.ObjectStateKey;
@@ -65,7 +65,7 @@ class OversizedObjectsTest {
         fleet.patch(ObjectKind.EKSA_CLUSTER, "default", "alpha", "{\"spec\": {\"kubernetesVersion\": \"1.31\"}}");
         fleet.awaitReady("alpha");
         await(DEADLINE, pipeline.aggregator()::settled, () -> "not settled: " + pipeline.aggregator().progress());
-        assertEquals(0, pipeline.aggregator().deadLetters().sent(Reason.TOO_LARGE), "nothing was too large");
+        assertEquals(0, pipeline.aggregator().deadLetters().sent(DeadLetterReason.TOO_LARGE), "nothing was too large");
         assertTrue(logged.lines().stream()
                         .noneMatch(line -> line.contains("too large") || line.contains("could not send")),
                 "nothing to warn of: " + logged.lines());
@@ -116,7 +116,7 @@ class OversizedObjectsTest {
         assertEquals(OversizedObject.HEAD, head.length());
         assertTrue(head.startsWith("{\"apiVersion\":\"anywhere.eks.amazonaws.com/v1alpha1\",\"kind\":\"Cluster\""),
                 head.substring(0, 100));
-        assertEquals(1, deadLetters.sent(Reason.TOO_LARGE));
+        assertEquals(1, deadLetters.sent(DeadLetterReason.TOO_LARGE));
         assertEquals(1, logged.lines().stream().filter(line -> line.contains("default/alpha is too large to send"))
                         .count(),
                 "ingest warns once while it stays too large: " + logged.lines());

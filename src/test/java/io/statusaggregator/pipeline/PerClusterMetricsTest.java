@@ -1,5 +1,6 @@
 package io.statusaggregator.pipeline;
 
+import io.statusaggregator.topics.ObjectStateKey;
 import static io.statusaggregator.pipeline.Fleet.DEADLINE;
 import static io.statusaggregator.pipeline.Fleet.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -126,7 +127,7 @@ class PerClusterMetricsTest {
             List<String> clusters = new ArrayList<>();
             for (int i = 0; clusters.size() < 3; i++) {
                 String name = "spread-" + i;
-                if (clusters.stream().noneMatch(c -> ClusterPartitioner.partitionOf(c, 3) == ClusterPartitioner.partitionOf(name, 3))) {
+                if (clusters.stream().noneMatch(c -> ObjectStateKey.partitionOf(c, 3) == ObjectStateKey.partitionOf(name, 3))) {
                     clusters.add(name);
                 }
             }
