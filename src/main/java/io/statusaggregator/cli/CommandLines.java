@@ -14,7 +14,12 @@ class CommandLines {
 
     @Produces
     CommandLine commandLine(PicocliCommandLineFactory factory) {
-        return factory.create()
+        return handled(factory.create());
+    }
+
+    /** {@code commandLine} with the application's handling of a failed command and of a mistake on the command line. */
+    static CommandLine handled(CommandLine commandLine) {
+        return commandLine
                 // Through the log, not straight to stderr, so that with JSON logs it stays one JSON line.
                 .setExecutionExceptionHandler((e, command, parsed) -> {
                     // One line, what failed and why; the stack trace only at DEBUG, for a bug report.
