@@ -30,7 +30,13 @@ final class LightCommands {
     /** Runs the command these arguments name; its exit status. */
     static int execute(String... args) {
         try (StandaloneSettings settings = new StandaloneSettings()) {
-            CommandLine commandLine = CommandLines.handled(new CommandLine(new AggregatorCommand(), factory(settings)));
+            CommandLine commandLine = CommandLines.handled(new CommandLine(new AggregatorCommand(), factory(settings)))
+                    // The failure's line on standard error itself: Quarkus' entry point holds log records back until
+                    // Quarkus configures logging, which never happens here.
+                    .setExecutionExceptionHandler((e, command, parsed) -> {
+                        System.err.println("error: " + CommandLines.failure(command, e));
+                        return 1;
+                    });
             return Main.exitStatus(() -> commandLine.execute(args));
         }
     }
