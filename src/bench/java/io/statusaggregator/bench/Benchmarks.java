@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         description = "Runs the benchmarks and prints one table of figures with the machine's description.")
 public final class Benchmarks implements Callable<Integer> {
-    enum Figure { throughput, limited, freshness, amplification, memory, rebuild, rules, reading, book, failover }
+    enum Figure { throughput, limited, freshness, amplification, memory, rebuild, rules, reading, book, failover, cli }
 
     @Option(names = "--seed", description = "seed of every workload (default ${DEFAULT-VALUE})")
     long seed = 7;
@@ -61,6 +61,9 @@ public final class Benchmarks implements Callable<Integer> {
     @Option(names = "--limited-jvm-option", description = "an option for the JVMs at the Deployment's limits (repeatable; the "
             + "limited figure's and --freshness-at-limits' instance), e.g. a collector's setting or a flight recording")
     List<String> limitedJvmOptions = new ArrayList<>();
+    @Option(names = "--cli-runs", description = "timed runs of each command of the command line figure, after one warm-up "
+            + "(default ${DEFAULT-VALUE})")
+    int cliRuns = 7;
     @Option(names = "--figures", split = ",", description = "which figures, of ${COMPLETION-CANDIDATES} (default all)")
     Set<Figure> figures = EnumSet.allOf(Figure.class);
     @Option(names = "--clusters", description = "clusters of the throughput, rebuild and memory fleet (default ${DEFAULT-VALUE})")
@@ -120,6 +123,9 @@ public final class Benchmarks implements Callable<Integer> {
         loadAtStart = Bench.loadAverage();
         Compatibility compatibility = CompatibilityReader.builtIn();
         StatusCheck check = new StatusCheck(compatibility, ManagementCluster.UNKNOWN);
+        if (figures.contains(Figure.cli)) {
+            commandLine();
+        }
         try (Bench.Broker broker = new Bench.Broker(inProcessBroker)) {
             if (figures.contains(Figure.throughput) || figures.contains(Figure.limited) || figures.contains(Figure.rebuild)
                     || figures.contains(Figure.memory)) {
@@ -375,8 +381,10 @@ public final class Benchmarks implements Callable<Integer> {
             coldLive.add(run.liveSeconds());
         }
         String jvm = coldAtLimits ? "held to one CPU, the Deployment's heap and G1, the broker's JVM on the other CPU" : String.join(" ", ColdRebuild.FRESH_JVM);
-        table.row("5 Rebuild from the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""),
-                "%.2f s".formatted(Bench.median(cold)), "≤ 3 s", Bench.median(cold) <= 3,
+        imageRuntimeRebuild(topic, jvm);
+        table.row("5 Rebuild from the compacted topic, fresh JVM, Java " + Runtime.version().feature() + " without a cache"
+                        + (coldAtLimits ? " at the Deployment's limits" : ""),
+                "%.2f s".formatted(Bench.median(cold)), "", null,
                 ("%,d objects; from the JVM's start (" + jvm + "): partitions assigned by the group at %.2f s, read to their end at %.2f s, "
                         + "then every cluster computed; %d runs").formatted(topic.objects(), Bench.median(assigned), Bench.median(coldLive), repetitions));
         rehearsedRebuild(topic, jvm);
@@ -389,9 +397,56 @@ public final class Benchmarks implements Callable<Integer> {
             bare.add(run.readSeconds());
             bareAssigned.add(run.assignedSeconds());
         }
-        table.row("5 Bare consumer over the compacted topic, fresh JVM" + (coldAtLimits ? " at the Deployment's limits" : ""), "%.2f s".formatted(Bench.median(bare)), "", null,
+        table.row("5 Bare consumer over the compacted topic, fresh JVM, Java " + Runtime.version().feature()
+                        + (coldAtLimits ? " at the Deployment's limits" : ""), "%.2f s".formatted(Bench.median(bare)), "", null,
                 ("the floor under the row above: the same topic, group and settings, every record only turned into strings; "
                         + "partitions assigned at %.2f s; %d runs").formatted(Bench.median(bareAssigned), repetitions));
+    }
+
+    /**
+     * Figure 5 on the image's runtime: a fresh JVM of Java 25 with an ahead-of-time cache that a training run wrote (one
+     * rebuild of the same topic by a JVM of its own, as the image's build trains its cache on a run), and the bare
+     * consumer on the same runtime and cache, in the same run.
+     */
+    private void imageRuntimeRebuild(TopicFigures topic, String jvm) throws Exception {
+        String figure = "5 Rebuild from the compacted topic, fresh JVM, the image's runtime (Java 25, AOT cache)";
+        java.util.Optional<String> imageJava = ImageRuntime.java();
+        if (imageJava.isEmpty()) {
+            table.row(figure, "not run", "≤ 3 s", null, "no Java 25 at " + ImageRuntime.home() + " (-Dbench.image-java-home)");
+            return;
+        }
+        ColdRebuild.Jvm runtime = new ColdRebuild.Jvm(imageJava.get(), ImageRuntime.classesJar());
+        java.nio.file.Path cache = ImageRuntime.WORK.resolve("rebuild.aot").toAbsolutePath();
+        java.nio.file.Files.deleteIfExists(cache);
+        List<String> training = new ArrayList<>(coldJvmOptions);
+        training.add("-XX:AOTCacheOutput=" + cache);
+        ColdRebuild.Run trained = topic.coldRebuild("aot-training", runtime, training, coldAtLimits, false);
+        Bench.log("image's runtime (%s): training run rebuilt in %.2f s, the cache %,d bytes", ImageRuntime.describe(imageJava.get()),
+                trained.computedSeconds(), java.nio.file.Files.size(cache));
+        List<String> options = new ArrayList<>(coldJvmOptions);
+        options.add("-XX:AOTCache=" + cache);
+        List<Double> cold = new ArrayList<>();
+        List<Double> assigned = new ArrayList<>();
+        List<Double> live = new ArrayList<>();
+        List<Double> bare = new ArrayList<>();
+        for (int i = 0; i < repetitions; i++) {
+            ColdRebuild.Run run = topic.coldRebuild("aot-" + i, runtime, options, coldAtLimits, false);
+            Bench.log("rebuild in a fresh JVM on the image's runtime %d, seconds after the JVM started: main %.2f, partitions assigned "
+                    + "%.2f, rebuilt %.2f, every cluster computed %.2f; CPU seconds by thread: %s", i + 1, run.mainSeconds(),
+                    run.assignedSeconds(), run.liveSeconds(), run.computedSeconds(), run.cpuByThread());
+            cold.add(run.computedSeconds());
+            assigned.add(run.assignedSeconds());
+            live.add(run.liveSeconds());
+            ColdRebuild.Bare floor = topic.coldBare("aot-bare-" + i, runtime, options, coldAtLimits);
+            Bench.log("bare consumer in a fresh JVM on the image's runtime %d: %,d records read %.2f s after the JVM started", i + 1,
+                    floor.records(), floor.readSeconds());
+            bare.add(floor.readSeconds());
+        }
+        table.row(figure + (coldAtLimits ? " at the Deployment's limits" : ""), "%.2f s".formatted(Bench.median(cold)), "≤ 3 s",
+                Bench.median(cold) <= 3, ("%,d objects; from the JVM's start (%s; %s): partitions assigned at %.2f s, read to their end at "
+                        + "%.2f s, then every cluster computed; a bare consumer on the same runtime and cache %.2f s; %d runs")
+                        .formatted(topic.objects(), ImageRuntime.describe(imageJava.get()), jvm, Bench.median(assigned), Bench.median(live),
+                                Bench.median(bare), repetitions));
     }
 
     /**
@@ -417,6 +472,44 @@ public final class Benchmarks implements Callable<Integer> {
                 ("%,d objects, as a replica joining a group whose members serve the partitions meanwhile (" + jvm + "): rehearsed by "
                         + "%.2f s from the JVM's start, read to the end at %.2f s; %d runs").formatted(topic.objects(), Bench.median(rehearsed),
                         Bench.median(live), repetitions));
+    }
+
+    /**
+     * Figure 10, the command line: each command a process of its own, on the image's runtime with its cache (trained
+     * by deploy/image/train-aot.sh on the packaged application, as the image's build does) and on plain Java 17.
+     */
+    private void commandLine() throws Exception {
+        CommandLineFigures cli = new CommandLineFigures(cliRuns);
+        Map<String, CommandLineFigures.Timed> plain = cli.time(Bench.java(), List.of());
+        java.util.Optional<String> imageJava = ImageRuntime.java();
+        Map<String, CommandLineFigures.Timed> image = Map.of();
+        String runtime = "no Java 25 at " + ImageRuntime.home() + " (-Dbench.image-java-home)";
+        if (imageJava.isPresent()) {
+            java.nio.file.Path cache = ImageRuntime.WORK.resolve("app.aot").toAbsolutePath();
+            java.nio.file.Files.createDirectories(ImageRuntime.WORK);
+            List<String> train = new ArrayList<>(List.of("bash", "deploy/image/train-aot.sh", imageJava.get(),
+                    CommandLineFigures.APP.toString(), cache.toString()));
+            train.addAll(ImageRuntime.IMAGE_JVM);
+            Process training = new ProcessBuilder(train).inheritIO().start();
+            if (training.waitFor() != 0) {
+                throw new IllegalStateException("the training run failed: " + String.join(" ", train));
+            }
+            List<String> options = new ArrayList<>(ImageRuntime.IMAGE_JVM);
+            options.add("-XX:AOTCache=" + cache);
+            image = cli.time(imageJava.get(), options);
+            runtime = "%s, the image's JVM options, a cache of %,d bytes".formatted(ImageRuntime.describe(imageJava.get()),
+                    java.nio.file.Files.size(cache));
+        }
+        for (Map.Entry<String, CommandLineFigures.Timed> entry : plain.entrySet()) {
+            CommandLineFigures.Timed onImage = image.get(entry.getKey());
+            CommandLineFigures.Timed on17 = entry.getValue();
+            table.row("10 Command line: " + entry.getKey() + ", the image's runtime (Java 25, AOT cache)",
+                    onImage == null ? "not run" : "%.2f s".formatted(onImage.median()), "≤ 0.5 s",
+                    onImage == null ? null : onImage.median() <= 0.5,
+                    ("whole process, wall, median of %d runs after a warm-up%s; %s. Plain Java %d: %.2f s (%.2f to %.2f)").formatted(
+                            on17.runs(), onImage == null ? "" : " (%.2f to %.2f)".formatted(onImage.min(), onImage.max()), runtime,
+                            Runtime.version().feature(), on17.median(), on17.min(), on17.max()));
+        }
     }
 
     /** Figure 8: SIGKILL of the instance holding the Lease, with the application's defaults, then Kafka's and client-go's. */

@@ -28,6 +28,17 @@ final class ColdRebuild {
     static final List<String> FRESH_JVM = java.util.stream.Stream.concat(java.util.stream.Stream.of("-Xmx2g"), LimitedPass.IMAGE_G1.stream())
             .toList();
 
+    /**
+     * The fresh JVM's runtime: its {@code java}, and a jar of the compiled classes to put on the class path in place of
+     * their directory (an ahead-of-time cache archives classes from jars only), or null.
+     */
+    record Jvm(String java, String classesJar) {
+        /** The harness's own java (the build's, Java 17 here). */
+        static Jvm harness() {
+            return new Jvm(Bench.java(), System.getProperty("bench.cold.classes-jar"));
+        }
+    }
+
     private ColdRebuild() {
     }
 
@@ -136,9 +147,9 @@ final class ColdRebuild {
      * Runs the child with {@code jvmOptions}; returns what it measured. {@code atLimits}: held to one CPU with the
      * Deployment's heap and collector, as {@link LimitedPass} runs its JVMs.
      */
-    static Run run(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, boolean atLimits, boolean rehearse)
-            throws IOException, InterruptedException {
-        List<String> lines = child(bootstrap, topic, clusters, run, jvmOptions, rehearse ? "rehearse" : "", atLimits);
+    static Run run(String bootstrap, String topic, int clusters, String run, Jvm runtime, List<String> jvmOptions, boolean atLimits,
+            boolean rehearse) throws IOException, InterruptedException {
+        List<String> lines = child(bootstrap, topic, clusters, run, runtime, jvmOptions, rehearse ? "rehearse" : "", atLimits);
         String cpu = lines.stream().filter(l -> l.startsWith("cold-rebuild-cpu ")).findFirst().map(l -> l.substring(17)).orElse("");
         String[] figures = figureLine(lines, "cold-rebuild ");
         return new Run(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Double.parseDouble(figures[3]),
@@ -146,9 +157,9 @@ final class ColdRebuild {
     }
 
     /** Runs the bare child (see {@link #bareConsumer}) with {@code jvmOptions}. */
-    static Bare bare(String bootstrap, String topic, String run, List<String> jvmOptions, boolean atLimits)
+    static Bare bare(String bootstrap, String topic, String run, Jvm runtime, List<String> jvmOptions, boolean atLimits)
             throws IOException, InterruptedException {
-        String[] figures = figureLine(child(bootstrap, topic, 0, run, jvmOptions, "bare", atLimits), "cold-bare ");
+        String[] figures = figureLine(child(bootstrap, topic, 0, run, runtime, jvmOptions, "bare", atLimits), "cold-bare ");
         return new Bare(Double.parseDouble(figures[1]), Double.parseDouble(figures[2]), Long.parseLong(figures[4]));
     }
 
@@ -158,17 +169,17 @@ final class ColdRebuild {
     }
 
     /** @param mode "bare" for the bare consumer, "rehearse" for a rebuild rehearsed first, "" for the rebuild alone */
-    private static List<String> child(String bootstrap, String topic, int clusters, String run, List<String> jvmOptions, String mode,
-            boolean atLimits) throws IOException, InterruptedException {
+    private static List<String> child(String bootstrap, String topic, int clusters, String run, Jvm runtime, List<String> jvmOptions,
+            String mode, boolean atLimits) throws IOException, InterruptedException {
         boolean bare = mode.equals("bare");
         List<String> command = new ArrayList<>(atLimits ? LimitedPass.ONE_CPU : List.of());
-        command.add(Bench.java());
+        command.add(runtime.java());
         command.addAll(atLimits ? LimitedPass.DEPLOYMENT_JVM : FRESH_JVM);
         command.add(Bench.LOG_MANAGER);
         // A flight recording is of the rebuild: the bare consumer's child would write over it.
         jvmOptions.stream().filter(option -> !(bare && option.startsWith("-XX:StartFlightRecording"))).forEach(command::add);
         String classPath = System.getProperty("java.class.path");
-        String classesJar = System.getProperty("bench.cold.classes-jar");
+        String classesJar = runtime.classesJar();
         if (classesJar != null) {
             // An ahead-of-time cache (JDK 24 and later) archives classes from jars only: the compiled classes, jarred.
             classPath = java.util.Arrays.stream(classPath.split(java.io.File.pathSeparator))

@@ -427,9 +427,15 @@ final class TopicFigures {
      * {@code atLimits}: that JVM as the Deployment limits it, the broker's held to the other CPU meanwhile.
      */
     ColdRebuild.Bare coldBare(String run, List<String> jvmOptions, boolean atLimits) throws Exception {
+        return coldBare(run, ColdRebuild.Jvm.harness(), jvmOptions, atLimits);
+    }
+
+    /** {@link #coldBare(String, List, boolean)} on {@code runtime}. */
+    ColdRebuild.Bare coldBare(String run, ColdRebuild.Jvm runtime, List<String> jvmOptions, boolean atLimits) throws Exception {
         broker.pinTo(atLimits ? LimitedPass.OTHER_CPU : null);
         try {
-            return ColdRebuild.bare(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, seed + "-" + run, jvmOptions, atLimits);
+            return ColdRebuild.bare(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, seed + "-" + run, runtime, jvmOptions,
+                    atLimits);
         } finally {
             broker.pinTo(null);
         }
@@ -440,10 +446,16 @@ final class TopicFigures {
      * {@code rehearse}: the rebuild rehearsed before the group is joined.
      */
     ColdRebuild.Run coldRebuild(String run, java.util.List<String> jvmOptions, boolean atLimits, boolean rehearse) throws Exception {
+        return coldRebuild(run, ColdRebuild.Jvm.harness(), jvmOptions, atLimits, rehearse);
+    }
+
+    /** {@link #coldRebuild(String, List, boolean, boolean)} on {@code runtime}. */
+    ColdRebuild.Run coldRebuild(String run, ColdRebuild.Jvm runtime, List<String> jvmOptions, boolean atLimits, boolean rehearse)
+            throws Exception {
         broker.pinTo(atLimits ? LimitedPass.OTHER_CPU : null);
         try {
-            return ColdRebuild.run(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, clusters, seed + "-" + run, jvmOptions,
-                    atLimits, rehearse);
+            return ColdRebuild.run(String.valueOf(broker.kafka().get("bootstrap.servers")), compacted, clusters, seed + "-" + run, runtime,
+                    jvmOptions, atLimits, rehearse);
         } finally {
             broker.pinTo(null);
         }

@@ -14,11 +14,16 @@ class CommandLines {
 
     @Produces
     CommandLine commandLine(PicocliCommandLineFactory factory) {
-        return factory.create()
+        return handled(factory.create());
+    }
+
+    /** {@code commandLine} with the application's handling of a failed command and of a mistake on the command line. */
+    static CommandLine handled(CommandLine commandLine) {
+        return commandLine
                 // Through the log, not straight to stderr, so that with JSON logs it stays one JSON line.
                 .setExecutionExceptionHandler((e, command, parsed) -> {
                     // One line, what failed and why; the stack trace only at DEBUG, for a bug report.
-                    LOG.errorf("%s failed: %s", command.getCommandName(), causes(e));
+                    LOG.error(failure(command, e));
                     LOG.debug("the failure's stack trace", e);
                     return 1;
                 })
@@ -32,6 +37,11 @@ class CommandLines {
                     err.flush();
                     return command.getCommandSpec().exitCodeOnInvalidInput();
                 });
+    }
+
+    /** "COMMAND failed: " and its causes. */
+    static String failure(CommandLine command, Exception e) {
+        return command.getCommandName() + " failed: " + causes(e);
     }
 
     /**

@@ -21,6 +21,7 @@ import io.statusaggregator.rules.StatusRules;
 import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.enterprise.context.Dependent;
+import jakarta.inject.Inject;
 import java.io.FileInputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -38,7 +39,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -91,13 +91,13 @@ public class ComputeCommand implements Callable<Integer> {
         }
     }
 
-    @ConfigProperty(name = "aggregator.capi-namespace", defaultValue = "eksa-system")
-    String configuredCapiNamespace;
+    @Inject
+    CommandSettings settings;
 
     @Override
     public Integer call() throws IOException {
         if (capiNamespace == null) {
-            capiNamespace = configuredCapiNamespace;
+            capiNamespace = settings.capiNamespace();
         }
         Optional<String> badNamespace = KubernetesNames.namespaceProblem(capiNamespace);
         if (badNamespace.isPresent()) {

@@ -1,14 +1,11 @@
 package io.statusaggregator.cli;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.quarkus.arc.Unremovable;
-import io.statusaggregator.AggregatorConfig;
 import io.statusaggregator.describe.ClusterObjects;
 import io.statusaggregator.describe.ClusterTree;
 import io.statusaggregator.model.ObjectKey;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
@@ -56,10 +53,7 @@ public class DescribeCommand implements Callable<Integer> {
     boolean all;
 
     @Inject
-    AggregatorConfig config;
-
-    @Inject
-    Instance<KubernetesClient> client;
+    CommandSettings settings;
 
     @Override
     public Integer call() {
@@ -69,7 +63,7 @@ public class DescribeCommand implements Callable<Integer> {
             return BAD_ARGUMENT;
         }
         ObjectKey key = ObjectKey.parse(cluster).orElseThrow();
-        ClusterObjects objects = new ClusterObjects(client.get(), config.capiNamespace());
+        ClusterObjects objects = new ClusterObjects(settings.kubernetesClient(), settings.capiNamespace());
         try {
             Optional<ClusterObjects.Found> found = objects.read(key);
             if (found.isEmpty()) {

@@ -12,7 +12,6 @@ import io.statusaggregator.versions.Compatibility;
 import io.statusaggregator.versions.UpgradePlan;
 import io.statusaggregator.versions.json.CompatibilityReader;
 import jakarta.enterprise.context.Dependent;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -51,10 +50,7 @@ public class UpgradeCheckCommand implements Callable<Integer> {
     String output;
 
     @Inject
-    AggregatorConfig config;
-
-    @Inject
-    Instance<KubernetesClient> client;
+    CommandSettings settings;
 
     @Override
     public Integer call() {
@@ -69,15 +65,15 @@ public class UpgradeCheckCommand implements Callable<Integer> {
             return UNREACHABLE;
         }
         ObjectKey key = parsed.get();
-        KubernetesClient api = client.get();
+        KubernetesClient api = settings.kubernetesClient();
         try {
-            Compatibility compatibility = config.compatibilityConfigMap()
+            Compatibility compatibility = settings.compatibilityConfigMap()
                     .map(name -> new CompatibilityConfigMap(CompatibilityReader.builtIn())
-                            .readOnce(api, config.capiNamespace(), name)
+                            .readOnce(api, settings.capiNamespace(), name)
                             .get())
                     .orElseGet(CompatibilityReader::builtIn);
             UpgradePlan plan = UpgradeCheck.plan(UpgradeCheck.readCluster(api, key),
-                    UpgradeCheck.readReleases(api, config.capiNamespace()), compatibility, Optional.ofNullable(to));
+                    UpgradeCheck.readReleases(api, settings.capiNamespace()), compatibility, Optional.ofNullable(to));
             System.out.print(
                     output.equals("json")
                             ? UpgradeCheck.toJson(key, plan).toPrettyString() + "\n"

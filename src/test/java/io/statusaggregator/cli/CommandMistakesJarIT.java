@@ -118,6 +118,20 @@ class CommandMistakesJarIT {
         toldInOneLine(run(Map.of(), "compute", binary.toString()), 2, "not valid YAML: not UTF-8 text at line 1");
     }
 
+    /**
+     * A command that runs without Quarkus still tells its failure in one line on standard error (Quarkus' entry point
+     * holds log records back until Quarkus configures logging, which such a command never starts).
+     */
+    @Test
+    void aKubeconfigThatCannotBeReadIsToldByACommandThatRunsWithoutQuarkus() throws Exception {
+        Path kubeconfig = Files.createTempFile("kubeconfig", ".yaml");
+        Files.writeString(kubeconfig, "this: [is not\n");
+        JarProcess.Finished told = run(Map.of("KUBECONFIG", kubeconfig.toString()), "describe", "default/alpha");
+        assertEquals(1, told.exitCode(), told.err());
+        assertTrue(told.err().startsWith("error: describe failed: "), told.err());
+        assertEquals(1, told.err().lines().count(), told.err());
+    }
+
     @Test
     void aKubeconfigThatIsNotThereIsSaidSo() throws Exception {
         toldInOneLine(run(Map.of("KUBECONFIG", "/nonexistent/kubeconfig"), "describe", "default/alpha"), 1,
