@@ -66,8 +66,6 @@ import org.jboss.logging.Logger;
 public final class AlertBridge implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AlertBridge.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration INITIAL_BACKOFF = Duration.ofMillis(500);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     /**
      * @param kafka              Kafka client properties (bootstrap servers, security)
@@ -97,10 +95,6 @@ public final class AlertBridge implements AutoCloseable {
         }
     }
 
-    /** An alert as last posted, and when: for the resend interval. */
-    private record Posted(ClusterAlerts.Alert alert, Instant at) {
-    }
-
     private final Settings settings;
     private final Clock clock;
     private final AlertmanagerApi alertmanager;
@@ -125,18 +119,15 @@ public final class AlertBridge implements AutoCloseable {
     /** What this instance committed last, so that only progress is committed. */
     private final Map<TopicPartition, Long> committed = new HashMap<>();
     private final Map<TopicPartition, Set<String>> clustersOf = new HashMap<>();
-    private final Map<Map<String, String>, Posted> posted = new HashMap<>();
-    private boolean eventsSinceDelivery;
-    private boolean failing;
-    private Duration backoff = INITIAL_BACKOFF;
-    private Instant nextAttempt = Instant.MIN;
-    private Instant nextEvaluation = Instant.MIN;
+    /** When to post and what. */
+    private final AlertDelivery delivery;
 
     public AlertBridge(Settings settings, Clock clock) {
         this.settings = settings;
         this.clock = clock;
         this.alertmanager = new AlertmanagerApi(settings.alertmanager());
         this.alerts = new ClusterAlerts(settings.notReadyFor());
+        this.delivery = new AlertDelivery(settings.resendInterval(), settings.evaluationInterval());
     }
 
     /**
@@ -215,9 +206,9 @@ public final class AlertBridge implements AutoCloseable {
                     break;
                 } catch (RuntimeException e) {
                     // A broker that went away, a commit refused: the loop must outlive it; nothing was committed.
-                    LOG.warnf("alert bridge: %s; trying again in %s", e.toString(), backoff);
-                    pause(backoff);
-                    backoff = longer(backoff);
+                    Duration pause = delivery.pauseAfterError();
+                    LOG.warnf("alert bridge: %s; trying again in %s", e.toString(), pause);
+                    pause(pause);
                 }
             }
         } catch (Error fault) { // else the thread would end, leaving a process that runs and delivers nothing
@@ -260,25 +251,13 @@ public final class AlertBridge implements AutoCloseable {
             rebuilt();
         }
         Instant now = clock.instant();
-        if (now.isBefore(nextAttempt)) {
-            return;
-        }
-        if (eventsSinceDelivery || failing || !now.isBefore(nextEvaluation)) {
+        if (delivery.due(now)) {
             deliver(now);
         }
     }
 
     private Duration pollTimeout() {
-        Instant now = clock.instant();
-        if (rebuilding.rebuilding()) {
-            return Duration.ofMillis(100);
-        }
-        Instant wake = failing ? nextAttempt : eventsSinceDelivery ? now : nextEvaluation;
-        Duration wait = Duration.between(now, wake);
-        Duration floor = Duration.ofMillis(10);
-        return wait.compareTo(floor) < 0
-                ? floor
-                : wait.compareTo(settings.evaluationInterval()) > 0 ? settings.evaluationInterval() : wait;
+        return rebuilding.rebuilding() ? Duration.ofMillis(100) : delivery.wait(clock.instant());
     }
 
     private void take(ConsumerRecord<String, CloudEvent> record) {
@@ -311,7 +290,7 @@ public final class AlertBridge implements AutoCloseable {
         if (record.offset() < deliveredUntil.getOrDefault(partition, 0L)) {
             alerts.assumeDelivered(cluster, clock.instant());
         }
-        eventsSinceDelivery = true;
+        delivery.eventTaken();
     }
 
     /** Every partition assigned has been read again to the end offset it had then: the state is rebuilt. */
@@ -320,65 +299,34 @@ public final class AlertBridge implements AutoCloseable {
         LOG.infof(
                 "alert bridge: state rebuilt from partitions %s (clusters known: %d)",
                 consumer.assignment(), alerts.clusters());
-        // Whatever fires now is posted again: this instance cannot know what Alertmanager still holds.
-        posted.clear();
-        eventsSinceDelivery = true;
+        delivery.rebuilt();
         caughtUp = true;
     }
 
     private void deliver(Instant now) throws InterruptedException {
-        ClusterAlerts.Evaluation evaluation = alerts.evaluate(now);
-        Instant endsAt = now.plus(settings.resendInterval().multipliedBy(3));
-        List<ClusterAlerts.Alert> newlyFiring = new ArrayList<>();
-        List<AlertmanagerApi.Posting> batch = new ArrayList<>();
-        for (ClusterAlerts.Alert alert : evaluation.resolved()) {
-            batch.add(new AlertmanagerApi.Posting(alert, now));
-        }
-        List<ClusterAlerts.Alert> sent = new ArrayList<>();
-        for (ClusterAlerts.Alert alert : evaluation.firing()) {
-            Posted last = posted.get(alert.labels());
-            if (last == null
-                    || !last.alert().equals(alert)
-                    || !now.isBefore(last.at().plus(settings.resendInterval()))) {
-                batch.add(new AlertmanagerApi.Posting(alert, endsAt));
-                sent.add(alert);
-                if (last == null) {
-                    newlyFiring.add(alert);
-                }
-            }
-        }
+        AlertDelivery.Batch batch = delivery.plan(alerts.evaluate(now), now);
+        List<AlertmanagerApi.Posting> postings = new ArrayList<>();
+        batch.resolved().forEach(alert -> postings.add(new AlertmanagerApi.Posting(alert, now)));
+        batch.sent().forEach(alert -> postings.add(new AlertmanagerApi.Posting(alert, batch.endsAt())));
         try {
-            alertmanager.post(batch, now);
+            alertmanager.post(postings, now);
         } catch (AlertmanagerApi.DeliveryFailed e) {
             failedDeliveries.incrementAndGet();
-            failing = true;
-            nextAttempt = now.plus(backoff);
-            LOG.warnf("alert bridge: %s; offsets stay uncommitted, next attempt in %s", e.getMessage(), backoff);
-            backoff = longer(backoff);
+            Duration wait = delivery.failed(now);
+            LOG.warnf("alert bridge: %s; offsets stay uncommitted, next attempt in %s", e.getMessage(), wait);
             return;
         }
-        alerts.delivered(evaluation);
-        Set<Map<String, String>> firing = new HashSet<>();
-        evaluation.firing().forEach(a -> firing.add(a.labels()));
-        posted.keySet().retainAll(firing);
-        sent.forEach(a -> posted.put(a.labels(), new Posted(a, now)));
-        newlyFiring.forEach(a -> LOG.infof(
+        alerts.delivered(batch.evaluation());
+        batch.newlyFiring().forEach(a -> LOG.infof(
                 "alert %s firing for %s: %s",
                 a.labels().get("alertname"), a.cluster(), a.annotations().get("summary")));
-        evaluation
-                .resolved()
-                .forEach(a -> LOG.infof(
-                        "alert %s resolved for %s (%s)",
-                        a.labels().get("alertname"), a.cluster(), a.labels().get("condition")));
+        batch.resolved().forEach(a -> LOG.infof(
+                "alert %s resolved for %s (%s)",
+                a.labels().get("alertname"), a.cluster(), a.labels().get("condition")));
         deliveries.incrementAndGet();
-        if (failing) {
+        if (delivery.delivered(batch, now)) {
             LOG.infof("alert bridge: Alertmanager at %s accepts alerts again", settings.alertmanager());
         }
-        failing = false;
-        backoff = INITIAL_BACKOFF;
-        nextAttempt = Instant.MIN;
-        eventsSinceDelivery = false;
-        nextEvaluation = now.plus(settings.evaluationInterval());
         commit();
     }
 
@@ -403,11 +351,6 @@ public final class AlertBridge implements AutoCloseable {
             // The alerts are delivered; the offsets go with the next delivery, or the next owner replays (duplicates).
             LOG.warnf("alert bridge: could not commit offsets %s: %s", offsets, e.toString());
         }
-    }
-
-    private static Duration longer(Duration backoff) {
-        Duration doubled = backoff.multipliedBy(2);
-        return doubled.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : doubled;
     }
 
     private static void pause(Duration duration) {
@@ -442,7 +385,7 @@ public final class AlertBridge implements AutoCloseable {
             for (TopicPartition partition : partitions) {
                 for (String cluster : clustersOf.getOrDefault(partition, Set.of())) {
                     alerts.forget(cluster);
-                    posted.keySet().removeIf(labels -> cluster.equals(labels.get("cluster")));
+                    delivery.forget(cluster);
                 }
                 clustersOf.remove(partition);
                 deliveredUntil.remove(partition);
