@@ -220,7 +220,7 @@ public final class Aggregator implements AutoCloseable {
                 .supplier(() -> {
                     subscribeOnce();
                     try {
-                        return consumer.poll(poll);
+                        return consumer.poll(book.untilDue(System.nanoTime(), poll)); // woken when one is due
                     } catch (InvalidSessionTimeoutException refused) {
                         joinWithLongerSession(refused);
                         return ConsumerRecords.<byte[], ByteBuffer>empty();

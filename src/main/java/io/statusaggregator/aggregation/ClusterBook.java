@@ -32,8 +32,8 @@ import java.util.function.BiFunction;
  *
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
  * latest state), then, once the status topic is read for it too, every cluster of it is computed once; from there on
- * each record marks its cluster, and a cluster is computed when its oldest uncomputed record is one coalescing window
- * old, so that a burst makes one computation; the window grows while the consumer is behind ({@link CoalescingWindow}).
+ * each record marks its cluster: a quiet cluster is computed at once, a burst's later records together a coalescing
+ * window after that ({@link ComputeQueue}); the window grows while the consumer is behind ({@link CoalescingWindow}).
  * Most records are read only then, and only each object's latest ({@link UnreadRecords}). A status is written only
  * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
  * ({@link PendingWrites}). A status the Cluster shows is published once, in order. Its {@link ClusterObserver} (the
@@ -57,7 +57,7 @@ final class ClusterBook {
     private final String capiNamespace;
     private final AssignedPartitions partitions = new AssignedPartitions();
     /** Clusters with something not computed yet, and when each is due. */
-    private final ComputeQueue dirty = new ComputeQueue();
+    private final ComputeQueue dirty;
     private final ObjectRecord records = new ObjectRecord();
     private final UnreadRecords unread = new UnreadRecords();
     private final PublishedStatuses published = new PublishedStatuses();
@@ -85,6 +85,7 @@ final class ClusterBook {
         this.rules = rules;
         this.capiNamespace = capiNamespace;
         this.coalescing = coalescing;
+        this.dirty = new ComputeQueue(coalescing.window());
         this.echoTimeoutNanos = echoTimeout.toNanos();
         this.pending = new PendingWrites<>(echoTimeout);
     }
@@ -364,6 +365,12 @@ final class ClusterBook {
             }
         }
         return actions;
+    }
+
+    /** How long from {@code now} until a cluster is due ({@link ComputeQueue#untilDue}), {@code longest} at most. */
+    Duration untilDue(long now, Duration longest) {
+        long nanos = Math.min(longest.toNanos(), dirty.untilDue(now));
+        return Duration.ofMillis((nanos + 999_999) / 1_000_000); // the consumer's poll counts whole milliseconds
     }
 
     /** The offset of partition {@code number}'s oldest record not read yet (its cluster not computed yet), if any. */
