@@ -146,6 +146,7 @@ final class ApiServerFigures implements AutoCloseable {
             Bench.await(15_000, () -> clock.waiting() == 0);
             Freshness result = freshness(clock, achieved, undone(clock), 0);
             logSlowChanges(clock);
+            Bench.log("freshness, aggregator, where the time went: %s", clock.stages(timeline));
             if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
                 throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
             }

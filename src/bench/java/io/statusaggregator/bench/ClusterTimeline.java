@@ -112,6 +112,41 @@ final class ClusterTimeline implements AutoCloseable {
     }
 
     /**
+     * Where a change of {@code cluster} written at {@code writtenAt} and shown at {@code shownAt} spent its time, in
+     * milliseconds: to ingest's record of it on the object-state topic (produced), from there to the status topic's
+     * record of its status (produced after the write), from there to the Cluster showing it; null where the notes lack
+     * one. The record taken is the cluster's last object-state record produced before that status: the change's own.
+     */
+    double[] stages(String cluster, long writtenAt, long shownAt) {
+        ArrayDeque<Note> of = notes.get(cluster);
+        if (of == null) {
+            return null;
+        }
+        List<Note> copy;
+        synchronized (of) {
+            copy = new ArrayList<>(of);
+        }
+        long status = Long.MAX_VALUE;
+        for (Note note : copy) {
+            if (note.what().startsWith("status topic: ") && note.what().endsWith("(produced)") && note.nanos() >= writtenAt
+                    && note.nanos() < status) {
+                status = note.nanos();
+            }
+        }
+        long record = Long.MIN_VALUE;
+        for (Note note : copy) {
+            if (note.what().startsWith("topic: ") && note.what().endsWith("(produced)") && note.nanos() <= status
+                    && note.nanos() >= writtenAt - 50_000_000L && note.nanos() > record) {
+                record = note.nanos();
+            }
+        }
+        if (status == Long.MAX_VALUE || record == Long.MIN_VALUE || status > shownAt + 1_000_000_000L) {
+            return null;
+        }
+        return new double[] {(record - writtenAt) / 1e6, (status - record) / 1e6, (shownAt - status) / 1e6};
+    }
+
+    /**
      * Follows the object-state topic {@code objectStates} and the status topic {@code statuses} from their ends: each
      * record is noted on its cluster when it was produced (its timestamp) and when it was read here.
      */
