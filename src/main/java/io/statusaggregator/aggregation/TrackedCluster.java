@@ -25,6 +25,8 @@ final class TrackedCluster {
     static final long NEVER = Long.MIN_VALUE;
     /** When it was last taken to be computed (System.nanoTime), or {@link #NEVER}: whether it is quiet. */
     long computedAt = NEVER;
+    /** While its burst goes on ({@link ComputeQueue}), when its latest record came (System.nanoTime). */
+    long lastRecordAt;
     /** Each object's latest record not read yet, in the order they came ({@link UnreadRecords}); null while none. */
     LinkedHashMap<ObjectStateKey, UnreadRecords.Unread> unread;
     /**

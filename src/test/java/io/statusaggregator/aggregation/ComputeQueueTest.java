@@ -30,32 +30,46 @@ class ComputeQueueTest {
     }
 
     @Test
-    void aBurstsFirstChangeIsDueAtOnceAndTheRestTogetherAWindowAfterIt() {
+    void aBurstsFirstChangeIsDueAtOnceAndTheRestTogetherWhenItEnds() {
         queue.record(a, 0);
         assertEquals(List.of(a), queue.due(0, WINDOW), "the first of the burst");
-        queue.record(a, 5 * MS);
-        queue.record(a, 20 * MS);
-        queue.record(a, 60 * MS);
-        assertEquals(List.of(), queue.due(60 * MS, WINDOW), "the rest wait");
-        assertEquals(40 * MS, queue.untilDue(60 * MS), "due a window after the first was computed");
-        assertEquals(List.of(), queue.due(99 * MS, WINDOW));
-        assertEquals(List.of(a), queue.due(100 * MS, WINDOW), "the rest, together");
+        queue.record(a, 2 * MS);
+        queue.record(a, 4 * MS);
+        queue.record(a, 7 * MS);
+        assertEquals(List.of(), queue.due(16 * MS, WINDOW), "the rest wait for the burst's end");
+        assertEquals(1 * MS, queue.untilDue(16 * MS), "a tenth of the window after its last record");
+        assertEquals(List.of(a), queue.due(17 * MS, WINDOW), "the rest, together");
         assertTrue(queue.isEmpty());
-        queue.record(a, 150 * MS);
-        assertEquals(List.of(), queue.due(150 * MS, WINDOW), "computed 50 ms ago: still the burst");
-        assertEquals(List.of(a), queue.due(200 * MS, WINDOW));
+        queue.record(a, 50 * MS);
+        assertEquals(List.of(), queue.due(50 * MS, WINDOW), "computed 33 ms ago: not quiet, a burst again");
+        assertEquals(List.of(a), queue.due(60 * MS, WINDOW));
+    }
+
+    @Test
+    void aBurstThatGoesOnIsComputedAWindowAfterItsFirstComputation() {
+        queue.record(a, 0);
+        assertEquals(List.of(a), queue.due(0, WINDOW));
+        for (long at = 5 * MS; at < WINDOW; at += 5 * MS) {
+            queue.record(a, at);
+            assertEquals(List.of(), queue.due(at, WINDOW), "records every 5 ms: the burst goes on");
+        }
+        assertEquals(List.of(a), queue.due(WINDOW, WINDOW), "a window after the first computation");
+        queue.record(a, WINDOW + 5 * MS);
+        assertEquals(List.of(), queue.due(WINDOW + 5 * MS, WINDOW), "computed 5 ms ago: the burst goes on");
     }
 
     @Test
     void eachClusterHasItsOwnBurst() {
         queue.record(a, 0);
         assertEquals(List.of(a), queue.due(0, WINDOW));
-        queue.record(a, 10 * MS);
-        queue.record(b, 20 * MS); // quiet: its own first change
-        assertEquals(List.of(b), queue.due(20 * MS, WINDOW));
-        queue.record(b, 30 * MS);
-        assertEquals(List.of(a), queue.due(100 * MS, WINDOW));
-        assertEquals(List.of(b), queue.due(120 * MS, WINDOW));
+        queue.record(a, 5 * MS);
+        queue.record(b, 8 * MS); // quiet: its own first change
+        assertEquals(List.of(b), queue.due(8 * MS, WINDOW));
+        queue.record(b, 9 * MS);
+        queue.record(a, 12 * MS);
+        assertEquals(List.of(), queue.due(18 * MS, WINDOW));
+        assertEquals(List.of(b), queue.due(19 * MS, WINDOW), "b's burst ended first");
+        assertEquals(List.of(a), queue.due(22 * MS, WINDOW));
     }
 
     // --- behind: every record waits a grown window
@@ -71,6 +85,15 @@ class ComputeQueueTest {
         assertEquals(3, queue.size());
         assertEquals(List.of(a, b), queue.due(510 * MS, 500 * MS));
         assertEquals(List.of(c), queue.due(510 * MS, WINDOW));
+    }
+
+    @Test
+    void behindABurstWaitsTheGrownWindow() {
+        queue.record(a, 0);
+        assertEquals(List.of(a), queue.due(0, WINDOW));
+        queue.record(a, 5 * MS);
+        assertEquals(List.of(), queue.due(50 * MS, GROWN), "behind: its burst's end does not count");
+        assertEquals(List.of(a), queue.due(1_000 * MS, GROWN), "a grown window after its last computation");
     }
 
     @Test
@@ -99,9 +122,9 @@ class ComputeQueueTest {
     void aClusterDueAtASetTimeDoesNotHoldBackTheOnesBehindIt() {
         queue.asOf(a, 900 * MS); // due at 1 s with a window of 100 ms
         burstUnderWay(b);
-        assertEquals(100 * MS, queue.untilDue(0), "b's turn first");
-        assertEquals(List.of(b), queue.due(100 * MS, WINDOW));
-        assertEquals(900 * MS, queue.untilDue(100 * MS), "then a's");
+        assertEquals(20 * MS, queue.untilDue(0), "b's turn first: its burst ends");
+        assertEquals(List.of(b), queue.due(20 * MS, WINDOW));
+        assertEquals(980 * MS, queue.untilDue(20 * MS), "then a's");
         assertEquals(List.of(), queue.due(999 * MS, WINDOW));
         assertEquals(List.of(a), queue.due(1_000 * MS, WINDOW));
         assertEquals(Long.MAX_VALUE, queue.untilDue(1_000 * MS), "none waits");
@@ -143,7 +166,7 @@ class ComputeQueueTest {
         assertEquals(List.of(a, b), queue.due(1_050 * MS, GROWN));
     }
 
-    /** {@code cluster} computed at 0 and marked again by a record at 10 ms: due at 100 ms. */
+    /** {@code cluster} computed at 0 and marked again by a record at 10 ms: due at 20 ms, its burst's end. */
     private void burstUnderWay(TrackedCluster cluster) {
         queue.record(cluster, 0);
         assertEquals(List.of(cluster), queue.due(0, WINDOW));
