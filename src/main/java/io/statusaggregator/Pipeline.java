@@ -411,9 +411,7 @@ public final class Pipeline implements AutoCloseable {
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         producer.put(ProducerConfig.ACKS_CONFIG, "all");
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        // Sent as soon as the producer can: a lone change would wait the whole delay (Kafka's default is 5 ms), and
-        // records still batch while requests are in flight.
-        producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0);
+        producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0); // a lone change would wait the whole delay
         producer.put(
                 ProducerConfig.CLIENT_ID_CONFIG,
                 "status-aggregator-" + name + "-" + ProcessHandle.current().pid());

@@ -32,8 +32,7 @@ import java.util.function.BiFunction;
  *
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
  * latest state), then, once the status topic is read for it too, every cluster of it is computed once; from there on
- * each record marks its cluster: a quiet cluster is computed at once, a burst's later records together a coalescing
- * window after that ({@link ComputeQueue}); the window grows while the consumer is behind ({@link CoalescingWindow}).
+ * each record marks its cluster: computed at once if quiet, else with the rest of its burst ({@link ComputeQueue}).
  * Most records are read only then, and only each object's latest ({@link UnreadRecords}). A status is written only
  * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
  * ({@link PendingWrites}). A status the Cluster shows is published once, in order. Its {@link ClusterObserver} (the
@@ -342,7 +341,6 @@ final class ClusterBook {
      * {@code instant}.
      */
     List<Action> due(long now, long backlog, Compatibility inForce, ManagementCluster management, Instant instant) {
-        long window = coalescing.nanos(backlog);
         if (computedWith != null && (inForce != computedWith || !management.equals(managementComputedWith))) {
             partitions.all().stream().filter(p -> p.live).forEach(p -> p.clusters.values().forEach(dirty::atOnce));
         }
@@ -350,7 +348,7 @@ final class ClusterBook {
         managementComputedWith = management;
         pending.expire(now).forEach(dirty::atOnce);
         List<Action> actions = new ArrayList<>();
-        for (TrackedCluster cluster : dirty.due(now, window)) {
+        for (TrackedCluster cluster : dirty.due(now, coalescing.nanos(backlog))) {
             AssignedPartition partition = partitions.get(cluster.partition);
             try {
                 actions.addAll(partition == null ? List.of() : readUnread(partition, cluster)); // revoked: forgotten
@@ -367,10 +365,8 @@ final class ClusterBook {
         return actions;
     }
 
-    /** How long from {@code now} until a cluster is due ({@link ComputeQueue#untilDue}), {@code longest} at most. */
     Duration untilDue(long now, Duration longest) {
-        long nanos = Math.min(longest.toNanos(), dirty.untilDue(now));
-        return Duration.ofMillis((nanos + 999_999) / 1_000_000); // the consumer's poll counts whole milliseconds
+        return dirty.untilDue(now, longest);
     }
 
     /** The offset of partition {@code number}'s oldest record not read yet (its cluster not computed yet), if any. */

@@ -154,16 +154,13 @@ final class ComputeQueue {
     }
 
     /**
-     * How long from {@code now} until the next cluster is due, in nanoseconds, with the window of the last {@link #due}:
-     * 0 if one is due already, {@link Long#MAX_VALUE} if none waits. What the consumer's poll waits at most.
+     * How long from {@code now} until the next cluster is due, with the window of the last {@link #due}: zero if one is
+     * due already, {@code longest} at most; in whole milliseconds, rounded up, as the consumer's poll counts them.
      */
-    long untilDue(long now) {
-        if (!atOnce.isEmpty()) {
-            return 0;
-        }
-        long next = Long.MAX_VALUE;
+    Duration untilDue(long now, Duration longest) {
+        long next = atOnce.isEmpty() ? longest.toNanos() : 0;
         if (!byRecord.isEmpty()) {
-            next = byRecord.iterator().next().dirtySince + lastWindow - now;
+            next = Math.min(next, byRecord.iterator().next().dirtySince + lastWindow - now);
         }
         if (!inBurst.isEmpty() && lastWindow <= window) {
             next = Math.min(next, inBurst.iterator().next().lastRecordAt + gap - now);
@@ -171,7 +168,7 @@ final class ComputeQueue {
         for (TrackedCluster cluster : atTime) {
             next = Math.min(next, cluster.dirtySince + lastWindow - now);
         }
-        return Math.max(0, next);
+        return Duration.ofMillis((Math.max(0, next) + 999_999) / 1_000_000);
     }
 
     boolean isEmpty() {

@@ -11,6 +11,7 @@ class ComputeQueueTest {
     private static final long MS = 1_000_000L;
     private static final long WINDOW = 100 * MS;
     private static final long GROWN = 1_000 * MS;
+    private static final Duration POLL = Duration.ofMillis(100);
 
     private final ComputeQueue queue = new ComputeQueue(Duration.ofNanos(WINDOW));
     private final TrackedCluster a = new TrackedCluster("a", 0);
@@ -22,7 +23,7 @@ class ComputeQueueTest {
     @Test
     void aLoneChangeToAQuietClusterIsDueAtOnce() {
         queue.record(a, 0);
-        assertEquals(0, queue.untilDue(0), "the poll does not wait");
+        assertEquals(Duration.ZERO, queue.untilDue(0, POLL), "the poll does not wait");
         assertEquals(List.of(a), queue.due(0, WINDOW), "never computed: quiet");
         queue.record(a, 100 * MS);
         assertEquals(List.of(a), queue.due(100 * MS, WINDOW), "a window after its last computation: quiet again");
@@ -37,7 +38,8 @@ class ComputeQueueTest {
         queue.record(a, 4 * MS);
         queue.record(a, 7 * MS);
         assertEquals(List.of(), queue.due(16 * MS, WINDOW), "the rest wait for the burst's end");
-        assertEquals(1 * MS, queue.untilDue(16 * MS), "a tenth of the window after its last record");
+        assertEquals(Duration.ofMillis(1), queue.untilDue(16 * MS, POLL),
+                "a tenth of the window after its last record");
         assertEquals(List.of(a), queue.due(17 * MS, WINDOW), "the rest, together");
         assertTrue(queue.isEmpty());
         queue.record(a, 50 * MS);
@@ -122,12 +124,12 @@ class ComputeQueueTest {
     void aClusterDueAtASetTimeDoesNotHoldBackTheOnesBehindIt() {
         queue.asOf(a, 900 * MS); // due at 1 s with a window of 100 ms
         burstUnderWay(b);
-        assertEquals(20 * MS, queue.untilDue(0), "b's turn first: its burst ends");
+        assertEquals(Duration.ofMillis(20), queue.untilDue(0, Duration.ofSeconds(2)), "b's turn first: its burst ends");
         assertEquals(List.of(b), queue.due(20 * MS, WINDOW));
-        assertEquals(980 * MS, queue.untilDue(20 * MS), "then a's");
+        assertEquals(Duration.ofMillis(980), queue.untilDue(20 * MS, Duration.ofSeconds(2)), "then a's");
         assertEquals(List.of(), queue.due(999 * MS, WINDOW));
         assertEquals(List.of(a), queue.due(1_000 * MS, WINDOW));
-        assertEquals(Long.MAX_VALUE, queue.untilDue(1_000 * MS), "none waits");
+        assertEquals(POLL, queue.untilDue(1_000 * MS, POLL), "none waits: the longest poll");
     }
 
     /** A cluster waiting for a later time (a refused write's, or a republication's) is due as a record makes it. */
