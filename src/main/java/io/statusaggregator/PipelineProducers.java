@@ -63,7 +63,7 @@ final class PipelineProducers {
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         producer.put(ProducerConfig.ACKS_CONFIG, "all");
         producer.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 5);
+        producer.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, 0); // a lone change would wait the whole delay
         producer.put(
                 ProducerConfig.CLIENT_ID_CONFIG,
                 "status-aggregator-" + name + "-" + ProcessHandle.current().pid());

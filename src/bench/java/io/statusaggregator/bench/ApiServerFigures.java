@@ -38,8 +38,15 @@ import java.util.concurrent.TimeUnit;
  * to its cluster meanwhile ({@link ClusterTimeline}).
  */
 final class ApiServerFigures implements AutoCloseable {
-    /** @param behind clusters whose status was still not what their objects give when the run ended (the baseline's only) */
-    record Freshness(double p50, double p99, double max, int measured, int unreflected, int undone, double changesPerSecond, int behind) {
+    /**
+     * @param behind clusters whose status was still not what their objects give when the run ended (the baseline's only)
+     * @param writesPerChange status writes over the changes written (steps that change the status); NaN where not counted
+     */
+    record Freshness(double p50, double p99, double max, int measured, int unreflected, int undone, double changesPerSecond, int behind,
+            double writesPerChange) {
+        Freshness withWrites(long writes, long changes) {
+            return new Freshness(p50, p99, max, measured, unreflected, undone, changesPerSecond, behind, (double) writes / changes);
+        }
     }
 
     record Amplification(long changes, long events, long distinctStatuses, long writes, long baselineWrites) {
@@ -117,7 +124,8 @@ final class ApiServerFigures implements AutoCloseable {
     private static Freshness freshness(ChangeClock clock, double rate, int undone, int behind) {
         List<Double> latencies = clock.latencies();
         return new Freshness(Bench.percentile(latencies, 50), Bench.percentile(latencies, 99),
-                latencies.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), latencies.size(), clock.waiting(), undone, rate, behind);
+                latencies.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN), latencies.size(), clock.waiting(), undone, rate, behind,
+                Double.NaN);
     }
 
     /** Figure 2: the churn through the pipeline; a change is reflected when the Cluster shows its status. */
@@ -132,15 +140,18 @@ final class ApiServerFigures implements AutoCloseable {
         timeline.follow(broker.kafka(), "object-states-" + run, "statuses-" + run);
         fleet.noteIn(timeline);
         try {
-            double achieved = fleet.churn(rate, seconds, workload::nextStep, clock, new long[2]);
+            long writesBefore = pipeline.aggregator().writer().writes();
+            long[] counts = new long[2];
+            double achieved = fleet.churn(rate, seconds, workload::nextStep, clock, counts);
             Bench.await(15_000, () -> clock.waiting() == 0);
             Freshness result = freshness(clock, achieved, undone(clock), 0);
             logSlowChanges(clock);
+            Bench.log("freshness, aggregator, where the time went: %s", clock.stages(timeline));
             if (!Bench.await(30_000, () -> pipeline.aggregator().settled())) {
                 throw new IllegalStateException("the pipeline did not settle after the churn: " + pipeline.aggregator().progress());
             }
             check.verify("freshness, aggregator", seed, fleet.clusters(), Map.of());
-            return result;
+            return result.withWrites(pipeline.aggregator().writer().writes() - writesBefore, counts[1]);
         } finally {
             shown.close();
             watcher.close();
@@ -354,6 +365,36 @@ final class ApiServerFigures implements AutoCloseable {
                             + check.mismatches(fleet.clusters(), Map.of()).stream().limit(2).toList() + "\n" + instances.logs());
                 }
                 return new Failover(changes, (clock.lastReflectedAt() - killedAt) / 1e6, holder.name());
+            }
+        }
+    }
+
+    /**
+     * Figure 2's limit: the same churn, the pipeline stopped, a controller that computes and writes the status on each
+     * informer event ({@link DirectController}), timed the same way.
+     */
+    Freshness directFreshness(int rate, int seconds) throws Exception {
+        stopPipeline();
+        try (DirectController direct = new DirectController(kubernetes, check)) {
+            direct.start();
+            if (!Bench.await(60_000, 500, () -> check.mismatches(fleet.clusters(), Map.of()).isEmpty())) {
+                throw new IllegalStateException("the direct controller did not settle on right statuses within a minute (seed " + seed + ")");
+            }
+            ChangeClock clock = new ChangeClock(fleet.expectShown());
+            KubernetesClient watcher = kubernetes.newClient();
+            SharedIndexInformer<GenericKubernetesResource> shown = fleet.follow(watcher, clock);
+            try {
+                long writesBefore = direct.writes();
+                long[] counts = new long[2];
+                double achieved = fleet.churn(rate, seconds, workload::nextStep, clock, counts);
+                Bench.await(15_000, () -> clock.waiting() == 0);
+                Freshness result = freshness(clock, achieved, undone(clock), 0);
+                Bench.await(30_000, 500, () -> check.mismatches(fleet.clusters(), Map.of()).isEmpty());
+                check.verify("freshness, direct controller", seed, fleet.clusters(), Map.of());
+                return result.withWrites(direct.writes() - writesBefore, counts[1]);
+            } finally {
+                shown.close();
+                watcher.close();
             }
         }
     }

@@ -46,6 +46,8 @@ final class ChangeClock {
     private final List<Double> latenciesMillis = new ArrayList<>();
     /** Each reflected change: when written and when shown (System.nanoTime), for {@link #timeline}. */
     private final List<long[]> reflectedChanges = new ArrayList<>();
+    /** The cluster of each of {@link #reflectedChanges}, in the same order. */
+    private final List<String> reflectedClusters = new ArrayList<>();
     /** When (System.nanoTime) a status last reflected a change; 0 before any did. */
     private long lastReflectedAt;
     /** The slowest changes (over a second), for the log: cluster, milliseconds, the status that reflected them. */
@@ -86,6 +88,7 @@ final class ChangeClock {
             long writtenAt = it.next().writtenAt();
             double millis = (nanos - writtenAt) / 1e6;
             reflectedChanges.add(new long[] {writtenAt, nanos});
+            reflectedClusters.add(cluster);
             latenciesMillis.add(millis);
             if (millis > 1000) {
                 slow.add(new Slow(cluster, writtenAt, nanos, "%s %.0f ms (%s)".formatted(cluster, millis, signature)));
@@ -138,6 +141,26 @@ final class ChangeClock {
         StringBuilder out = new StringBuilder();
         seconds.forEach((second, c) -> out.append("  written +%2d s: %3d changes, shown +%4.1f to +%4.1f s%n".formatted(second, c[0], c[1] / 1e9, c[2] / 1e9)));
         return out.toString();
+    }
+
+    /**
+     * The medians of where the reflected changes spent their time ({@link ClusterTimeline#stages}), as text; the
+     * changes whose notes lack a stage are left out.
+     */
+    synchronized String stages(ClusterTimeline notes) {
+        List<List<Double>> byStage = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+        for (int i = 0; i < reflectedChanges.size(); i++) {
+            double[] stages = notes.stages(reflectedClusters.get(i), reflectedChanges.get(i)[0], reflectedChanges.get(i)[1]);
+            for (int s = 0; stages != null && s < stages.length; s++) {
+                byStage.get(s).add(stages[s]);
+            }
+        }
+        if (byStage.get(0).isEmpty()) {
+            return "no change with every stage noted";
+        }
+        return ("medians over %d changes: change written to its record produced on the object-state topic %.1f ms, to its status "
+                + "produced on the status topic (after its write) %.1f ms, to the Cluster seen showing it %.1f ms").formatted(
+                byStage.get(0).size(), Bench.median(byStage.get(0)), Bench.median(byStage.get(1)), Bench.median(byStage.get(2)));
     }
 
     synchronized List<Double> latencies() {

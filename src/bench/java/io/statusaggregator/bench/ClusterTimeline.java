@@ -112,6 +112,51 @@ final class ClusterTimeline implements AutoCloseable {
     }
 
     /**
+     * Where a change of {@code cluster} written at {@code writtenAt} and shown at {@code shownAt} spent its time, in
+     * milliseconds: to ingest's record of it on the object-state topic (produced), from there to the status topic's
+     * record of its status (produced after the write), from there to the Cluster showing it; null where the notes lack
+     * one. The record taken is that of the change's last write (its resourceVersion; a deletion's tombstone).
+     */
+    double[] stages(String cluster, long writtenAt, long shownAt) {
+        ArrayDeque<Note> of = notes.get(cluster);
+        if (of == null) {
+            return null;
+        }
+        List<Note> copy;
+        synchronized (of) {
+            copy = new ArrayList<>(of);
+        }
+        long status = Long.MAX_VALUE;
+        for (Note note : copy) {
+            if (note.what().startsWith("status topic: ") && note.what().endsWith("(produced)") && note.nanos() >= writtenAt
+                    && note.nanos() < status) {
+                status = note.nanos();
+            }
+        }
+        // The change's last write, answered just before its clock started: its record is the one of its version.
+        String version = null;
+        for (Note note : copy) {
+            int rv = note.what().lastIndexOf("(rv ");
+            if (note.what().startsWith("written: ") && note.nanos() <= writtenAt && rv >= 0) {
+                version = " rv " + note.what().substring(rv + 4, note.what().length() - 1) + " (produced)";
+            }
+        }
+        long record = Long.MIN_VALUE;
+        for (Note note : copy) {
+            boolean ofTheChange = version != null ? note.what().endsWith(version)
+                    : note.what().endsWith("deleted (produced)") && note.nanos() >= writtenAt - 50_000_000L;
+            if (note.what().startsWith("topic: ") && ofTheChange && note.nanos() <= status) {
+                record = note.nanos();
+                break;
+            }
+        }
+        if (status == Long.MAX_VALUE || record == Long.MIN_VALUE || status > shownAt + 1_000_000_000L) {
+            return null;
+        }
+        return new double[] {(record - writtenAt) / 1e6, (status - record) / 1e6, (shownAt - status) / 1e6};
+    }
+
+    /**
      * Follows the object-state topic {@code objectStates} and the status topic {@code statuses} from their ends: each
      * record is noted on its cluster when it was produced (its timestamp) and when it was read here.
      */

@@ -215,7 +215,7 @@ public final class Aggregator implements AutoCloseable {
                 ? settings.coalescingWindow() : Duration.ofMillis(100);
         subscription = Multi.createBy()
                 .repeating()
-                .supplier(() -> consumer.poll(poll))
+                .supplier(() -> consumer.poll(book.untilDue(System.nanoTime(), poll))) // woken when one is due
                 .until(records -> closed)
                 // In the stream, not in subscribe's callback: a fault there Mutiny would drop, stopping aggregation
                 // unsaid.

@@ -41,8 +41,7 @@ import java.util.function.BiFunction;
  *
  * <p>A partition is rebuilt first (its records applied without computing: the compacted topic holds every object's
  * latest state), then, once the status topic is read for it too, every cluster of it is computed once; from there on
- * each record marks its cluster, and a cluster is computed when its oldest uncomputed record is one coalescing window
- * old, so that a burst makes one computation; the window grows while the consumer is behind ({@link CoalescingWindow}).
+ * each record marks its cluster: computed at once if quiet, else with the rest of its burst ({@link ComputeQueue}).
  * Most records are read only then, and only each object's latest ({@link UnreadRecords}). A status is written only
  * when it differs from the one the Cluster shows, counting the status written and not echoed yet as shown
  * ({@link PendingWrites}). A status the Cluster shows is published once, in order. What each Cluster shows goes to the
@@ -154,6 +153,11 @@ final class ClusterBook {
             }
         }
         return actions;
+    }
+
+    /** How long from {@code now} until the next cluster is due, {@code longest} at most: how long a poll may wait. */
+    Duration untilDue(long now, Duration longest) {
+        return schedule.untilDue(now, longest);
     }
 
     /** The offset of partition {@code number}'s oldest record not read yet (its cluster not computed yet), if any. */

@@ -5,23 +5,25 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * When each cluster of the {@link ClusterBook} is computed: its oldest uncomputed record one coalescing window old
- * ({@link CoalescingWindow}, growing with the backlog; {@link ComputeQueue}), at once, or after a delay a write-back
- * conflict or a change the broker refused calls for. Pure; part of the book.
+ * When each cluster of the {@link ClusterBook} is computed: a quiet cluster's record at once, the rest of a burst
+ * together when it ends, every record a coalescing window late while aggregation is behind ({@link CoalescingWindow},
+ * growing with the backlog; {@link ComputeQueue}); or after a delay a write-back conflict or a change the broker
+ * refused calls for. Pure; part of the book.
  */
 @Pure
 final class ComputeSchedule {
     private final CoalescingWindow coalescing;
     private final long echoTimeoutNanos;
     /** Clusters with something not computed yet, and when each is due. */
-    private final ComputeQueue queue = new ComputeQueue();
+    private final ComputeQueue queue;
 
     ComputeSchedule(CoalescingWindow coalescing, Duration echoTimeout) {
         this.coalescing = coalescing;
         this.echoTimeoutNanos = echoTimeout.toNanos();
+        this.queue = new ComputeQueue(coalescing.window());
     }
 
-    /** A record of {@code cluster} at {@code now}: computed a coalescing window after its oldest uncomputed one. */
+    /** A record of {@code cluster} at {@code now}: computed at once if quiet, else with the rest of its burst. */
     void record(TrackedCluster cluster, long now) {
         queue.record(cluster, now);
     }
@@ -53,6 +55,11 @@ final class ComputeSchedule {
     /** The clusters due at {@code now}, with {@code backlog} records of the live partitions waiting to be read. */
     List<TrackedCluster> due(long now, long backlog) {
         return queue.due(now, coalescing.nanos(backlog));
+    }
+
+    /** How long from {@code now} until the next cluster is due, {@code longest} at most: how long a poll may wait. */
+    Duration untilDue(long now, Duration longest) {
+        return queue.untilDue(now, longest);
     }
 
     boolean isEmpty() {

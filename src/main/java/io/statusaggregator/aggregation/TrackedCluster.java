@@ -24,6 +24,11 @@ final class TrackedCluster {
     static final long CLEAN = Long.MIN_VALUE;
     /** When the first record not yet computed arrived (System.nanoTime), or {@link #CLEAN} when there is none. */
     long dirtySince = CLEAN;
+    static final long NEVER = Long.MIN_VALUE;
+    /** When it was last taken to be computed (System.nanoTime), or {@link #NEVER}: whether it is quiet. */
+    long computedAt = NEVER;
+    /** While its burst goes on ({@link ComputeQueue}), when its latest record came (System.nanoTime). */
+    long lastRecordAt;
     /** Each object's latest record not read yet, in the order they came ({@link UnreadRecords}); null while none. */
     LinkedHashMap<ObjectStateKey, UnreadRecords.Unread> unread;
     /**

@@ -82,12 +82,12 @@ class ClusterBookReadingTest extends BookTestBase {
         statusesRead(assigned(List.of(1), 1), Map.of()); // taken over: read from its beginning, far from its end
         Map<Integer, Long> waiting = Map.of(0, 0L, 1, 100L * POLL);
         assertEquals(0, book.backlog(waiting), "only the live partitions' records count");
+        assertEquals(List.of(), due(WINDOW.toMillis(), book.backlog(waiting)), "quiet for a window");
         ObjectNode kcp = object("KubeadmControlPlane");
         kcp.with("status").put("readyReplicas", 0);
         put(kcp);
-        assertEquals(List.of(), due(WINDOW.toMillis() - 1, book.backlog(waiting)));
-        WriteStatus write = assertInstanceOf(WriteStatus.class, due(1, book.backlog(waiting)).get(0),
-                "a live cluster's change is computed one window on, whatever the rebuild has left to read");
+        WriteStatus write = assertInstanceOf(WriteStatus.class, due(0, book.backlog(waiting)).get(0),
+                "a live cluster's change is computed at once, whatever the rebuild has left to read");
         assertNotEquals(ready, write.status());
 
         rebuilt(1);

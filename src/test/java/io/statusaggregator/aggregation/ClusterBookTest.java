@@ -46,19 +46,39 @@ class ClusterBookTest extends BookTestBase {    // --- rebuild and coalescing
     }
 
     @Test
-    void aBurstOfRecordsIsOneComputationOneWindowAfterItsFirst() {
-        settledOnReady();
+    void aChangeToAQuietClusterIsComputedAndWrittenAtOnce() {
+        ClusterStatus ready = settledOnReady();
+        assertEquals(List.of(), due(WINDOW.toMillis()), "quiet for a window");
+        ObjectNode kcp = object("KubeadmControlPlane");
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        WriteStatus write = assertInstanceOf(WriteStatus.class, due(0).get(0), "written without waiting");
+        assertNotEquals(ready, write.status());
+    }
+
+    @Test
+    void aBurstIsComputedAtItsFirstRecordThenOnceForAllTheRestWhenItEnds() {
+        ClusterStatus ready = settledOnReady();
+        due(WINDOW.toMillis());
         long computations = book.computations();
-        ObjectNode machine = object("Machine");
-        for (int i = 0; i < 5; i++) {
-            machine.with("metadata").with("annotations").put("burst", String.valueOf(i));
-            put(machine);
-            now += 10 * MS;
-        }
-        assertEquals(List.of(), due(0), "50 ms after the first record: not due yet");
-        assertEquals(List.of(), due(60), "due, computed, and the status is the one shown: nothing to do");
+        ObjectNode kcp = object("KubeadmControlPlane");
+        kcp.with("status").put("readyReplicas", 0);
+        put(kcp);
+        WriteStatus first = assertInstanceOf(WriteStatus.class, due(0).get(0), "the first change: at once");
         assertEquals(computations + 1, book.computations());
-        assertTrue(book.settled());
+        for (int i = 0; i < 3; i++) {
+            now += 5 * MS;
+            kcp.with("metadata").with("annotations").put("burst", String.valueOf(i));
+            kcp.with("status").put("readyReplicas", i == 2 ? 1 : 0);
+            put(kcp);
+            assertEquals(List.of(), due(0), "5 ms after the record before: the burst goes on");
+        }
+        assertEquals(computations + 1, book.computations());
+        assertEquals(List.of(), due(WINDOW.toMillis() / 10 - 1), "just under a tenth of the window since the last");
+        WriteStatus rest = assertInstanceOf(WriteStatus.class, due(1).get(0), "the rest together, once the burst ended");
+        assertEquals(computations + 2, book.computations(), "one computation for the rest of the burst");
+        assertNotEquals(first.status(), rest.status());
+        assertEquals(ready, rest.status(), "what the last record says: the control plane Machine ready again");
     }
 
     // --- read-your-own-writes

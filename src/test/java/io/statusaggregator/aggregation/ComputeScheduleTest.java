@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** When the book computes a cluster: a coalescing window after its oldest record, at once, or after a delay. */
+/** When the book computes a cluster: a quiet one at once, a burst's rest when it ends, or after a delay. */
 class ComputeScheduleTest {
     private static final long MS = 1_000_000L;
     private final ComputeSchedule schedule = new ComputeSchedule(
@@ -16,18 +16,23 @@ class ComputeScheduleTest {
     private final long now = 5_000 * MS;
 
     @Test
-    void aRecordMakesItsClusterDueOneWindowLaterAndABurstMakesOneComputation() {
+    void aQuietClusterIsDueAtOnceAndTheRestOfItsBurstTogetherWhenItEnds() {
         schedule.record(cluster, now);
-        schedule.record(cluster, now + 50 * MS);
-        assertEquals(List.of(), schedule.due(now + 99 * MS, 0));
-        assertEquals(List.of(cluster), schedule.due(now + 100 * MS, 0), "from its oldest record");
+        assertEquals(List.of(cluster), schedule.due(now, 0), "quiet: at once");
+        schedule.record(cluster, now + 20 * MS);
+        schedule.record(cluster, now + 25 * MS);
+        assertEquals(List.of(), schedule.due(now + 34 * MS, 0), "the burst goes on");
+        assertEquals(List.of(cluster), schedule.due(now + 35 * MS, 0), "10 ms without a record: the burst's rest");
         assertTrue(schedule.isEmpty());
     }
 
     @Test
-    void aBacklogLongerThanAPollWidensTheWindow() {
+    void whileBehindARecordWaitsTheWidenedWindow() {
+        long backlog = 10 * 2_000;
+        schedule.due(now - MS, backlog);
         schedule.record(cluster, now);
-        assertEquals(List.of(), schedule.due(now + 100 * MS, 10 * 2_000), "behind: the window is longer");
+        assertEquals(List.of(), schedule.due(now + 100 * MS, backlog), "behind: nothing at once, the window is longer");
+        assertEquals(List.of(cluster), schedule.due(now + 1_000 * MS, backlog));
     }
 
     @Test
