@@ -12,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.jboss.logging.Logger;
 
 /**
@@ -56,7 +58,38 @@ final class PipelineTopics {
                         throw e;
                     }
                 }
+                awaitLeaders(admin, missing.stream().map(NewTopic::name).toList(), timeout);
             }
+        }
+    }
+
+    /**
+     * Waits until every partition of {@code topics} has a leader. An idempotent producer that sends at once to a
+     * partition its leader does not know yet can have a first request refused and a later one taken, and then retries
+     * the first in vain until it expires, losing its records (KAFKA-15591, fixed in brokers after 4.1): more likely
+     * with linger.ms 0, where each record is a request of its own.
+     */
+    private static void awaitLeaders(Admin admin, List<String> topics, Duration timeout)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                Map<String, TopicDescription> described = admin.describeTopics(topics).allTopicNames()
+                        .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (described.values().stream().flatMap(topic -> topic.partitions().stream())
+                        .allMatch(partition -> partition.leader() != null && !partition.leader().isEmpty())) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                // Created, and not known yet to the broker that answered: as good as no leader.
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new TimeoutException("the partitions of topics " + topics + " have no leader yet");
+            }
+            Thread.sleep(20);
         }
     }
 
