@@ -27,10 +27,12 @@ final class ImageRuntime {
     }
 
     private static List<String> imageJvmOptions() {
-        try {
-            return Files.readAllLines(Path.of("src/main/resources/application.properties")).stream()
-                    .filter(l -> l.startsWith("quarkus.jib.jvm-arguments=")).findFirst()
-                    .map(l -> List.of(l.substring(l.indexOf('=') + 1).split(","))).orElse(List.of());
+        // As Quarkus reads it: a value may go on over lines that end in a backslash.
+        try (var in = Files.newBufferedReader(Path.of("src/main/resources/application.properties"))) {
+            java.util.Properties application = new java.util.Properties();
+            application.load(in);
+            String options = application.getProperty("quarkus.jib.jvm-arguments", "");
+            return options.isEmpty() ? List.of() : List.of(options.split(","));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
