@@ -10,19 +10,14 @@ import io.statusaggregator.Pipeline;
 import io.statusaggregator.RunningPipeline;
 import io.statusaggregator.access.AccessReviews;
 import io.statusaggregator.describe.ClusterObjects;
-import io.statusaggregator.embedded.EmbeddedKafka;
-import io.statusaggregator.embedded.EmbeddedKubernetes;
-import io.statusaggregator.embedded.EmbeddedMemory;
 import io.statusaggregator.embedded.FleetSimulator;
 import io.statusaggregator.embedded.LiveTable;
-import io.statusaggregator.embedded.StateDirectory;
 import io.statusaggregator.fleet.ClusterView;
 import io.statusaggregator.fleet.FleetPage;
 import io.statusaggregator.http.HttpEdge;
 import io.statusaggregator.ingest.ObjectIngest;
 import io.statusaggregator.kubernetes.ApiVersionChoice;
 import io.statusaggregator.kubernetes.ServedResources;
-import io.statusaggregator.model.CapiApiVersion;
 import io.statusaggregator.operations.ClusterMetrics;
 import io.statusaggregator.operations.MeteredKafkaClients;
 import io.statusaggregator.operations.PipelineMetrics;
@@ -31,9 +26,6 @@ import io.statusaggregator.writeback.StatusWriter;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -136,7 +128,7 @@ public class RunCommand implements Callable<Integer> {
     }
 
     /** A SIGTERM came during the start: it ends here, and {@link #call} stops what started. */
-    private static final class StopRequested extends RuntimeException {
+    static final class StopRequested extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         StopRequested() {
@@ -145,14 +137,14 @@ public class RunCommand implements Callable<Integer> {
     }
 
     /** Between two stages of the start: ends it if a SIGTERM came. */
-    private static void checkpoint() {
+    static void checkpoint() {
         if (StopSignal.requested()) {
             throw new StopRequested();
         }
     }
 
     /** The start ends with an exit status, what went wrong said: a setting refused, a server that did not answer. */
-    private static final class StartFailed extends RuntimeException {
+    static final class StartFailed extends RuntimeException {
         private static final long serialVersionUID = 1L;
         private final int status;
 
@@ -163,7 +155,7 @@ public class RunCommand implements Callable<Integer> {
     }
 
     /** The API server the pipeline runs against, and the demo fleet on it where the embedded default runs one. */
-    private record ApiServer(KubernetesClient client, Optional<FleetSimulator> demo) {
+    record ApiServer(KubernetesClient client, Optional<FleetSimulator> demo) {
     }
 
     /** Starts the aggregator (the embedded default's parts first, where it runs one) and waits for the stop. */
@@ -175,7 +167,7 @@ public class RunCommand implements Callable<Integer> {
             ApiVersionChoice.Setting capiVersion = checkSettings();
             boolean embedded = !kafka.containsKey("bootstrap.servers");
             httpEdge.serve(embedded);
-            ApiServer api = embedded ? startEmbeddedDefault(kafka) : connectToCluster(kafka);
+            ApiServer api = embedded ? new EmbeddedDefaultStart(config, running).start(kafka) : connectToCluster(kafka);
             decideAccess(embedded, api.client());
             checkpoint();
             PipelineMetrics metrics = new PipelineMetrics(registry);
@@ -229,89 +221,6 @@ public class RunCommand implements Callable<Integer> {
             throw new StartFailed(2);
         }
         return capiVersion.get();
-    }
-
-    /** The embedded default: a Kafka broker, a Kubernetes API and the demo fleet in this process. */
-    private ApiServer startEmbeddedDefault(Map<String, Object> kafka) throws Exception {
-        CapiApiVersion simulated = checkEmbeddedCapiVersion();
-        Path kubeconfigFile = prepareStateDirectory();
-        LOG.info(EmbeddedMemory.keepSmall());
-        LOG.info("starting the embedded default: a Kafka broker and a Kubernetes API in this process");
-        EmbeddedKafka broker = startEmbeddedBroker(kafka);
-        EmbeddedKubernetes api = startEmbeddedApi(simulated);
-        KubernetesClient client = api.newClient();
-        running.add(client);
-        checkpoint();
-        Optional<FleetSimulator> demo = config.embedded().simulate()
-                ? Optional.of(createDemoFleet(client, simulated))
-                : Optional.empty();
-        writeLocalAddresses(broker, api, kubeconfigFile);
-        checkpoint();
-        return new ApiServer(client, demo);
-    }
-
-    private CapiApiVersion checkEmbeddedCapiVersion() {
-        Optional<CapiApiVersion> simulated = CapiApiVersion.of(config.embedded().capiApiVersion());
-        if (simulated.isEmpty() || config.embedded().capiApiVersion().contains("/")) {
-            LOG.errorf("aggregator.embedded.capi-api-version must be v1beta2 or v1beta1, is %s",
-                    config.embedded().capiApiVersion());
-            throw new StartFailed(2);
-        }
-        return simulated.get();
-    }
-
-    /** The kubeconfig's directory, the state directory: the user's own and private, or refused. */
-    private Path prepareStateDirectory() throws IOException {
-        Path kubeconfigFile = Path.of(config.embedded().kubeconfig()).toAbsolutePath();
-        Optional<String> refused = StateDirectory.prepare(kubeconfigFile.getParent());
-        if (refused.isPresent()) {
-            LOG.error(refused.get());
-            throw new StartFailed(2);
-        }
-        return kubeconfigFile;
-    }
-
-    /** The in-process broker; {@code kafka}'s bootstrap servers become its address. */
-    private EmbeddedKafka startEmbeddedBroker(Map<String, Object> kafka) throws Exception {
-        EmbeddedKafka broker = EmbeddedKafka.start();
-        running.add(broker);
-        checkpoint();
-        kafka.put("bootstrap.servers", broker.bootstrapServers());
-        return broker;
-    }
-
-    /** The in-process API server, serving the Cluster API versions of the simulated management cluster. */
-    private EmbeddedKubernetes startEmbeddedApi(CapiApiVersion simulated) throws Exception {
-        EmbeddedKubernetes api = EmbeddedKubernetes.start(config.embedded().apiPort(),
-                FleetSimulator.capiVersionsServed(simulated));
-        running.add(api);
-        api.serveClusterStatus(config.embedded().clusterCrd());
-        return api;
-    }
-
-    /** The demo fleet, its first cluster created; its script runs once the pipeline has started. */
-    private FleetSimulator createDemoFleet(KubernetesClient client, CapiApiVersion simulated) {
-        FleetSimulator simulator = new FleetSimulator(client, config.capiNamespace(), config.embedded().tick(),
-                simulated);
-        running.add(simulator);
-        // Its first step creates the fleet's first cluster, alpha, before the kubeconfig is written: what
-        // docs/running.md runs once it is (kubectl wait ... alpha) finds the cluster, never NotFound.
-        simulator.step();
-        checkpoint();
-        return simulator;
-    }
-
-    /** The API server's kubeconfig and the broker's address in the state directory, for kubectl, watch and alerts. */
-    private void writeLocalAddresses(EmbeddedKafka broker, EmbeddedKubernetes api, Path kubeconfigFile)
-            throws Exception {
-        Path kubeconfig = api.writeKubeconfig(kubeconfigFile);
-        running.add(() -> Files.deleteIfExists(kubeconfig));
-        // For watch and alerts on this machine: they find the embedded broker here when none is configured.
-        Path bootstrap = EmbeddedKubernetes.writePrivately(
-                kubeconfig.resolveSibling(KafkaSettings.EMBEDDED_BOOTSTRAP_FILE), broker.bootstrapServers());
-        running.add(() -> Files.deleteIfExists(bootstrap));
-        LOG.infof("embedded default: Kafka broker at %s, Kubernetes API at %s (kubeconfig %s)",
-                broker.bootstrapServers(), api.url(), kubeconfig);
     }
 
     /** The configured API server (kubeconfig or in-cluster account) and broker. */
